@@ -1,0 +1,5 @@
+//! The `mcpeval` command line.
+
+fn main() {
+    println!("mcpeval {}", mcpeval::VERSION);
+}
