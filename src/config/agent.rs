@@ -1,0 +1,379 @@
+//! The agent: `config.agent` of the eval (which kind of agent) and the Agent file that a
+//! `type: file` agent points to.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+use super::check::Checker;
+use super::error::{ConfigErrors, did_you_mean};
+use super::template::{self, Field, Template};
+use super::yaml::read_file;
+
+/// `config.agent` as written in the eval file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAgentRef {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    path: Option<String>,
+    model: Option<String>,
+}
+
+/// The agent of an eval.
+#[derive(Debug, Clone)]
+pub enum AgentSpec {
+    /// `builtin.claude-code`: the real `claude` CLI.
+    ClaudeCode {
+        /// `--model`, when set.
+        model: Option<String>,
+    },
+    /// `builtin.openai-agent`: mcpeval's own loop over a Chat Completions API.
+    OpenAiAgent {
+        /// The model name.
+        model: String,
+    },
+    /// `file`: an Agent file describing a command line.
+    File(Box<AgentFile>),
+}
+
+const AGENT_TYPES: [&str; 3] = ["builtin.claude-code", "builtin.openai-agent", "file"];
+
+impl RawAgentRef {
+    /// Validates `config.agent`, loading the Agent file of a `file` agent.
+    pub fn validate(self, check: &mut Checker<'_>) -> Option<AgentSpec> {
+        let path = "config.agent";
+        let kind = check
+            .non_empty(&format!("{path}.type"), self.kind.as_deref())?
+            .to_owned();
+        match kind.as_str() {
+            "builtin.claude-code" => {
+                if self.path.is_some() {
+                    check.error(
+                        format!("{path}.path"),
+                        "`path` belongs to `type: file` agents only",
+                    );
+                }
+                Some(AgentSpec::ClaudeCode { model: self.model })
+            }
+            "builtin.openai-agent" => {
+                if self.path.is_some() {
+                    check.error(
+                        format!("{path}.path"),
+                        "`path` belongs to `type: file` agents only",
+                    );
+                }
+                match self.model.as_deref().map(str::trim) {
+                    Some(model) if !model.is_empty() => Some(AgentSpec::OpenAiAgent {
+                        model: model.to_owned(),
+                    }),
+                    _ => {
+                        check.error(
+                            format!("{path}.model"),
+                            "builtin.openai-agent needs `model` (e.g. gpt-4o)",
+                        );
+                        None
+                    }
+                }
+            }
+            "file" => {
+                let Some(relative) = self.path.as_deref().filter(|p| !p.trim().is_empty()) else {
+                    check.error(
+                        format!("{path}.path"),
+                        "a `type: file` agent needs `path` (the Agent file)",
+                    );
+                    return None;
+                };
+                if self.model.is_some() {
+                    check.error(
+                        format!("{path}.model"),
+                        "`model` of a file agent goes in the Agent file's `builtin.model`",
+                    );
+                }
+                let file = check.existing_file(&format!("{path}.path"), relative)?;
+                match load_agent_file(&file) {
+                    Ok(agent) => Some(AgentSpec::File(Box::new(agent))),
+                    Err(errors) => {
+                        check.extend(errors);
+                        None
+                    }
+                }
+            }
+            other => {
+                check.error(
+                    format!("{path}.type"),
+                    format!(
+                        "unknown agent type `{other}`; expected one of {}{}",
+                        AGENT_TYPES.join(", "),
+                        did_you_mean(other, AGENT_TYPES)
+                    ),
+                );
+                None
+            }
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAgentFile {
+    kind: String,
+    #[serde(rename = "apiVersion")]
+    _api_version: Option<String>,
+    metadata: RawAgentMetadata,
+    #[serde(default)]
+    commands: RawCommands,
+    builtin: Option<RawBuiltin>,
+    acp: Option<IgnoredAny>,
+    skills: Option<IgnoredAny>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAgentMetadata {
+    name: Option<String>,
+    #[serde(rename = "version")]
+    _version: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawCommands {
+    arg_template_mcp_server: Option<String>,
+    arg_template_allowed_tools: Option<String>,
+    allowed_tools_join_separator: Option<String>,
+    run_prompt: Option<String>,
+    timeout: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    shell: bool,
+    use_virtual_home: Option<IgnoredAny>,
+    get_version: Option<IgnoredAny>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawBuiltin {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    model: Option<String>,
+    base_url: Option<IgnoredAny>,
+    api_key: Option<IgnoredAny>,
+}
+
+/// A loaded Agent file.
+#[derive(Debug, Clone)]
+pub struct AgentFile {
+    /// The file it came from.
+    pub path: PathBuf,
+    /// `metadata.name`.
+    pub name: String,
+    /// `builtin`: the builtin agent this file starts from, if any.
+    pub builtin: Option<BuiltinAgent>,
+    /// The command line, when the agent is a command (no `builtin`, or `builtin` plus `runPrompt`).
+    pub command: Option<AgentCommand>,
+}
+
+/// A builtin agent chosen in an Agent file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuiltinAgent {
+    /// `claude-code`
+    ClaudeCode {
+        /// Model override.
+        model: Option<String>,
+    },
+    /// `openai-agent`
+    OpenAiAgent {
+        /// The model.
+        model: String,
+    },
+}
+
+/// How to run a command-line agent.
+#[derive(Debug, Clone)]
+pub struct AgentCommand {
+    /// Rendered once per MCP config file (or per server when it names `.URL`/`.ServerName`).
+    pub mcp_server_arg: Template,
+    /// Rendered once per allowed tool.
+    pub allowed_tool_arg: Template,
+    /// Joins the allowed tool values when they share one word.
+    pub allowed_tools_separator: String,
+    /// The command line.
+    pub run_prompt: Template,
+    /// Bound on one run of the agent.
+    pub timeout: Duration,
+    /// Extra environment variables.
+    pub env: BTreeMap<String, String>,
+    /// Run through `sh -c` with every value shell-quoted.
+    pub shell: bool,
+}
+
+/// Default bound on one agent run.
+pub const DEFAULT_AGENT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Loads and validates the Agent file at `path`.
+pub fn load_agent_file(path: &Path) -> Result<AgentFile, ConfigErrors> {
+    let parsed = read_file::<RawAgentFile>(path)?;
+    let raw = parsed.value;
+    let mut check = Checker::new(path, &parsed.locations);
+    if raw.kind != "Agent" {
+        check.error(
+            "kind",
+            format!("expected `kind: Agent`, found `{}`", raw.kind),
+        );
+    }
+    let name = check
+        .non_empty("metadata.name", raw.metadata.name.as_deref())
+        .unwrap_or_default()
+        .to_owned();
+    for (key, present) in [("acp", raw.acp.is_some()), ("skills", raw.skills.is_some())] {
+        if present {
+            check.error(
+                key,
+                format!("`{key}` agents of mcpchecker are not supported by mcpeval yet"),
+            );
+        }
+    }
+    let builtin = raw.builtin.and_then(|b| b.validate(&mut check));
+    let command = raw.commands.validate(&mut check, builtin.is_some());
+    check.finish(AgentFile {
+        path: path.to_path_buf(),
+        name,
+        builtin,
+        command,
+    })
+}
+
+impl RawBuiltin {
+    fn validate(self, check: &mut Checker<'_>) -> Option<BuiltinAgent> {
+        for (key, present) in [
+            ("baseUrl", self.base_url.is_some()),
+            ("apiKey", self.api_key.is_some()),
+        ] {
+            if present {
+                check.error(
+                    format!("builtin.{key}"),
+                    "not supported: set OPENAI_BASE_URL / OPENAI_API_KEY in the environment instead",
+                );
+            }
+        }
+        let kinds = ["claude-code", "openai-agent"];
+        match self.kind.as_deref() {
+            Some("claude-code") => Some(BuiltinAgent::ClaudeCode { model: self.model }),
+            Some("openai-agent") => match self.model {
+                Some(model) if !model.trim().is_empty() => {
+                    Some(BuiltinAgent::OpenAiAgent { model })
+                }
+                _ => {
+                    check.error("builtin.model", "the openai-agent builtin needs `model`");
+                    None
+                }
+            },
+            Some(other) => {
+                check.error(
+                    "builtin.type",
+                    format!(
+                        "unknown builtin agent `{other}`; expected one of {}{}",
+                        kinds.join(", "),
+                        did_you_mean(other, kinds)
+                    ),
+                );
+                None
+            }
+            None => {
+                check.error(
+                    "builtin.type",
+                    "missing required field; expected claude-code or openai-agent",
+                );
+                None
+            }
+        }
+    }
+}
+
+impl RawCommands {
+    fn validate(self, check: &mut Checker<'_>, has_builtin: bool) -> Option<AgentCommand> {
+        for (key, present) in [
+            ("useVirtualHome", self.use_virtual_home.is_some()),
+            ("getVersion", self.get_version.is_some()),
+        ] {
+            if present {
+                check.error(
+                    format!("commands.{key}"),
+                    format!("`{key}` of mcpchecker is not supported by mcpeval yet"),
+                );
+            }
+        }
+        let Some(run_prompt) = self.run_prompt else {
+            if !has_builtin {
+                check.error(
+                    "commands.runPrompt",
+                    "missing required field: the command line that runs the agent",
+                );
+            }
+            return None;
+        };
+        let split = !self.shell;
+        let mut template = |key: &str, source: Option<&str>, default: &str, allowed: &[Field]| {
+            let source = source.unwrap_or(default);
+            match template::parse(source, allowed, split) {
+                Ok(t) => Some(t),
+                Err(message) => {
+                    check.error(format!("commands.{key}"), message);
+                    None
+                }
+            }
+        };
+        let mcp_server_arg = template(
+            "argTemplateMcpServer",
+            self.arg_template_mcp_server.as_deref(),
+            "{{ .File }}",
+            &[Field::File, Field::Url, Field::ServerName],
+        );
+        let allowed_tool_arg = template(
+            "argTemplateAllowedTools",
+            self.arg_template_allowed_tools.as_deref(),
+            "{{ .ToolName }}",
+            &[Field::ServerName, Field::ToolName],
+        );
+        let run_prompt = template(
+            "runPrompt",
+            Some(&run_prompt),
+            "",
+            &[
+                Field::McpServerFileArgs,
+                Field::AllowedToolArgs,
+                Field::Prompt,
+            ],
+        );
+        if let Some(t) = &run_prompt {
+            if t.words.is_empty() {
+                check.error("commands.runPrompt", "the command line is empty");
+            } else if !t.fields().any(|f| f == Field::Prompt) {
+                check.error(
+                    "commands.runPrompt",
+                    "the command line never passes {{ .Prompt }} to the agent",
+                );
+            }
+        }
+        let timeout = match self.timeout.as_deref() {
+            Some(text) => check.duration("commands.timeout", text)?,
+            None => DEFAULT_AGENT_TIMEOUT,
+        };
+        Some(AgentCommand {
+            mcp_server_arg: mcp_server_arg?,
+            allowed_tool_arg: allowed_tool_arg?,
+            allowed_tools_separator: self
+                .allowed_tools_join_separator
+                .unwrap_or_else(|| " ".to_owned()),
+            run_prompt: run_prompt?,
+            timeout,
+            env: self.env,
+            shell: self.shell,
+        })
+    }
+}

@@ -1,0 +1,148 @@
+//! The validation pass: collects every problem of one file, each placed at its key path.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use regex::Regex;
+
+use super::error::{ConfigError, ConfigErrors};
+use super::yaml::LocationIndex;
+
+/// Collects the errors of one file; looks up the line and column of each key path.
+pub struct Checker<'a> {
+    file: &'a Path,
+    locations: &'a LocationIndex,
+    errors: Vec<ConfigError>,
+}
+
+impl<'a> Checker<'a> {
+    /// A checker for `file`, whose key paths sit where `locations` says.
+    pub fn new(file: &'a Path, locations: &'a LocationIndex) -> Self {
+        Checker {
+            file,
+            locations,
+            errors: Vec::new(),
+        }
+    }
+
+    /// Records a problem at `key_path`.
+    pub fn error(&mut self, key_path: impl Into<String>, message: impl Into<String>) {
+        let key_path = key_path.into();
+        self.errors.push(ConfigError {
+            file: self.file.to_path_buf(),
+            location: self.locations.find(&key_path),
+            key_path,
+            message: message.into(),
+        });
+    }
+
+    /// Adds errors found elsewhere (another file) to this load.
+    pub fn extend(&mut self, errors: ConfigErrors) {
+        self.errors.extend(errors.0);
+    }
+
+    /// `Ok(value)` when no problem was recorded, else every problem.
+    pub fn finish<T>(self, value: T) -> Result<T, ConfigErrors> {
+        if self.errors.is_empty() {
+            Ok(value)
+        } else {
+            Err(ConfigErrors(self.errors))
+        }
+    }
+
+    /// Compiles a regex written at `key_path`; an invalid one is an error with the regex error.
+    pub fn regex(&mut self, key_path: &str, pattern: &str) -> Option<Regex> {
+        match Regex::new(pattern) {
+            Ok(regex) => Some(regex),
+            Err(e) => {
+                let detail = e.to_string();
+                let detail = detail
+                    .lines()
+                    .last()
+                    .unwrap_or("")
+                    .trim()
+                    .trim_start_matches("error: ");
+                self.error(
+                    key_path,
+                    format!("invalid regular expression {pattern:?}: {detail}"),
+                );
+                None
+            }
+        }
+    }
+
+    /// Parses a duration such as `30s`, `2m`, `1h30m` or `500ms` written at `key_path`.
+    pub fn duration(&mut self, key_path: &str, text: &str) -> Option<Duration> {
+        match humantime::parse_duration(text.trim()) {
+            Ok(duration) if !duration.is_zero() => Some(duration),
+            Ok(_) => {
+                self.error(key_path, "expected a duration above zero");
+                None
+            }
+            Err(_) => {
+                self.error(
+                    key_path,
+                    format!("invalid duration {text:?}; expected e.g. 30s, 2m, 1h30m or 500ms"),
+                );
+                None
+            }
+        }
+    }
+
+    /// Resolves a relative path written in this file against the file's directory.
+    pub fn resolve(&self, relative: &str) -> PathBuf {
+        resolve_against(self.file, relative)
+    }
+
+    /// Resolves `relative` and checks that it names an existing file.
+    pub fn existing_file(&mut self, key_path: &str, relative: &str) -> Option<PathBuf> {
+        let resolved = self.resolve(relative);
+        if resolved.is_file() {
+            Some(resolved)
+        } else if resolved.exists() {
+            self.error(key_path, format!("{} is not a file", resolved.display()));
+            None
+        } else {
+            self.error(key_path, format!("file not found: {}", resolved.display()));
+            None
+        }
+    }
+
+    /// A count written at `key_path` that must not be negative.
+    pub fn count(&mut self, key_path: &str, value: i64) -> Option<u32> {
+        match u32::try_from(value) {
+            Ok(count) => Some(count),
+            Err(_) if value < 0 => {
+                self.error(key_path, format!("must be 0 or more, found {value}"));
+                None
+            }
+            Err(_) => {
+                self.error(key_path, format!("{value} is too large"));
+                None
+            }
+        }
+    }
+
+    /// A string written at `key_path` that must not be empty.
+    pub fn non_empty<'s>(&mut self, key_path: &str, value: Option<&'s str>) -> Option<&'s str> {
+        match value.map(str::trim) {
+            Some(text) if !text.is_empty() => value,
+            Some(_) => {
+                self.error(key_path, "must not be empty");
+                None
+            }
+            None => {
+                self.error(key_path, "missing required field");
+                None
+            }
+        }
+    }
+}
+
+/// `relative` resolved against the directory of `file` (absolute paths stay as they are).
+pub fn resolve_against(file: &Path, relative: &str) -> PathBuf {
+    let dir = file.parent().unwrap_or_else(|| Path::new(""));
+    let joined = dir.join(relative);
+    // Tidy `./` segments for messages; `..` stays as written.
+    joined.components().collect()
+}

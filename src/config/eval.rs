@@ -1,0 +1,339 @@
+//! The Eval file: agent, MCP config and task sets with their assertions.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+use super::agent::{AgentSpec, RawAgentRef};
+use super::assertions::{Assertions, RawAssertions};
+use super::check::Checker;
+use super::error::ConfigErrors;
+use super::mcp::{McpConfig, load_mcp_config};
+use super::task::{Limits, RawLimits};
+use super::yaml::{LocationIndex, read_file};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEval {
+    kind: String,
+    #[serde(rename = "apiVersion")]
+    _api_version: Option<String>,
+    metadata: RawEvalMetadata,
+    config: RawEvalConfig,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEvalMetadata {
+    name: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawEvalConfig {
+    agent: Option<RawAgentRef>,
+    mcp_config_file: Option<String>,
+    task_sets: Option<Vec<RawTaskSet>>,
+    llm_judge: Option<RawJudgeConfig>,
+    default_task_limits: Option<RawLimits>,
+    extensions: Option<IgnoredAny>,
+    sources: Option<IgnoredAny>,
+    skills: Option<IgnoredAny>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawTaskSet {
+    path: Option<String>,
+    glob: Option<String>,
+    #[serde(default)]
+    label_selector: BTreeMap<String, String>,
+    assertions: Option<RawAssertions>,
+    source: Option<IgnoredAny>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawJudgeConfig {
+    env: Option<RawJudgeEnv>,
+    #[serde(rename = "ref")]
+    agent_ref: Option<IgnoredAny>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawJudgeEnv {
+    base_url_key: Option<String>,
+    api_key_key: Option<String>,
+    model_name_key: Option<String>,
+}
+
+/// A loaded and validated eval.
+#[derive(Debug, Clone)]
+pub struct Eval {
+    /// The eval file.
+    pub path: PathBuf,
+    /// `metadata.name`: the first part of every test name.
+    pub name: String,
+    /// The agent that works the tasks.
+    pub agent: AgentSpec,
+    /// The MCP servers.
+    pub mcp: McpConfig,
+    /// The task sets, in order.
+    pub task_sets: Vec<TaskSet>,
+    /// The LLM judge for `llmJudge` steps.
+    pub llm_judge: Option<JudgeConfig>,
+    /// `defaultTaskLimits`: limits of tasks that set none.
+    pub default_limits: Limits,
+    pub(crate) locations: LocationIndex,
+}
+
+impl Eval {
+    /// The directory relative paths of the eval resolve against.
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or_else(|| Path::new("."))
+    }
+}
+
+/// One task set: which task files, filtered by labels, and the assertions they get.
+#[derive(Debug, Clone)]
+pub struct TaskSet {
+    /// Where it is written, e.g. `config.taskSets[1]`.
+    pub key_path: String,
+    /// The task files it names.
+    pub source: TaskSource,
+    /// Labels a task must all have to be selected.
+    pub label_selector: BTreeMap<String, String>,
+    /// Assertions for every task of the set.
+    pub assertions: Assertions,
+}
+
+/// The task files of a task set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskSource {
+    /// One file (exists; checked at load).
+    Path(PathBuf),
+    /// A glob relative to the eval's directory; `**` crosses directories.
+    Glob(String),
+}
+
+/// Which environment variables hold the LLM judge's endpoint, key and model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgeConfig {
+    /// Name of the variable holding the base URL.
+    pub base_url_key: String,
+    /// Name of the variable holding the API key.
+    pub api_key_key: String,
+    /// Name of the variable holding the model name.
+    pub model_name_key: String,
+}
+
+/// Loads and validates the eval file at `path`, with its MCP config and agent file.
+pub fn load_eval(path: &Path) -> Result<Eval, ConfigErrors> {
+    let parsed = read_file::<RawEval>(path)?;
+    let raw = parsed.value;
+    let mut check = Checker::new(path, &parsed.locations);
+    if raw.kind != "Eval" {
+        check.error(
+            "kind",
+            format!("expected `kind: Eval`, found `{}`", raw.kind),
+        );
+    }
+    let name = check
+        .non_empty("metadata.name", raw.metadata.name.as_deref())
+        .map(str::to_owned);
+    if let Some(bad) = name
+        .as_deref()
+        .filter(|n| n.contains("::") || n.contains(char::is_whitespace))
+    {
+        check.error(
+            "metadata.name",
+            format!("`{bad}` is part of a test name: no spaces and no `::`"),
+        );
+    }
+    let config = raw.config;
+    for (key, present) in [
+        ("extensions", config.extensions.is_some()),
+        ("sources", config.sources.is_some()),
+        ("skills", config.skills.is_some()),
+    ] {
+        if present {
+            check.error(
+                format!("config.{key}"),
+                format!("`{key}` of mcpchecker is not supported by mcpeval yet"),
+            );
+        }
+    }
+
+    let mcp = match check.non_empty("config.mcpConfigFile", config.mcp_config_file.as_deref()) {
+        Some(file) => match check.existing_file("config.mcpConfigFile", file) {
+            Some(file) => match load_mcp_config(&file) {
+                Ok(mcp) => Some(mcp),
+                Err(errors) => {
+                    check.extend(errors);
+                    None
+                }
+            },
+            None => None,
+        },
+        None => None,
+    };
+    let agent = match config.agent {
+        Some(agent) => agent.validate(&mut check),
+        None => {
+            check.error(
+                "config.agent",
+                "missing required field; expected e.g. `type: builtin.claude-code`",
+            );
+            None
+        }
+    };
+    let llm_judge = config.llm_judge.and_then(|j| j.validate(&mut check));
+    let default_limits = config
+        .default_task_limits
+        .map(|l| l.validate(&mut check, "config.defaultTaskLimits"))
+        .unwrap_or_default();
+
+    let server_names = mcp.as_ref().map(McpConfig::server_names);
+    let mut task_sets = Vec::new();
+    match config.task_sets {
+        None => check.error(
+            "config.taskSets",
+            "missing required field; expected a list of task sets",
+        ),
+        Some(sets) if sets.is_empty() => {
+            check.error("config.taskSets", "expected at least one task set")
+        }
+        Some(sets) => {
+            for (i, set) in sets.into_iter().enumerate() {
+                if let Some(set) = set.validate(&mut check, i, server_names.as_deref()) {
+                    task_sets.push(set);
+                }
+            }
+        }
+    }
+    let locations = parsed.locations.clone();
+    let (Some(name), Some(agent), Some(mcp)) = (name, agent, mcp) else {
+        return Err(check.finish(()).err().unwrap_or_default());
+    };
+    check.finish(Eval {
+        path: path.to_path_buf(),
+        name,
+        agent,
+        mcp,
+        task_sets,
+        llm_judge,
+        default_limits,
+        locations,
+    })
+}
+
+impl RawTaskSet {
+    fn validate(
+        self,
+        check: &mut Checker<'_>,
+        index: usize,
+        servers: Option<&[&str]>,
+    ) -> Option<TaskSet> {
+        let key_path = format!("config.taskSets[{index}]");
+        if self.source.is_some() {
+            check.error(
+                format!("{key_path}.source"),
+                "task sources of mcpchecker (git repositories) are not supported by mcpeval yet",
+            );
+        }
+        let source = match (self.path, self.glob) {
+            (Some(path), None) => check
+                .existing_file(&format!("{key_path}.path"), &path)
+                .map(TaskSource::Path),
+            (None, Some(glob)) => {
+                if glob.trim().is_empty() {
+                    check.error(format!("{key_path}.glob"), "must not be empty");
+                    None
+                } else if let Err(e) = globset_check(&glob) {
+                    check.error(
+                        format!("{key_path}.glob"),
+                        format!("invalid glob {glob:?}: {e}"),
+                    );
+                    None
+                } else {
+                    Some(TaskSource::Glob(glob))
+                }
+            }
+            (Some(_), Some(_)) => {
+                check.error(
+                    key_path.clone(),
+                    "both `path` and `glob` are set; expected exactly one",
+                );
+                None
+            }
+            (None, None) => {
+                check.error(
+                    key_path.clone(),
+                    "neither `path` nor `glob` is set; expected exactly one",
+                );
+                None
+            }
+        };
+        for (key, value) in &self.label_selector {
+            if key.trim().is_empty() || value.trim().is_empty() {
+                check.error(
+                    format!("{key_path}.labelSelector"),
+                    "label keys and values must not be empty",
+                );
+            }
+        }
+        let assertions = self.assertions.unwrap_or_default().validate(
+            check,
+            &format!("{key_path}.assertions"),
+            servers,
+        );
+        Some(TaskSet {
+            key_path,
+            source: source?,
+            label_selector: self.label_selector,
+            assertions,
+        })
+    }
+}
+
+fn globset_check(glob: &str) -> Result<(), String> {
+    globwalk::GlobWalkerBuilder::from_patterns(".", &[glob])
+        .build()
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+impl RawJudgeConfig {
+    fn validate(self, check: &mut Checker<'_>) -> Option<JudgeConfig> {
+        let path = "config.llmJudge";
+        if self.agent_ref.is_some() {
+            check.error(
+                format!("{path}.ref"),
+                "an agent as judge (`ref`) is not supported by mcpeval yet; use `env`",
+            );
+        }
+        let Some(env) = self.env else {
+            check.error(
+                format!("{path}.env"),
+                "missing required field; expected {baseUrlKey, apiKeyKey, modelNameKey}",
+            );
+            return None;
+        };
+        let mut key = |name: &str, value: Option<String>| {
+            check
+                .non_empty(&format!("{path}.env.{name}"), value.as_deref())
+                .map(str::to_owned)
+        };
+        let base_url_key = key("baseUrlKey", env.base_url_key);
+        let api_key_key = key("apiKeyKey", env.api_key_key);
+        let model_name_key = key("modelNameKey", env.model_name_key);
+        Some(JudgeConfig {
+            base_url_key: base_url_key?,
+            api_key_key: api_key_key?,
+            model_name_key: model_name_key?,
+        })
+    }
+}

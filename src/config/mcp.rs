@@ -1,0 +1,370 @@
+//! The MCP config file (`config.mcpConfigFile`): which servers the agent gets, how to reach
+//! them, and which of their tools are allowed. `${VAR}` and `${VAR:-default}` expand from the
+//! environment when the file is loaded.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::check::Checker;
+use super::error::ConfigErrors;
+use super::yaml::read_file;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawMcpConfig {
+    mcp_servers: BTreeMap<String, RawServer>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawServer {
+    #[serde(rename = "type")]
+    transport: Option<String>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<String>,
+    enable_all_tools: Option<bool>,
+    #[serde(default)]
+    always_allow: Vec<String>,
+    #[serde(default)]
+    disabled: bool,
+}
+
+/// The loaded MCP config: servers by name, in name order.
+#[derive(Debug, Clone)]
+pub struct McpConfig {
+    /// The file it came from.
+    pub path: PathBuf,
+    /// Every server, disabled ones included (they are not started).
+    pub servers: BTreeMap<String, McpServer>,
+}
+
+impl McpConfig {
+    /// Names of the servers, in order.
+    pub fn server_names(&self) -> Vec<&str> {
+        self.servers.keys().map(String::as_str).collect()
+    }
+
+    /// The servers that are not disabled.
+    pub fn enabled(&self) -> impl Iterator<Item = &McpServer> {
+        self.servers.values().filter(|s| !s.disabled)
+    }
+}
+
+/// One MCP server of the config.
+#[derive(Debug, Clone)]
+pub struct McpServer {
+    /// The name that assertions and the agent use.
+    pub name: String,
+    /// How to reach it.
+    pub transport: Transport,
+    /// Which of its tools the agent may call.
+    pub allowed_tools: AllowedTools,
+    /// A disabled server is not started and not offered to the agent.
+    pub disabled: bool,
+}
+
+/// How to reach a server. Header and environment values may hold credentials: `Debug` shows
+/// their names only.
+#[derive(Clone)]
+pub enum Transport {
+    /// A child process speaking MCP over stdin/stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables.
+        env: BTreeMap<String, String>,
+        /// Working directory, resolved against the config file's directory.
+        cwd: Option<PathBuf>,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        /// The endpoint URL.
+        url: String,
+        /// Headers sent with every request.
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl fmt::Debug for Transport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &env.keys().collect::<Vec<_>>())
+                .field("cwd", cwd)
+                .finish(),
+            Transport::Http { url, headers } => f
+                .debug_struct("Http")
+                .field("url", url)
+                .field("headers", &headers.keys().collect::<Vec<_>>())
+                .finish(),
+        }
+    }
+}
+
+/// The tools of a server that the agent may call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllowedTools {
+    /// Every tool the server lists (`enableAllTools: true`, or no `alwaysAllow`).
+    All,
+    /// Only these (`alwaysAllow`).
+    Only(Vec<String>),
+}
+
+/// Loads the MCP config at `path`, expanding `${VAR}` from the process environment.
+pub fn load_mcp_config(path: &Path) -> Result<McpConfig, ConfigErrors> {
+    load_mcp_config_with(path, &|name| std::env::var(name).ok())
+}
+
+/// Loads the MCP config at `path`, expanding `${VAR}` with `lookup`.
+pub fn load_mcp_config_with(
+    path: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<McpConfig, ConfigErrors> {
+    let parsed = read_file::<RawMcpConfig>(path)?;
+    let mut check = Checker::new(path, &parsed.locations);
+    let mut servers = BTreeMap::new();
+    if parsed.value.mcp_servers.is_empty() {
+        check.error("mcpServers", "expected at least one server");
+    }
+    for (name, raw) in parsed.value.mcp_servers {
+        if let Some(server) = raw.validate(&mut check, &name, lookup) {
+            servers.insert(name, server);
+        }
+    }
+    check.finish(McpConfig {
+        path: path.to_path_buf(),
+        servers,
+    })
+}
+
+impl RawServer {
+    fn validate(
+        self,
+        check: &mut Checker<'_>,
+        name: &str,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<McpServer> {
+        let path = format!("mcpServers.{name}");
+        let expand = |check: &mut Checker<'_>, key: String, value: &str| -> Option<String> {
+            match expand_vars(value, lookup) {
+                Ok(expanded) => Some(expanded),
+                Err(message) => {
+                    check.error(key, message);
+                    None
+                }
+            }
+        };
+        let kind = match (self.transport.as_deref(), &self.command, &self.url) {
+            (Some("stdio"), _, _) => "stdio",
+            (Some("http"), _, _) => "http",
+            (Some("sse"), _, _) => {
+                check.error(
+                    format!("{path}.type"),
+                    "the HTTP+SSE transport (`type: sse`) is not supported yet; use streamable HTTP (`type: http`)",
+                );
+                return None;
+            }
+            (Some(other), _, _) => {
+                check.error(
+                    format!("{path}.type"),
+                    format!("unknown server type `{other}`; expected stdio or http"),
+                );
+                return None;
+            }
+            (None, Some(_), None) => "stdio",
+            (None, None, Some(_)) => "http",
+            (None, Some(_), Some(_)) => {
+                check.error(path, "both `command` and `url` are set; a server is either stdio (command) or http (url)");
+                return None;
+            }
+            (None, None, None) => {
+                check.error(path, "neither `command` nor `url` is set; expected `command` (stdio) or `url` (http)");
+                return None;
+            }
+        };
+        let transport = if kind == "stdio" {
+            let command = match &self.command {
+                Some(c) if !c.trim().is_empty() => expand(check, format!("{path}.command"), c)?,
+                _ => {
+                    check.error(format!("{path}.command"), "a stdio server needs `command`");
+                    return None;
+                }
+            };
+            for key in ["url"].into_iter().filter(|_| self.url.is_some()) {
+                check.error(
+                    format!("{path}.{key}"),
+                    "`url` does not belong to a stdio server",
+                );
+            }
+            if !self.headers.is_empty() {
+                check.error(
+                    format!("{path}.headers"),
+                    "`headers` does not belong to a stdio server",
+                );
+            }
+            let args = self
+                .args
+                .iter()
+                .enumerate()
+                .map(|(i, arg)| expand(check, format!("{path}.args[{i}]"), arg))
+                .collect::<Option<Vec<_>>>()?;
+            let env = self
+                .env
+                .iter()
+                .map(|(k, v)| Some((k.clone(), expand(check, format!("{path}.env.{k}"), v)?)))
+                .collect::<Option<BTreeMap<_, _>>>()?;
+            let cwd = self.cwd.as_deref().map(|c| check.resolve(c));
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            }
+        } else {
+            let url = match &self.url {
+                Some(u) if !u.trim().is_empty() => expand(check, format!("{path}.url"), u)?,
+                _ => {
+                    check.error(format!("{path}.url"), "an http server needs `url`");
+                    return None;
+                }
+            };
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                check.error(
+                    format!("{path}.url"),
+                    format!("expected an http:// or https:// URL, found {url:?}"),
+                );
+                return None;
+            }
+            for (key, present) in [
+                ("command", self.command.is_some()),
+                ("args", !self.args.is_empty()),
+                ("env", !self.env.is_empty()),
+                ("cwd", self.cwd.is_some()),
+            ] {
+                if present {
+                    check.error(
+                        format!("{path}.{key}"),
+                        format!("`{key}` does not belong to an http server"),
+                    );
+                }
+            }
+            let headers = self
+                .headers
+                .iter()
+                .map(|(k, v)| Some((k.clone(), expand(check, format!("{path}.headers.{k}"), v)?)))
+                .collect::<Option<BTreeMap<_, _>>>()?;
+            Transport::Http { url, headers }
+        };
+        let allowed_tools = if self.enable_all_tools == Some(true) || self.always_allow.is_empty() {
+            AllowedTools::All
+        } else {
+            AllowedTools::Only(self.always_allow)
+        };
+        Some(McpServer {
+            name: name.to_owned(),
+            transport,
+            allowed_tools,
+            disabled: self.disabled,
+        })
+    }
+}
+
+/// Expands `${VAR}` and `${VAR:-default}` in `text`. A missing variable without a default is
+/// an error naming it. The error never contains any variable's value.
+pub fn expand_vars(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!(
+                "unclosed `${{` in {text:?}; expected ${{VAR}} or ${{VAR:-default}}"
+            ));
+        };
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        let valid = !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        if !valid {
+            return Err(format!(
+                "invalid variable name `{name}` in `${{{inner}}}`; expected letters, digits and _"
+            ));
+        }
+        match (lookup(name), default) {
+            (Some(value), _) => out.push_str(&value),
+            (None, Some(default)) => out.push_str(default),
+            (None, None) => {
+                return Err(format!(
+                    "environment variable `{name}` is not set; set it or write ${{{name}:-default}}"
+                ));
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        (name == "TOKEN").then(|| "s3cret".to_owned())
+    }
+
+    #[test]
+    fn expands_set_variables_and_defaults() {
+        assert_eq!(
+            expand_vars("Bearer ${TOKEN}", &env).unwrap(),
+            "Bearer s3cret"
+        );
+        assert_eq!(expand_vars("${PORT:-8080}/x", &env).unwrap(), "8080/x");
+        assert_eq!(expand_vars("${TOKEN:-no}", &env).unwrap(), "s3cret");
+        assert_eq!(expand_vars("plain $HOME", &env).unwrap(), "plain $HOME");
+    }
+
+    #[test]
+    fn missing_variable_is_named() {
+        let e = expand_vars("${NOPE}", &env).unwrap_err();
+        assert!(e.contains("`NOPE` is not set"), "{e}");
+    }
+
+    #[test]
+    fn debug_never_shows_header_or_env_values() {
+        let t = Transport::Http {
+            url: "http://x".into(),
+            headers: [("Authorization".to_owned(), "Bearer s3cret".to_owned())].into(),
+        };
+        let shown = format!("{t:?}");
+        assert!(
+            shown.contains("Authorization") && !shown.contains("s3cret"),
+            "{shown}"
+        );
+    }
+}

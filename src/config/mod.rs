@@ -1,0 +1,37 @@
+//! Configuration files: Eval, MCP config, Agent and Task, loaded as typed data and validated
+//! with errors that name the file, the line and column, the key path and what was expected.
+//!
+//! Each file is first read into plain serde structs (strict: unknown keys are errors), then a
+//! validation pass turns them into the types the runner uses. Nothing downstream re-checks
+//! what validation guarantees.
+
+mod agent;
+mod assertions;
+mod check;
+mod error;
+mod eval;
+mod mcp;
+mod steps;
+mod task;
+pub mod template;
+mod yaml;
+
+pub(crate) use yaml::LocationIndex;
+
+pub use agent::{
+    AgentCommand, AgentFile, AgentSpec, BuiltinAgent, DEFAULT_AGENT_TIMEOUT, load_agent_file,
+};
+pub use assertions::{Assertions, CallKind, CallMatcher, OrderedCall};
+pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
+pub use eval::{Eval, JudgeConfig, TaskSet, TaskSource, load_eval};
+pub use mcp::{
+    AllowedTools, McpConfig, McpServer, Transport, expand_vars, load_mcp_config,
+    load_mcp_config_with,
+};
+pub use steps::{
+    DEFAULT_STEP_TIMEOUT, FieldCheck, HttpBody, HttpStep, JsonType, JudgeStep, ScriptSource,
+    ScriptStep, Step,
+};
+pub use task::{
+    Difficulty, Limits, Task, TaskContext, TaskHeader, TaskVersion, load_task, read_task_header,
+};

@@ -1,0 +1,392 @@
+//! Setup, verify and cleanup steps of a task: `script`, `http` and `llmJudge`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use regex::Regex;
+use serde::Deserialize;
+
+use super::check::Checker;
+
+/// One step of a v1alpha2 task: a map with one key naming the step type.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub enum RawStep {
+    /// `script: {file|inline, timeout, env, continueOnError}`
+    Script(RawScript),
+    /// `http: {url, method, headers, body, timeout, expect}`
+    Http(RawHttp),
+    /// `llmJudge: {contains|exact}`
+    LlmJudge(RawJudge),
+}
+
+/// A script step (also the v1alpha1 `{file}` / `{inline}` form).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawScript {
+    pub(super) file: Option<String>,
+    pub(super) inline: Option<String>,
+    pub(super) timeout: Option<String>,
+    #[serde(default)]
+    pub(super) env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub(super) continue_on_error: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHttp {
+    url: Option<String>,
+    method: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    body: Option<RawHttpBody>,
+    timeout: Option<String>,
+    expect: Option<RawExpect>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHttpBody {
+    raw: Option<String>,
+    json: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExpect {
+    status: Option<u16>,
+    body: Option<RawExpectBody>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExpectBody {
+    #[serde(rename = "match")]
+    pattern: Option<String>,
+    #[serde(default)]
+    fields: Vec<RawField>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawField {
+    path: Option<String>,
+    equals: Option<serde_json::Value>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    #[serde(rename = "match")]
+    pattern: Option<String>,
+    exists: Option<bool>,
+}
+
+/// An LLM-judge step (also the v1alpha1 `verify: {contains|exact}` form).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawJudge {
+    pub(super) contains: Option<String>,
+    pub(super) exact: Option<String>,
+}
+
+/// A validated step.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// Run a script.
+    Script(ScriptStep),
+    /// Make an HTTP request and check the response.
+    Http(Box<HttpStep>),
+    /// Ask the eval's LLM judge about the agent's answer.
+    LlmJudge(JudgeStep),
+}
+
+/// Where a script comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScriptSource {
+    /// A file, resolved against the task file's directory.
+    File(PathBuf),
+    /// The script text itself.
+    Inline(String),
+}
+
+/// Default bound on one script or HTTP step.
+pub const DEFAULT_STEP_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// A script step.
+#[derive(Debug, Clone)]
+pub struct ScriptStep {
+    /// The script.
+    pub source: ScriptSource,
+    /// Bound on its run.
+    pub timeout: Duration,
+    /// Extra environment variables.
+    pub env: BTreeMap<String, String>,
+    /// A failure does not stop the phase.
+    pub continue_on_error: bool,
+}
+
+/// An HTTP step.
+#[derive(Debug, Clone)]
+pub struct HttpStep {
+    /// The URL.
+    pub url: String,
+    /// The method, upper case (default GET).
+    pub method: String,
+    /// Request headers.
+    pub headers: BTreeMap<String, String>,
+    /// The request body.
+    pub body: Option<HttpBody>,
+    /// Bound on the request.
+    pub timeout: Duration,
+    /// Expected status code.
+    pub expect_status: Option<u16>,
+    /// Regex the raw body must match.
+    pub expect_body_match: Option<Regex>,
+    /// Checks on fields of a JSON body.
+    pub expect_fields: Vec<FieldCheck>,
+}
+
+/// An HTTP request body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HttpBody {
+    /// Sent as is.
+    Raw(String),
+    /// Sent as JSON.
+    Json(serde_json::Value),
+}
+
+/// A check on one field of a JSON response body.
+#[derive(Debug, Clone)]
+pub struct FieldCheck {
+    /// Dot path, e.g. `data.users[0].email`.
+    pub path: String,
+    /// The field equals this value.
+    pub equals: Option<serde_json::Value>,
+    /// The field has this JSON type.
+    pub kind: Option<JsonType>,
+    /// A string field matches this regex.
+    pub pattern: Option<Regex>,
+    /// The field is present (or absent).
+    pub exists: Option<bool>,
+}
+
+/// A JSON type name used by `expect.body.fields[].type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonType {
+    /// `string`
+    String,
+    /// `number`
+    Number,
+    /// `array`
+    Array,
+    /// `object`
+    Object,
+    /// `bool`
+    Bool,
+    /// `null`
+    Null,
+}
+
+/// An LLM-judge step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JudgeStep {
+    /// The answer semantically contains this.
+    Contains(String),
+    /// The answer is semantically equivalent to this.
+    Exact(String),
+}
+
+impl RawStep {
+    /// Validates the step written at `path`.
+    pub fn validate(self, check: &mut Checker<'_>, path: &str) -> Option<Step> {
+        match self {
+            RawStep::Script(raw) => raw
+                .validate(check, &format!("{path}.script"))
+                .map(Step::Script),
+            RawStep::Http(raw) => raw
+                .validate(check, &format!("{path}.http"))
+                .map(|s| Step::Http(Box::new(s))),
+            RawStep::LlmJudge(raw) => raw
+                .validate(check, &format!("{path}.llmJudge"))
+                .map(Step::LlmJudge),
+        }
+    }
+}
+
+impl RawScript {
+    /// Validates the script step written at `path`; a script file must exist.
+    pub fn validate(self, check: &mut Checker<'_>, path: &str) -> Option<ScriptStep> {
+        let source = match (self.file, self.inline) {
+            (Some(file), None) => {
+                ScriptSource::File(check.existing_file(&format!("{path}.file"), &file)?)
+            }
+            (None, Some(inline)) => ScriptSource::Inline(inline),
+            (Some(_), Some(_)) => {
+                check.error(
+                    path,
+                    "both `file` and `inline` are set; expected exactly one",
+                );
+                return None;
+            }
+            (None, None) => {
+                check.error(
+                    path,
+                    "neither `file` nor `inline` is set; expected exactly one",
+                );
+                return None;
+            }
+        };
+        let timeout = match self.timeout {
+            Some(text) => check.duration(&format!("{path}.timeout"), &text)?,
+            None => DEFAULT_STEP_TIMEOUT,
+        };
+        Some(ScriptStep {
+            source,
+            timeout,
+            env: self.env,
+            continue_on_error: self.continue_on_error,
+        })
+    }
+}
+
+impl RawHttp {
+    fn validate(self, check: &mut Checker<'_>, path: &str) -> Option<HttpStep> {
+        let url = check
+            .non_empty(&format!("{path}.url"), self.url.as_deref())?
+            .to_owned();
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            check.error(
+                format!("{path}.url"),
+                format!("expected an http:// or https:// URL, found {url:?}"),
+            );
+        }
+        let method = self
+            .method
+            .unwrap_or_else(|| "GET".to_owned())
+            .to_ascii_uppercase();
+        const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+        if !METHODS.contains(&method.as_str()) {
+            check.error(
+                format!("{path}.method"),
+                format!(
+                    "unknown method `{method}`; expected one of {}",
+                    METHODS.join(", ")
+                ),
+            );
+        }
+        let body = match self.body {
+            None => None,
+            Some(RawHttpBody {
+                raw: Some(raw),
+                json: None,
+            }) => Some(HttpBody::Raw(raw)),
+            Some(RawHttpBody {
+                raw: None,
+                json: Some(json),
+            }) => Some(HttpBody::Json(json)),
+            Some(_) => {
+                check.error(
+                    format!("{path}.body"),
+                    "expected exactly one of `raw` or `json`",
+                );
+                None
+            }
+        };
+        let timeout = match self.timeout {
+            Some(text) => check.duration(&format!("{path}.timeout"), &text)?,
+            None => DEFAULT_STEP_TIMEOUT,
+        };
+        let (mut expect_status, mut expect_body_match, mut expect_fields) =
+            (None, None, Vec::new());
+        if let Some(expect) = self.expect {
+            expect_status = expect.status;
+            if let Some(status) = expect_status.filter(|s| !(100..=599).contains(s)) {
+                check.error(
+                    format!("{path}.expect.status"),
+                    format!("{status} is not an HTTP status; expected 100 to 599"),
+                );
+            }
+            if let Some(body) = expect.body {
+                expect_body_match = body
+                    .pattern
+                    .and_then(|p| check.regex(&format!("{path}.expect.body.match"), &p));
+                for (i, field) in body.fields.into_iter().enumerate() {
+                    if let Some(f) =
+                        field.validate(check, &format!("{path}.expect.body.fields[{i}]"))
+                    {
+                        expect_fields.push(f);
+                    }
+                }
+            }
+        }
+        Some(HttpStep {
+            url,
+            method,
+            headers: self.headers,
+            body,
+            timeout,
+            expect_status,
+            expect_body_match,
+            expect_fields,
+        })
+    }
+}
+
+impl RawField {
+    fn validate(self, check: &mut Checker<'_>, path: &str) -> Option<FieldCheck> {
+        let field_path = check
+            .non_empty(&format!("{path}.path"), self.path.as_deref())?
+            .to_owned();
+        let kind = match self.kind.as_deref() {
+            None => None,
+            Some("string") => Some(JsonType::String),
+            Some("number") => Some(JsonType::Number),
+            Some("array") => Some(JsonType::Array),
+            Some("object") => Some(JsonType::Object),
+            Some("bool" | "boolean") => Some(JsonType::Bool),
+            Some("null") => Some(JsonType::Null),
+            Some(other) => {
+                check.error(
+                    format!("{path}.type"),
+                    format!("unknown JSON type `{other}`; expected one of string, number, array, object, bool, null"),
+                );
+                return None;
+            }
+        };
+        let pattern = match self.pattern {
+            Some(p) => Some(check.regex(&format!("{path}.match"), &p)?),
+            None => None,
+        };
+        Some(FieldCheck {
+            path: field_path,
+            equals: self.equals,
+            kind,
+            pattern,
+            exists: self.exists,
+        })
+    }
+}
+
+impl RawJudge {
+    /// Validates the judge step written at `path`.
+    pub fn validate(self, check: &mut Checker<'_>, path: &str) -> Option<JudgeStep> {
+        match (self.contains, self.exact) {
+            (Some(text), None) => Some(JudgeStep::Contains(text)),
+            (None, Some(text)) => Some(JudgeStep::Exact(text)),
+            (Some(_), Some(_)) => {
+                check.error(
+                    path,
+                    "both `contains` and `exact` are set; expected exactly one",
+                );
+                None
+            }
+            (None, None) => {
+                check.error(
+                    path,
+                    "neither `contains` nor `exact` is set; expected exactly one",
+                );
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! Planning: an eval's task sets become task cases, one per task file, each named
+//! `<eval>::<task>` and carrying the assertions of every task set that matched it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{
+    Assertions, ConfigError, ConfigErrors, Eval, LocationIndex, Task, TaskContext, TaskSource,
+    load_task, read_task_header,
+};
+
+/// The planned cases of one eval, in task-set order (files sorted within a glob).
+#[derive(Debug, Clone)]
+pub struct EvalPlan {
+    /// The eval.
+    pub eval: Arc<Eval>,
+    /// One case per task file.
+    pub cases: Vec<TaskCase>,
+}
+
+/// One task file of an eval: one test.
+#[derive(Debug, Clone)]
+pub struct TaskCase {
+    /// The test name, `<eval>::<task>`.
+    pub name: String,
+    /// The task file.
+    pub path: PathBuf,
+    /// The assertions of every task set that matched the file, in task-set order.
+    pub assertion_sets: Vec<AssertionSet>,
+    /// Why the file cannot be planned as a task (its header does not parse, or it has no
+    /// name); the case then fails with this error and the other cases still run.
+    pub problem: Option<ConfigError>,
+}
+
+/// The assertions one task set gives a task.
+#[derive(Debug, Clone)]
+pub struct AssertionSet {
+    /// Where the task set is written, e.g. `config.taskSets[1]`.
+    pub task_set: String,
+    /// Its assertions.
+    pub assertions: Assertions,
+}
+
+impl TaskCase {
+    /// Loads the task file fully (prompt, steps), as the eval runs it.
+    pub fn load(&self, eval: &Eval) -> Result<Task, ConfigErrors> {
+        if let Some(problem) = &self.problem {
+            return Err(problem.clone().into());
+        }
+        load_task(
+            &self.path,
+            TaskContext {
+                has_judge: eval.llm_judge.is_some(),
+            },
+        )
+    }
+}
+
+/// Plans `eval`. Errors are about the eval itself (a glob that matches no task file, a path
+/// that is not a task, two tasks with one name); a broken task file is a case with a problem.
+pub fn plan_eval(eval: Eval) -> Result<EvalPlan, ConfigErrors> {
+    let eval = Arc::new(eval);
+    let mut errors = Vec::new();
+    let mut cases: Vec<TaskCase> = Vec::new();
+    let mut index_of: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    for set in &eval.task_sets {
+        let (files, source_key) = match &set.source {
+            TaskSource::Path(path) => (vec![path.clone()], format!("{}.path", set.key_path)),
+            TaskSource::Glob(glob) => match glob_files(eval.dir(), glob) {
+                Ok(files) => (files, format!("{}.glob", set.key_path)),
+                Err(message) => {
+                    errors.push(eval_error(
+                        &eval,
+                        &format!("{}.glob", set.key_path),
+                        message,
+                    ));
+                    continue;
+                }
+            },
+        };
+        let mut tasks_seen = 0;
+        for file in files {
+            let header = match read_task_header(&file) {
+                Ok(Some(header)) => header,
+                Ok(None) => {
+                    if matches!(set.source, TaskSource::Path(_)) {
+                        errors.push(eval_error(
+                            &eval,
+                            &source_key,
+                            format!(
+                                "{} is not a task file (expected `kind: Task`)",
+                                file.display()
+                            ),
+                        ));
+                    }
+                    continue;
+                }
+                Err(problem) => {
+                    tasks_seen += 1;
+                    add_case(
+                        &mut cases,
+                        &mut index_of,
+                        &eval,
+                        file,
+                        None,
+                        Some(problem),
+                        set,
+                    );
+                    continue;
+                }
+            };
+            tasks_seen += 1;
+            let selected = set
+                .label_selector
+                .iter()
+                .all(|(k, v)| header.labels.get(k) == Some(v));
+            if !selected {
+                continue;
+            }
+            let problem = match &header.name {
+                Some(name) if !name.trim().is_empty() => None,
+                _ => Some(ConfigError {
+                    file: file.clone(),
+                    location: None,
+                    key_path: "metadata.name".into(),
+                    message: "missing required field: the task's name".into(),
+                }),
+            };
+            add_case(
+                &mut cases,
+                &mut index_of,
+                &eval,
+                file,
+                header.name,
+                problem,
+                set,
+            );
+        }
+        if tasks_seen == 0
+            && let TaskSource::Glob(glob) = &set.source
+        {
+            errors.push(eval_error(
+                &eval,
+                &source_key,
+                format!(
+                    "`{glob}` matches no task file (no file with `kind: Task`) under {}",
+                    eval.dir().display()
+                ),
+            ));
+        }
+    }
+    let mut first_with_name: BTreeMap<&str, &TaskCase> = BTreeMap::new();
+    for case in &cases {
+        if let Some(first) = first_with_name.insert(&case.name, case) {
+            errors.push(ConfigError {
+                file: case.path.clone(),
+                location: task_name_location(&case.path),
+                key_path: "metadata.name".into(),
+                message: format!(
+                    "duplicate task name: test `{}` is also {}; task names must be unique within an eval",
+                    case.name,
+                    first.path.display()
+                ),
+            });
+        }
+    }
+    if errors.is_empty() {
+        Ok(EvalPlan { eval, cases })
+    } else {
+        Err(ConfigErrors(errors))
+    }
+}
+
+fn add_case(
+    cases: &mut Vec<TaskCase>,
+    index_of: &mut BTreeMap<PathBuf, usize>,
+    eval: &Eval,
+    file: PathBuf,
+    task_name: Option<String>,
+    problem: Option<ConfigError>,
+    set: &crate::config::TaskSet,
+) {
+    let assertion_set = AssertionSet {
+        task_set: set.key_path.clone(),
+        assertions: set.assertions.clone(),
+    };
+    let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+    if let Some(&i) = index_of.get(&key) {
+        cases[i].assertion_sets.push(assertion_set);
+        return;
+    }
+    let name = match task_name.filter(|_| problem.is_none()) {
+        Some(task) => format!("{}::{task}", eval.name),
+        // A broken file is named after its path, which is unique.
+        None => format!("{}::{}", eval.name, relative_name(eval.dir(), &file)),
+    };
+    index_of.insert(key, cases.len());
+    cases.push(TaskCase {
+        name,
+        path: file,
+        assertion_sets: vec![assertion_set],
+        problem,
+    });
+}
+
+fn task_name_location(file: &Path) -> Option<(u64, u64)> {
+    let source = std::fs::read_to_string(file).ok()?;
+    LocationIndex::build(&source).find("metadata.name")
+}
+
+fn relative_name(dir: &Path, file: &Path) -> String {
+    file.strip_prefix(dir)
+        .unwrap_or(file)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+fn eval_error(eval: &Eval, key_path: &str, message: String) -> ConfigError {
+    ConfigError {
+        file: eval.path.clone(),
+        location: eval.locations.find(key_path),
+        key_path: key_path.to_owned(),
+        message,
+    }
+}
+
+/// The files under `base` that `glob` matches, sorted. `*` stays within one directory, `**`
+/// crosses any number; the pattern is anchored at `base` (leading `../` moves `base` up).
+pub fn glob_files(base: &Path, glob: &str) -> Result<Vec<PathBuf>, String> {
+    let mut base = base.to_path_buf();
+    let mut pattern = glob.trim();
+    loop {
+        if let Some(rest) = pattern.strip_prefix("./") {
+            pattern = rest;
+        } else if let Some(rest) = pattern.strip_prefix("../") {
+            base.push("..");
+            pattern = rest;
+        } else {
+            break;
+        }
+    }
+    if Path::new(pattern).is_absolute() {
+        return Err("expected a glob relative to the eval file's directory".into());
+    }
+    if !base.is_dir() {
+        return Err(format!("directory {} does not exist", base.display()));
+    }
+    let anchored = format!("/{pattern}");
+    let walker = globwalk::GlobWalkerBuilder::from_patterns(&base, &[anchored.as_str()])
+        .file_type(globwalk::FileType::FILE)
+        .follow_links(true)
+        .build()
+        .map_err(|e| format!("invalid glob: {e}"))?;
+    let mut files = Vec::new();
+    for entry in walker {
+        let entry = entry.map_err(|e| format!("cannot walk {}: {e}", base.display()))?;
+        files.push(entry.into_path().components().collect::<PathBuf>());
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Loads and plans the eval at `path` and loads every one of its task files fully: the
+/// planned test names, or every error found.
+pub fn validate_eval(path: &Path) -> Result<Vec<String>, ConfigErrors> {
+    let plan = plan_eval(crate::config::load_eval(path)?)?;
+    let mut errors = Vec::new();
+    for case in &plan.cases {
+        if let Err(e) = case.load(&plan.eval) {
+            errors.extend(e.0);
+        }
+    }
+    if errors.is_empty() {
+        Ok(plan.cases.into_iter().map(|case| case.name).collect())
+    } else {
+        Err(ConfigErrors(errors))
+    }
+}
