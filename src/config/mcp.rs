@@ -79,7 +79,8 @@ pub struct McpServer {
 pub enum Transport {
     /// A child process speaking MCP over stdin/stdout.
     Stdio {
-        /// The program.
+        /// The program: looked up on PATH when a bare name, resolved against the config
+        /// file's directory when a relative path such as `./bin/server`.
         command: String,
         /// Its arguments.
         args: Vec<String>,
@@ -234,6 +235,12 @@ impl RawServer {
                 .map(|(k, v)| Some((k.clone(), expand(check, format!("{path}.env.{k}"), v)?)))
                 .collect::<Option<BTreeMap<_, _>>>()?;
             let cwd = self.cwd.as_deref().map(|c| check.resolve(c));
+            // `./bin/server` is relative to the config file; `npx` is looked up on PATH.
+            let command = if command.contains('/') && Path::new(&command).is_relative() {
+                check.resolve(&command).display().to_string()
+            } else {
+                command
+            };
             Transport::Stdio {
                 command,
                 args,
