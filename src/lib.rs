@@ -10,5 +10,7 @@ pub const VERSION: &str = concat!(
     ")"
 );
 
+pub mod assert;
 pub mod config;
 pub mod plan;
+pub mod trace;

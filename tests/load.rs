@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcpeval::config::{
-    AgentSpec, AllowedTools, BuiltinAgent, CallKind, Difficulty, HttpBody, JsonType, JudgeStep,
-    ScriptSource, Step, TaskVersion, Transport, load_agent_file, load_eval,
+    AgentSpec, AllowedTools, BuiltinAgent, Difficulty, HttpBody, JsonType, JudgeStep, ScriptSource,
+    Step, TaskVersion, Transport, load_agent_file, load_eval,
 };
 use mcpeval::plan::{plan_eval, validate_eval};
+use mcpeval::trace::CallKind;
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -7,6 +7,7 @@ use serde::de::IgnoredAny;
 
 use super::check::Checker;
 use super::error::did_you_mean;
+use crate::trace::CallKind;
 
 /// `assertions` as written in the eval file.
 #[derive(Debug, Default, Deserialize)]
@@ -61,34 +62,21 @@ struct RawCallOrder {
     name: Option<String>,
 }
 
-/// What a recorded call is: a tool call, a resource read or a prompt get.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CallKind {
-    /// `tools/call`
-    Tool,
-    /// `resources/read`
-    Resource,
-    /// `prompts/get`
-    Prompt,
+/// The YAML spelling of a call kind: `tool`, `resource` or `prompt`.
+pub fn kind_name(kind: CallKind) -> &'static str {
+    match kind {
+        CallKind::Tool => "tool",
+        CallKind::Resource => "resource",
+        CallKind::Prompt => "prompt",
+    }
 }
 
-impl CallKind {
-    /// The YAML spelling: `tool`, `resource` or `prompt`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CallKind::Tool => "tool",
-            CallKind::Resource => "resource",
-            CallKind::Prompt => "prompt",
-        }
-    }
-
-    fn name_keys(self) -> (&'static str, &'static str) {
-        match self {
-            CallKind::Tool => ("tool", "toolPattern"),
-            CallKind::Resource => ("uri", "uriPattern"),
-            CallKind::Prompt => ("prompt", "promptPattern"),
-        }
+/// The keys naming a call of `kind` in an assertion entry: exact name and pattern.
+fn name_keys(kind: CallKind) -> (&'static str, &'static str) {
+    match kind {
+        CallKind::Tool => ("tool", "toolPattern"),
+        CallKind::Resource => ("uri", "uriPattern"),
+        CallKind::Prompt => ("prompt", "promptPattern"),
     }
 }
 
@@ -287,7 +275,7 @@ impl RawMatcher {
         kind: CallKind,
         servers: Option<&[&str]>,
     ) -> Option<CallMatcher> {
-        let (name_key, pattern_key) = kind.name_keys();
+        let (name_key, pattern_key) = name_keys(kind);
         let all = [
             ("tool", self.tool.is_some()),
             ("toolPattern", self.tool_pattern.is_some()),
@@ -301,7 +289,7 @@ impl RawMatcher {
             if present && key != name_key && key != pattern_key {
                 check.error(
                     format!("{path}.{key}"),
-                    format!("`{key}` does not belong in a {} entry; expected server, {name_key} or {pattern_key}", kind.as_str()),
+                    format!("`{key}` does not belong in a {} entry; expected server, {name_key} or {pattern_key}", kind_name(kind)),
                 );
                 ok = false;
             }

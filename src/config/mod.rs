@@ -21,7 +21,7 @@ pub(crate) use yaml::LocationIndex;
 pub use agent::{
     AgentCommand, AgentFile, AgentSpec, BuiltinAgent, DEFAULT_AGENT_TIMEOUT, load_agent_file,
 };
-pub use assertions::{Assertions, CallKind, CallMatcher, OrderedCall};
+pub use assertions::{Assertions, CallMatcher, OrderedCall, kind_name};
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
 pub use eval::{Eval, JudgeConfig, TaskSet, TaskSource, load_eval};
 pub use mcp::{

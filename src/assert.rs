@@ -1,0 +1,305 @@
+//! Assertions over a recorded call trace. Failures are data ([`AssertionFailure`]), rendered
+//! once; every failed assertion lists every offending entry or call.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::config::{Assertions, CallMatcher, OrderedCall, kind_name};
+use crate::plan::AssertionSet;
+use crate::trace::{CallKind, CallTrace, RecordedCall};
+
+/// One assertion that did not hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssertionFailure {
+    /// The task set whose assertion failed, e.g. `config.taskSets[1]`.
+    pub task_set: String,
+    /// The assertion's key, e.g. `toolsUsed`.
+    pub assertion: &'static str,
+    /// What the assertion asked for.
+    pub expected: String,
+    /// What the trace shows instead.
+    pub actual: String,
+}
+
+impl fmt::Display for AssertionFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({}):\n    expected: {}\n    actual:   {}",
+            self.assertion, self.task_set, self.expected, self.actual
+        )
+    }
+}
+
+/// Checks every task set's assertions against `trace`, in task-set order.
+pub fn check_all(sets: &[AssertionSet], trace: &CallTrace) -> Vec<AssertionFailure> {
+    sets.iter()
+        .flat_map(|set| check(&set.task_set, &set.assertions, trace))
+        .collect()
+}
+
+/// Checks one task set's assertions against `trace`.
+pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<AssertionFailure> {
+    let mut failures = Vec::new();
+    let mut fail = |assertion: &'static str, expected: String, actual: String| {
+        failures.push(AssertionFailure {
+            task_set: task_set.to_owned(),
+            assertion,
+            expected,
+            actual,
+        });
+    };
+    let a = assertions;
+    for (key, kind, entries) in [
+        ("toolsUsed", CallKind::Tool, &a.tools_used),
+        ("resourcesRead", CallKind::Resource, &a.resources_read),
+        ("promptsUsed", CallKind::Prompt, &a.prompts_used),
+    ] {
+        let missing: Vec<String> = entries
+            .iter()
+            .filter(|entry| {
+                !calls_of(trace, kind).any(|(_, call)| entry.matches(&call.server, &call.name))
+            })
+            .map(CallMatcher::describe)
+            .collect();
+        if !missing.is_empty() {
+            fail(
+                key,
+                format!("a {} matching each of: {}", noun(kind), missing.join(", ")),
+                format!("none of them; {}", list_calls(trace, kind)),
+            );
+        }
+    }
+    if !a.require_any.is_empty()
+        && !calls_of(trace, CallKind::Tool).any(|(_, call)| {
+            a.require_any
+                .iter()
+                .any(|e| e.matches(&call.server, &call.name))
+        })
+    {
+        let wanted: Vec<String> = a.require_any.iter().map(CallMatcher::describe).collect();
+        fail(
+            "requireAny",
+            format!(
+                "a tool call matching at least one of: {}",
+                wanted.join(", ")
+            ),
+            format!("none; {}", list_calls(trace, CallKind::Tool)),
+        );
+    }
+    for (key, kind, entries) in [
+        ("toolsNotUsed", CallKind::Tool, &a.tools_not_used),
+        (
+            "resourcesNotRead",
+            CallKind::Resource,
+            &a.resources_not_read,
+        ),
+        ("promptsNotUsed", CallKind::Prompt, &a.prompts_not_used),
+    ] {
+        let offending: Vec<String> = entries
+            .iter()
+            .flat_map(|entry| {
+                calls_of(trace, kind)
+                    .filter(|(_, call)| entry.matches(&call.server, &call.name))
+                    .map(move |(i, call)| {
+                        format!(
+                            "{} (call #{i}, matches {})",
+                            describe_call(call),
+                            entry.describe()
+                        )
+                    })
+            })
+            .collect();
+        if !offending.is_empty() {
+            let forbidden: Vec<String> = entries.iter().map(CallMatcher::describe).collect();
+            fail(
+                key,
+                format!("no {} matching: {}", noun(kind), forbidden.join(", ")),
+                offending.join("; "),
+            )
+        }
+    }
+    let tool_calls = calls_of(trace, CallKind::Tool).count();
+    if let Some(min) = a.min_tool_calls.filter(|min| tool_calls < *min as usize) {
+        fail(
+            "minToolCalls",
+            format!("at least {min} tool calls"),
+            format!("{tool_calls} tool calls"),
+        );
+    }
+    if let Some(max) = a.max_tool_calls.filter(|max| tool_calls > *max as usize) {
+        fail(
+            "maxToolCalls",
+            format!("at most {max} tool calls"),
+            format!("{tool_calls} tool calls"),
+        );
+    }
+    if let Some((expected, actual)) = check_order(&a.call_order, trace) {
+        fail("callOrder", expected, actual);
+    }
+    if a.no_duplicate_calls {
+        let duplicates = find_duplicates(trace);
+        if !duplicates.is_empty() {
+            fail(
+                "noDuplicateCalls",
+                "no two tool calls with the same server, tool and arguments".into(),
+                duplicates.join("; "),
+            );
+        }
+    }
+    failures
+}
+
+/// Calls of one kind with their 1-based position among all calls.
+fn calls_of(trace: &CallTrace, kind: CallKind) -> impl Iterator<Item = (usize, &RecordedCall)> {
+    trace
+        .calls
+        .iter()
+        .enumerate()
+        .filter(move |(_, c)| c.kind == kind)
+        .map(|(i, c)| (i + 1, c))
+}
+
+fn noun(kind: CallKind) -> &'static str {
+    match kind {
+        CallKind::Tool => "tool call",
+        CallKind::Resource => "resource read",
+        CallKind::Prompt => "prompt get",
+    }
+}
+
+fn describe_call(call: &RecordedCall) -> String {
+    format!("{} {}/{}", kind_name(call.kind), call.server, call.name)
+}
+
+fn list_calls(trace: &CallTrace, kind: CallKind) -> String {
+    let calls: Vec<String> = calls_of(trace, kind)
+        .map(|(_, c)| format!("{}/{}", c.server, c.name))
+        .collect();
+    if calls.is_empty() {
+        format!(
+            "no {} at all",
+            noun(kind)
+                .replace("call", "calls")
+                .replace("read", "reads")
+                .replace("get", "gets")
+        )
+    } else {
+        format!("{}s made: {}", noun(kind), calls.join(", "))
+    }
+}
+
+fn describe_ordered(entry: &OrderedCall) -> String {
+    format!("{} {}/{}", kind_name(entry.kind), entry.server, entry.name)
+}
+
+/// `callOrder`: the entries must appear as a subsequence of all calls. Greedy matching finds
+/// a subsequence whenever one exists.
+fn check_order(order: &[OrderedCall], trace: &CallTrace) -> Option<(String, String)> {
+    if order.is_empty() {
+        return None;
+    }
+    let mut matched: Vec<String> = Vec::new();
+    let mut position = 0;
+    for entry in order {
+        let found = trace.calls[position..].iter().position(|call| {
+            call.kind == entry.kind && call.server == entry.server && call.name == entry.name
+        });
+        match found {
+            Some(offset) => {
+                position += offset + 1;
+                matched.push(format!("{} (call #{position})", describe_ordered(entry)));
+            }
+            None => {
+                let expected = order
+                    .iter()
+                    .map(describe_ordered)
+                    .collect::<Vec<_>>()
+                    .join(" → ");
+                let got = if matched.is_empty() {
+                    "none".to_owned()
+                } else {
+                    matched.join(", ")
+                };
+                let after = if position == 0 {
+                    String::new()
+                } else {
+                    format!(" after call #{position}")
+                };
+                let all: Vec<String> = trace.calls.iter().map(describe_call).collect();
+                return Some((
+                    format!("calls in this order (others may come between): {expected}"),
+                    format!(
+                        "matched {} of {}: {got}; {} never came{after}; all calls: {}",
+                        matched.len(),
+                        order.len(),
+                        describe_ordered(entry),
+                        if all.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            all.join(", ")
+                        }
+                    ),
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Groups of tool calls with the same server, tool and arguments (compared as JSON values).
+fn find_duplicates(trace: &CallTrace) -> Vec<String> {
+    let mut groups: Vec<(&RecordedCall, Value, Vec<usize>)> = Vec::new();
+    for (i, call) in calls_of(trace, CallKind::Tool) {
+        let arguments = canonical(
+            call.arguments
+                .clone()
+                .unwrap_or_else(|| Value::Object(Default::default())),
+        );
+        match groups.iter_mut().find(|(first, args, _)| {
+            first.server == call.server && first.name == call.name && *args == arguments
+        }) {
+            Some((_, _, positions)) => positions.push(i),
+            None => groups.push((call, arguments, vec![i])),
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(_, _, positions)| positions.len() > 1)
+        .map(|(call, args, positions)| {
+            let at: Vec<String> = positions.iter().map(|p| format!("#{p}")).collect();
+            format!(
+                "{}/{} {} called {} times (calls {})",
+                call.server,
+                call.name,
+                args,
+                positions.len(),
+                at.join(", ")
+            )
+        })
+        .collect()
+}
+
+/// A JSON value with object keys sorted and integral floats as integers, so values that
+/// differ only in key order or in `1` vs `1.0` compare equal.
+pub fn canonical(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> =
+                map.into_iter().map(|(k, v)| (k, canonical(v))).collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(canonical).collect()),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15 => Value::from(f as i64),
+            _ => Value::Number(n),
+        },
+        other => other,
+    }
+}
+
+#[cfg(test)]
+#[path = "assert_tests.rs"]
+mod tests;
