@@ -13,4 +13,6 @@ pub const VERSION: &str = concat!(
 pub mod assert;
 pub mod config;
 pub mod plan;
+pub mod process;
+pub mod steps;
 pub mod trace;

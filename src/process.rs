@@ -1,0 +1,309 @@
+//! Child processes of a task run (agents, scripts): each in its own process group, bounded by
+//! a timeout, its output captured, and the whole group killed on timeout, on cancellation and
+//! on drop, so no process of ours outlives the run.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Command;
+
+/// How long a process group gets between SIGTERM and SIGKILL.
+pub const KILL_GRACE: Duration = Duration::from_secs(2);
+
+/// Output kept per stream; the start and end of longer output are kept, the middle dropped.
+const MAX_CAPTURE: usize = 1 << 20;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct ProcessSpec {
+    /// The program.
+    pub program: OsString,
+    /// Its arguments, passed as they are (no shell).
+    pub args: Vec<OsString>,
+    /// Environment variables added to the parent's.
+    pub env: Vec<(OsString, OsString)>,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// Copy the output to our stderr as it arrives (`MCPEVAL_LIVE=1`).
+    pub live: bool,
+}
+
+/// How a process ended.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// The exit status; `None` when the timeout killed it.
+    pub status: Option<ExitStatus>,
+    /// Captured stdout (lossy UTF-8).
+    pub stdout: String,
+    /// Captured stderr (lossy UTF-8).
+    pub stderr: String,
+    /// How long it ran.
+    pub duration: Duration,
+}
+
+impl Finished {
+    /// Exited with status 0.
+    pub fn success(&self) -> bool {
+        self.status.is_some_and(|s| s.success())
+    }
+
+    /// Killed by the timeout.
+    pub fn timed_out(&self) -> bool {
+        self.status.is_none()
+    }
+
+    /// `exit code 3`, `killed by signal 9` or `timed out after 30s`.
+    pub fn describe(&self, timeout: Duration) -> String {
+        match self.status {
+            None => format!("timed out after {}", humantime::format_duration(timeout)),
+            Some(status) => match (
+                status.code(),
+                std::os::unix::process::ExitStatusExt::signal(&status),
+            ) {
+                (Some(code), _) => format!("exit code {code}"),
+                (None, Some(signal)) => format!("killed by signal {signal}"),
+                (None, None) => "ended abnormally".to_owned(),
+            },
+        }
+    }
+}
+
+/// Kills a process group when dropped (SIGKILL), unless it was already reaped.
+#[derive(Debug)]
+pub struct ProcessGroupGuard {
+    pgid: Option<Pid>,
+}
+
+impl ProcessGroupGuard {
+    /// Guards the group led by `pid`.
+    pub fn new(pid: u32) -> Self {
+        ProcessGroupGuard {
+            pgid: i32::try_from(pid).ok().map(Pid::from_raw),
+        }
+    }
+
+    /// Sends `signal` to every process of the group; a group already gone is fine.
+    pub fn signal(&self, signal: Signal) {
+        if let Some(pgid) = self.pgid {
+            let _ = killpg(pgid, signal);
+        }
+    }
+
+    /// SIGKILL to the group, once.
+    pub fn kill(&mut self) {
+        self.signal(Signal::SIGKILL);
+        self.pgid = None;
+    }
+}
+
+impl Drop for ProcessGroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Runs `spec` to completion or until `timeout`; then SIGTERM to its group, and SIGKILL after
+/// [`KILL_GRACE`]. Stdin is closed. Every process left in the group when the leader exits is
+/// killed too. Dropping the future kills the group.
+pub async fn run(spec: &ProcessSpec, timeout: Duration) -> std::io::Result<Finished> {
+    let (finished, mut group) = run_leaving_group(spec, timeout).await?;
+    group.kill();
+    Ok(finished)
+}
+
+/// Like [`run`], but processes the leader left running in its group (a service a setup script
+/// started in the background) live on until the returned guard is dropped or killed.
+pub async fn run_leaving_group(
+    spec: &ProcessSpec,
+    timeout: Duration,
+) -> std::io::Result<(Finished, ProcessGroupGuard)> {
+    let started = Instant::now();
+    let mut command = Command::new(&spec.program);
+    command
+        .args(&spec.args)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&spec.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = command.spawn()?;
+    let mut group = ProcessGroupGuard::new(child.id().unwrap_or(0));
+    let stdout = tokio::spawn(capture(child.stdout.take(), spec.live));
+    let stderr = tokio::spawn(capture(child.stderr.take(), spec.live));
+
+    let status = match tokio::time::timeout(timeout, child.wait()).await {
+        Ok(status) => Some(status?),
+        Err(_) => {
+            group.signal(Signal::SIGTERM);
+            if tokio::time::timeout(KILL_GRACE, child.wait())
+                .await
+                .is_err()
+            {
+                group.signal(Signal::SIGKILL);
+                let _ = child.wait().await;
+            }
+            None
+        }
+    };
+    if status.is_none() {
+        group.kill();
+    }
+    let collect = |handle: tokio::task::JoinHandle<Vec<u8>>| async move {
+        match tokio::time::timeout(KILL_GRACE, handle).await {
+            Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            _ => String::new(),
+        }
+    };
+    let finished = Finished {
+        status,
+        stdout: collect(stdout).await,
+        stderr: collect(stderr).await,
+        duration: started.elapsed(),
+    };
+    Ok((finished, group))
+}
+
+async fn capture(stream: Option<impl AsyncRead + Unpin>, live: bool) -> Vec<u8> {
+    let Some(mut stream) = stream else {
+        return Vec::new();
+    };
+    let mut kept = Vec::new();
+    let mut dropped = 0usize;
+    let mut buffer = [0u8; 8192];
+    loop {
+        let n = match stream.read(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        if live {
+            use std::io::Write;
+            let _ = std::io::stderr().write_all(&buffer[..n]);
+        }
+        kept.extend_from_slice(&buffer[..n]);
+        if kept.len() > MAX_CAPTURE {
+            // Keep the first half and the most recent output.
+            let cut = kept.len() - MAX_CAPTURE / 2;
+            dropped += cut - MAX_CAPTURE / 2;
+            kept.drain(MAX_CAPTURE / 2..cut);
+        }
+    }
+    if dropped > 0 {
+        let note = format!("\n[… {dropped} bytes of output dropped …]\n");
+        let middle = MAX_CAPTURE / 2;
+        kept.splice(middle..middle, note.into_bytes());
+    }
+    kept
+}
+
+/// The last `max_lines` lines of `text`, with a note of how many were cut.
+pub fn tail(text: &str, max_lines: usize) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    if lines.len() <= max_lines {
+        return lines.join("\n");
+    }
+    format!(
+        "[… {} earlier lines …]\n{}",
+        lines.len() - max_lines,
+        lines[lines.len() - max_lines..].join("\n")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> ProcessSpec {
+        ProcessSpec {
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: vec![("GREETING".into(), "hi".into())],
+            cwd: std::env::temp_dir(),
+            live: false,
+        }
+    }
+
+    /// Running, not gone and not a zombie waiting for init to reap it.
+    fn alive(pid: i32) -> bool {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => !stat
+                .rsplit(')')
+                .next()
+                .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+            Err(_) => false,
+        }
+    }
+
+    #[tokio::test]
+    async fn captures_output_status_and_env() {
+        let done = run(
+            &sh("echo $GREETING; echo oops >&2; exit 3"),
+            Duration::from_secs(20),
+        )
+        .await
+        .unwrap();
+        assert_eq!(done.stdout, "hi\n");
+        assert_eq!(done.stderr, "oops\n");
+        assert_eq!(done.status.and_then(|s| s.code()), Some(3));
+        assert_eq!(done.describe(Duration::from_secs(1)), "exit code 3");
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_the_whole_group_even_when_sigterm_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        let script = format!(
+            "trap '' TERM; (trap '' TERM; sleep 300) & echo $! > {p}; echo $$ >> {p}; echo started; sleep 300",
+            p = pids.display()
+        );
+        let done = run(&sh(&script), Duration::from_millis(500)).await.unwrap();
+        assert!(done.timed_out());
+        assert_eq!(done.stdout, "started\n");
+        assert!(
+            done.describe(Duration::from_millis(500))
+                .starts_with("timed out after 500ms")
+        );
+        let pids: Vec<i32> = std::fs::read_to_string(&pids)
+            .unwrap()
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        assert_eq!(pids.len(), 2);
+        for pid in pids {
+            assert!(!alive(pid), "process {pid} survived");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_background_child_left_by_a_finished_script_is_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let script = format!("sleep 300 & echo $! > {}; exit 0", pid_file.display());
+        let done = run(&sh(&script), Duration::from_secs(20)).await.unwrap();
+        assert!(done.success());
+        let pid: i32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        for _ in 0..50 {
+            if !alive(pid) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("background process {pid} survived");
+    }
+
+    #[test]
+    fn tail_keeps_the_last_lines() {
+        assert_eq!(tail("a\nb\nc\n", 2), "[… 1 earlier lines …]\nb\nc");
+        assert_eq!(tail("a\n", 5), "a");
+    }
+}

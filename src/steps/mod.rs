@@ -1,0 +1,107 @@
+//! Setup, verify and cleanup steps of a task run.
+
+mod script;
+
+use std::path::{Path, PathBuf};
+
+use crate::config::Step;
+use crate::process::ProcessGroupGuard;
+
+pub use script::{ScriptCommand, script_command};
+
+/// Which phase a step belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Before the agent.
+    Setup,
+    /// After the agent; decides the verdict.
+    Verify,
+    /// Always at the end.
+    Cleanup,
+}
+
+impl Phase {
+    /// `setup`, `verify` or `cleanup`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Setup => "setup",
+            Phase::Verify => "verify",
+            Phase::Cleanup => "cleanup",
+        }
+    }
+}
+
+/// What the steps of a run can see.
+#[derive(Debug, Clone)]
+pub struct StepContext {
+    /// The task file's directory: the scripts' working directory.
+    pub task_dir: PathBuf,
+    /// A private directory of this run (inline scripts are written here).
+    pub run_dir: PathBuf,
+    /// Environment variables for every script (`MCPEVAL_TRACE`, `MCPEVAL_AGENT_OUTPUT`).
+    pub env: Vec<(String, String)>,
+    /// Copy output to stderr as it arrives.
+    pub live: bool,
+}
+
+/// The result of one step.
+#[derive(Debug, Clone)]
+pub struct StepResult {
+    /// e.g. `setup[0] script setup.sh`.
+    pub label: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Why it failed (`exit code 1`, `timed out after 5m`), or empty.
+    pub reason: String,
+    /// Its captured stdout and stderr.
+    pub output: String,
+    /// A failure does not stop the phase.
+    pub continue_on_error: bool,
+}
+
+/// Runs the steps of one phase in order. A failed step stops the phase unless it has
+/// `continueOnError`. Processes a setup step leaves running are added to `keep` and live
+/// until the run ends.
+pub async fn run_phase(
+    phase: Phase,
+    steps: &[Step],
+    context: &StepContext,
+    keep: &mut Vec<ProcessGroupGuard>,
+) -> Vec<StepResult> {
+    let mut results = Vec::new();
+    for (index, step) in steps.iter().enumerate() {
+        let result = match step {
+            Step::Script(script) => script::run_script(phase, index, script, context, keep).await,
+            Step::Http(_) => unsupported(phase, index, "http"),
+            Step::LlmJudge(_) => unsupported(phase, index, "llmJudge"),
+        };
+        let stop = !result.passed && !result.continue_on_error;
+        results.push(result);
+        if stop {
+            break;
+        }
+    }
+    results
+}
+
+fn unsupported(phase: Phase, index: usize, kind: &str) -> StepResult {
+    StepResult {
+        label: format!("{}[{index}] {kind}", phase.name()),
+        passed: false,
+        reason: format!("{kind} steps cannot run yet in this version of mcpeval"),
+        output: String::new(),
+        continue_on_error: false,
+    }
+}
+
+/// Whether every step passed (steps with `continueOnError` may fail).
+pub fn phase_passed(results: &[StepResult]) -> bool {
+    results.iter().all(|r| r.passed || r.continue_on_error)
+}
+
+fn display_path(path: &Path, base: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
