@@ -10,6 +10,7 @@ pub const VERSION: &str = concat!(
     ")"
 );
 
+pub mod agent;
 pub mod assert;
 pub mod config;
 pub mod plan;
