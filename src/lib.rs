@@ -15,5 +15,6 @@ pub mod assert;
 pub mod config;
 pub mod plan;
 pub mod process;
+pub mod snapshot;
 pub mod steps;
 pub mod trace;

@@ -105,6 +105,12 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         "config.extensions",
         &["not supported by mcpeval yet"],
     ),
+    (
+        "unknown-snapshot-mode",
+        "unknown-snapshot-mode.yaml",
+        "config.snapshot",
+        &["unknown snapshot mode `strikt`", "did you mean strict?"],
+    ),
     // The agent.
     (
         "file-agent-without-path",

@@ -165,7 +165,11 @@ fn shell_mode_quotes_every_value() {
     );
     assert_eq!(
         argv(&c, "$(x)"),
-        ["sh", "-c", "agent --tools 'pods_list,pods_get,search' '$(x)'"]
+        [
+            "sh",
+            "-c",
+            "agent --tools 'pods_list,pods_get,search' '$(x)'"
+        ]
     );
 }
 

@@ -9,7 +9,7 @@ use serde::de::IgnoredAny;
 use super::agent::{AgentSpec, RawAgentRef};
 use super::assertions::{Assertions, RawAssertions};
 use super::check::Checker;
-use super::error::ConfigErrors;
+use super::error::{ConfigErrors, did_you_mean};
 use super::mcp::{McpConfig, load_mcp_config};
 use super::task::{Limits, RawLimits};
 use super::yaml::{LocationIndex, read_file};
@@ -38,6 +38,7 @@ struct RawEvalConfig {
     task_sets: Option<Vec<RawTaskSet>>,
     llm_judge: Option<RawJudgeConfig>,
     default_task_limits: Option<RawLimits>,
+    snapshot: Option<String>,
     extensions: Option<IgnoredAny>,
     sources: Option<IgnoredAny>,
     skills: Option<IgnoredAny>,
@@ -87,6 +88,8 @@ pub struct Eval {
     pub llm_judge: Option<JudgeConfig>,
     /// `defaultTaskLimits`: limits of tasks that set none.
     pub default_limits: Limits,
+    /// `snapshot`: what a changed call trace means (default `review`).
+    pub snapshot: SnapshotMode,
     pub(crate) locations: LocationIndex,
 }
 
@@ -95,6 +98,18 @@ impl Eval {
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or_else(|| Path::new("."))
     }
+}
+
+/// What a changed trace means, chosen by the eval's `config.snapshot`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SnapshotMode {
+    /// A changed or new trace fails the test (deterministic agents).
+    Strict,
+    /// A changed trace is written as `.snap.new` for review; the test passes (live agents).
+    #[default]
+    Review,
+    /// No snapshot.
+    Off,
 }
 
 /// One task set: which task files, filtered by labels, and the assertions they get.
@@ -196,6 +211,21 @@ pub fn load_eval(path: &Path) -> Result<Eval, ConfigErrors> {
         .map(|l| l.validate(&mut check, "config.defaultTaskLimits"))
         .unwrap_or_default();
 
+    let snapshot = match config.snapshot.as_deref() {
+        None | Some("review") => SnapshotMode::Review,
+        Some("strict") => SnapshotMode::Strict,
+        Some("off") => SnapshotMode::Off,
+        Some(other) => {
+            check.error(
+                "config.snapshot",
+                format!(
+                    "unknown snapshot mode `{other}`; expected strict, review or off{}",
+                    did_you_mean(other, ["strict", "review", "off"])
+                ),
+            );
+            SnapshotMode::Review
+        }
+    };
     let server_names = mcp.as_ref().map(McpConfig::server_names);
     let mut task_sets = Vec::new();
     match config.task_sets {
@@ -226,6 +256,7 @@ pub fn load_eval(path: &Path) -> Result<Eval, ConfigErrors> {
         task_sets,
         llm_judge,
         default_limits,
+        snapshot,
         locations,
     })
 }

@@ -1,0 +1,225 @@
+//! The call trace as text: the normalised YAML that is the insta snapshot
+//! (`snapshots/<eval>__<task>.snap` beside the eval file), and the one-line-per-call listing
+//! of failure messages.
+
+mod normalize;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+pub use normalize::{normalize_text, normalize_value};
+
+use crate::assert::canonical;
+pub use crate::config::SnapshotMode;
+use crate::config::kind_name;
+use crate::trace::{CallTrace, Outcome, RecordedCall};
+
+/// The snapshot text of a trace: one YAML entry per call, in order, without timestamps,
+/// durations, ids, ports or temporary paths. Arguments are compact JSON with sorted keys.
+pub fn render_snapshot(trace: &CallTrace, run_paths: &[String]) -> String {
+    if trace.calls.is_empty() {
+        return "[] # no calls\n".to_owned();
+    }
+    let mut out = String::new();
+    for call in &trace.calls {
+        let target = normalize_text(&format!("{}/{}", call.server, call.name), run_paths);
+        out.push_str(&format!(
+            "- {}: {}\n",
+            kind_name(call.kind),
+            yaml_scalar(&target)
+        ));
+        if let Some(arguments) = call.arguments.as_ref().filter(|a| !is_empty(a)) {
+            let arguments = canonical(normalize_value(arguments, run_paths));
+            out.push_str(&format!("  arguments: {arguments}\n"));
+        }
+        let outcome = match &call.outcome {
+            Outcome::Ok { .. } => "ok".to_owned(),
+            Outcome::IsError { .. } => "is_error".to_owned(),
+            Outcome::Error { message, .. } => {
+                yaml_scalar(&format!("error: {}", normalize_text(message, run_paths)))
+            }
+        };
+        out.push_str(&format!("  outcome: {outcome}\n"));
+    }
+    out
+}
+
+fn is_empty(value: &Value) -> bool {
+    matches!(value, Value::Null) || value.as_object().is_some_and(|m| m.is_empty())
+}
+
+/// `text` as a YAML scalar: plain when that reads back the same, else double-quoted.
+fn yaml_scalar(text: &str) -> String {
+    let plain = !text.is_empty()
+        && !text.contains(": ")
+        && !text.contains(" #")
+        && !text.ends_with(':')
+        && !text.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@` ".contains(c))
+        && !text.ends_with(' ')
+        && !text.contains('\n');
+    if plain {
+        text.to_owned()
+    } else {
+        Value::String(text.to_owned()).to_string()
+    }
+}
+
+/// One line per call for failure messages: position, kind, server/name, compact arguments,
+/// outcome and duration.
+pub fn render_call_lines(trace: &CallTrace) -> String {
+    if trace.calls.is_empty() {
+        return "  (no calls)".to_owned();
+    }
+    trace
+        .calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| format!("  #{} {}", i + 1, call_line(call)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn call_line(call: &RecordedCall) -> String {
+    let arguments = match call.arguments.as_ref().filter(|a| !is_empty(a)) {
+        Some(arguments) => format!(" {}", shorten(&arguments.to_string(), 160)),
+        None => String::new(),
+    };
+    let outcome = match &call.outcome {
+        Outcome::Ok { .. } => "ok".to_owned(),
+        Outcome::IsError { result } => format!("is_error {}", shorten(&result_text(result), 120)),
+        Outcome::Error { code, message } => format!("error {code}: {}", shorten(message, 120)),
+    };
+    format!(
+        "{} {}/{}{arguments} → {outcome} ({:.0?})",
+        kind_name(call.kind),
+        call.server,
+        call.name,
+        call.duration
+    )
+}
+
+/// The text parts of a tool result, or its JSON.
+fn result_text(result: &Value) -> String {
+    let texts: Vec<&str> = result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|item| item.get("text").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    if texts.is_empty() {
+        result.to_string()
+    } else {
+        format!("{:?}", texts.join(" "))
+    }
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(max).collect();
+    format!("{cut}…")
+}
+
+/// The snapshot file name (without `.snap`) of a test: `<eval>__<task>`.
+pub fn snapshot_name(eval: &str, task: &str) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    format!("{}__{}", clean(eval), clean(task))
+}
+
+/// How this run's trace compares with the accepted snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotStatus {
+    /// Same as the accepted snapshot.
+    Matched,
+    /// No accepted snapshot yet.
+    New,
+    /// Differs from the accepted snapshot; the unified diff (accepted → this run).
+    Changed(String),
+    /// Snapshots are off.
+    Off,
+}
+
+/// Compares `content` with the accepted snapshot `<dir>/<name>.snap` and, when it differs,
+/// lets insta record it (`.snap.new`, reviewed with `cargo insta review`; insta writes
+/// none when `CI` is set unless `INSTA_UPDATE` says so).
+pub fn check_snapshot(
+    mode: SnapshotMode,
+    dir: &Path,
+    name: &str,
+    input_file: &Path,
+    content: &str,
+) -> SnapshotStatus {
+    if mode == SnapshotMode::Off {
+        return SnapshotStatus::Off;
+    }
+    let accepted = read_accepted(&dir.join(format!("{name}.snap")));
+    let status = match &accepted {
+        Some(accepted) if accepted.trim_end() == content.trim_end() => {
+            return SnapshotStatus::Matched;
+        }
+        Some(accepted) => SnapshotStatus::Changed(unified_diff(accepted, content)),
+        None => SnapshotStatus::New,
+    };
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(dir);
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_input_file(input_file);
+    settings.set_omit_expression(true);
+    settings.set_description(format!("mcpeval call trace of {}", input_file.display()));
+    // insta reports the mismatch by panicking after writing `.snap.new`; the verdict is ours.
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        settings.bind(|| insta::assert_snapshot!(name.to_owned(), content));
+    }));
+    status
+}
+
+/// The body of an insta `.snap` file (after its `---` header), or `None` without one.
+pub fn read_accepted(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let body = match text.strip_prefix("---\n") {
+        Some(rest) => rest
+            .split_once("\n---\n")
+            .map(|(_, body)| body)
+            .unwrap_or(rest),
+        None => &text,
+    };
+    Some(body.to_owned())
+}
+
+/// A unified diff from the accepted snapshot to this run's.
+pub fn unified_diff(accepted: &str, current: &str) -> String {
+    similar::TextDiff::from_lines(accepted, current)
+        .unified_diff()
+        .context_radius(3)
+        .header("accepted snapshot", "this run")
+        .to_string()
+}
+
+/// Where the snapshots of an eval live: `snapshots/` beside the eval file.
+pub fn snapshot_dir(eval_file: &Path) -> PathBuf {
+    eval_file
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join("snapshots")
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

@@ -1,0 +1,175 @@
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::*;
+use crate::trace::{CallKind, CallTrace, Outcome, RecordedCall};
+
+fn call(
+    kind: CallKind,
+    server: &str,
+    name: &str,
+    arguments: Option<Value>,
+    outcome: Outcome,
+) -> RecordedCall {
+    RecordedCall {
+        server: server.into(),
+        kind,
+        name: name.into(),
+        arguments,
+        outcome,
+        start_offset: Duration::from_millis(5),
+        duration: Duration::from_millis(12),
+    }
+}
+
+fn sample() -> CallTrace {
+    CallTrace {
+        calls: vec![
+            call(
+                CallKind::Tool,
+                "kubernetes",
+                "pods_list",
+                Some(json!({"namespace": "default", "at": "http://127.0.0.1:4242/x"})),
+                Outcome::Ok {
+                    result: json!({"content": []}),
+                },
+            ),
+            call(
+                CallKind::Resource,
+                "docs",
+                "file:///readme.md",
+                None,
+                Outcome::Ok { result: json!({}) },
+            ),
+            call(
+                CallKind::Tool,
+                "kubernetes",
+                "pods_delete",
+                Some(json!({})),
+                Outcome::IsError {
+                    result: json!({"content": [{"type": "text", "text": "forbidden"}], "isError": true}),
+                },
+            ),
+            call(
+                CallKind::Prompt,
+                "docs",
+                "review",
+                Some(json!({"file": "/tmp/.tmpQ1/a.rs"})),
+                Outcome::Error {
+                    code: -32602,
+                    message: "unknown prompt: review".into(),
+                },
+            ),
+        ],
+        discovery: vec![],
+    }
+}
+
+#[test]
+fn snapshot_is_normalised_yaml_without_timings() {
+    assert_eq!(
+        render_snapshot(&sample(), &[]),
+        "- tool: kubernetes/pods_list\n  arguments: {\"at\":\"http://127.0.0.1:[port]/x\",\"namespace\":\"default\"}\n  outcome: ok\n\
+         - resource: docs/file:///readme.md\n  outcome: ok\n\
+         - tool: kubernetes/pods_delete\n  outcome: is_error\n\
+         - prompt: docs/review\n  arguments: {\"file\":\"[tmp]\"}\n  outcome: \"error: unknown prompt: review\"\n"
+    );
+}
+
+#[test]
+fn empty_trace_has_an_explicit_snapshot() {
+    assert_eq!(
+        render_snapshot(&CallTrace::default(), &[]),
+        "[] # no calls\n"
+    );
+}
+
+#[test]
+fn call_lines_show_arguments_outcome_and_duration() {
+    let lines = render_call_lines(&sample());
+    let lines: Vec<&str> = lines.lines().collect();
+    assert_eq!(
+        lines[0],
+        "  #1 tool kubernetes/pods_list {\"namespace\":\"default\",\"at\":\"http://127.0.0.1:4242/x\"} → ok (12ms)"
+    );
+    assert_eq!(
+        lines[2],
+        "  #3 tool kubernetes/pods_delete → is_error \"forbidden\" (12ms)"
+    );
+    assert_eq!(
+        lines[3],
+        "  #4 prompt docs/review {\"file\":\"/tmp/.tmpQ1/a.rs\"} → error -32602: unknown prompt: review (12ms)"
+    );
+}
+
+#[test]
+fn snapshot_names_are_file_safe() {
+    assert_eq!(
+        snapshot_name("k8s-basic", "create pod/2"),
+        "k8s-basic__create_pod_2"
+    );
+}
+
+#[test]
+fn accepted_snapshot_body_is_read_after_the_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e__t.snap");
+    std::fs::write(
+        &path,
+        "---\nsource: src/snapshot/mod.rs\ndescription: x\n---\n- tool: a/b\n  outcome: ok\n",
+    )
+    .unwrap();
+    assert_eq!(
+        read_accepted(&path).unwrap(),
+        "- tool: a/b\n  outcome: ok\n"
+    );
+    assert!(read_accepted(&dir.path().join("missing.snap")).is_none());
+}
+
+#[test]
+fn off_never_touches_files_and_a_match_is_matched() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("task.yaml");
+    assert_eq!(
+        check_snapshot(SnapshotMode::Off, dir.path(), "e__t", &input, "x\n"),
+        SnapshotStatus::Off
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    std::fs::write(
+        dir.path().join("e__t.snap"),
+        "---\nsource: x\n---\n- tool: a/b\n",
+    )
+    .unwrap();
+    assert_eq!(
+        check_snapshot(
+            SnapshotMode::Strict,
+            dir.path(),
+            "e__t",
+            &input,
+            "- tool: a/b\n"
+        ),
+        SnapshotStatus::Matched
+    );
+}
+
+#[test]
+fn a_changed_trace_gives_the_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("task.yaml");
+    std::fs::write(
+        dir.path().join("e__t.snap"),
+        "---\nsource: x\n---\n- tool: a/b\n  outcome: ok\n",
+    )
+    .unwrap();
+    let SnapshotStatus::Changed(diff) = check_snapshot(
+        SnapshotMode::Review,
+        dir.path(),
+        "e__t",
+        &input,
+        "- tool: a/c\n  outcome: ok\n",
+    ) else {
+        panic!("expected a change")
+    };
+    assert!(diff.contains("-- tool: a/b\n+- tool: a/c\n"), "{diff}");
+}
