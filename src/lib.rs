@@ -9,3 +9,6 @@ pub const VERSION: &str = concat!(
     env!("MCPEVAL_GIT_COMMIT"),
     ")"
 );
+
+pub mod proxy;
+pub mod trace;

@@ -1,0 +1,195 @@
+//! The recorded calls of one task run, as data.
+//!
+//! The recording proxy fills a [`CallTrace`]; assertions, snapshots and verify scripts read
+//! it (verify scripts as a JSON file, see [`CallTrace::to_json_pretty`]). Field names are
+//! camelCase in JSON. Nothing secret is in a trace: no request headers and no configured
+//! header or environment values, only what the agent sent and the server answered.
+//!
+//! Arguments and results pass through rmcp's typed model on their way: fields the model
+//! does not know are dropped, integers written as floats may come back as `1.0`, and key
+//! order is kept.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Everything the proxies of one task run recorded, in the order they received it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallTrace {
+    /// Tool calls, resource reads and prompt gets, in the order the proxies received them
+    /// (across all servers of the run).
+    pub calls: Vec<RecordedCall>,
+    /// List calls (`tools/list`, `resources/list`, …), in the order received.
+    #[serde(default)]
+    pub discovery: Vec<DiscoveryEvent>,
+}
+
+impl CallTrace {
+    /// The trace as pretty-printed JSON, the format verify scripts read.
+    pub fn to_json_pretty(&self) -> String {
+        // Serialising plain data with string keys cannot fail; fall back to an empty trace
+        // rather than panic should that ever change.
+        serde_json::to_string_pretty(self)
+            .unwrap_or_else(|_| String::from("{\"calls\":[],\"discovery\":[]}"))
+    }
+
+    /// The recorded calls of one server, in order.
+    pub fn calls_of<'a>(&'a self, server: &'a str) -> impl Iterator<Item = &'a RecordedCall> {
+        self.calls.iter().filter(move |call| call.server == server)
+    }
+}
+
+/// One `tools/call`, `resources/read` or `prompts/get` as the proxy saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedCall {
+    /// The server's name in the MCP config.
+    pub server: String,
+    /// What was called.
+    pub kind: CallKind,
+    /// The tool name, the resource URI or the prompt name.
+    pub name: String,
+    /// The arguments the agent sent (tool and prompt arguments); `None` when it sent none
+    /// and for resource reads.
+    pub arguments: Option<serde_json::Value>,
+    /// How the call ended.
+    pub outcome: Outcome,
+    /// When the proxy received the call, from the start of the run.
+    #[serde(with = "duration_ms")]
+    pub start_offset: Duration,
+    /// How long the server took to answer (or the call took to fail).
+    #[serde(with = "duration_ms")]
+    pub duration: Duration,
+}
+
+/// The kind of a recorded call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CallKind {
+    /// `tools/call`.
+    Tool,
+    /// `resources/read`.
+    Resource,
+    /// `prompts/get`.
+    Prompt,
+}
+
+/// How a recorded call ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "status")]
+pub enum Outcome {
+    /// The server answered with a result (for tools: without `isError: true`).
+    Ok {
+        /// The result as the agent received it.
+        result: serde_json::Value,
+    },
+    /// The tool ran and reported a failure: a result with `isError: true`.
+    IsError {
+        /// The result as the agent received it.
+        result: serde_json::Value,
+    },
+    /// A JSON-RPC error: from the server, or from the proxy when the server could not be
+    /// reached, exited or the agent cancelled the call.
+    Error {
+        /// The JSON-RPC error code.
+        code: i32,
+        /// The error message.
+        message: String,
+    },
+}
+
+impl Outcome {
+    /// A short word for the outcome: `ok`, `is_error` or `error`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::Ok { .. } => "ok",
+            Outcome::IsError { .. } => "is_error",
+            Outcome::Error { .. } => "error",
+        }
+    }
+}
+
+/// One list call (`tools/list`, `resources/list`, `resources/templates/list`,
+/// `prompts/list`): how the agent discovered what a server offers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoveryEvent {
+    /// The server's name in the MCP config.
+    pub server: String,
+    /// Which list was asked for.
+    pub list: ListKind,
+    /// The pagination cursor the agent sent, if any.
+    pub cursor: Option<String>,
+    /// How many items the page held, or `None` when the call failed.
+    pub items: Option<usize>,
+    /// The JSON-RPC error message when the call failed.
+    pub error: Option<String>,
+    /// When the proxy received the call, from the start of the run.
+    #[serde(with = "duration_ms")]
+    pub start_offset: Duration,
+    /// How long the server took to answer.
+    #[serde(with = "duration_ms")]
+    pub duration: Duration,
+}
+
+/// Which list a [`DiscoveryEvent`] asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `resources/list`.
+    Resources,
+    /// `resources/templates/list`.
+    ResourceTemplates,
+    /// `prompts/list`.
+    Prompts,
+}
+
+/// Durations as fractional milliseconds in JSON (`12.5`), readable by scripts.
+mod duration_ms {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_f64(value.as_secs_f64() * 1000.0)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+        let millis = f64::deserialize(deserializer)?;
+        Duration::try_from_secs_f64(millis / 1000.0).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn trace_round_trips_through_camel_case_json() {
+        let trace = CallTrace {
+            calls: vec![RecordedCall {
+                server: "docs".into(),
+                kind: CallKind::Tool,
+                name: "search".into(),
+                arguments: Some(json!({"zeta": 1, "alpha": 2})),
+                outcome: Outcome::IsError {
+                    result: json!({"content": [], "isError": true}),
+                },
+                start_offset: Duration::from_micros(1500),
+                duration: Duration::from_millis(3),
+            }],
+            discovery: vec![],
+        };
+        let text = trace.to_json_pretty();
+        assert!(text.contains("\"startOffset\": 1.5"), "{text}");
+        assert!(text.contains("\"status\": \"isError\""), "{text}");
+        // Key order of free-form JSON is kept.
+        assert!(text.find("zeta") < text.find("alpha"), "{text}");
+        let back: CallTrace = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, trace);
+    }
+}
