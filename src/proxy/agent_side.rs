@@ -13,13 +13,13 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, ClientNotification, ClientRequest,
     CompleteRequest, CompleteRequestParams, CompleteResult, CustomNotification, CustomRequest,
     CustomResult, DiscoverRequestMethod, DiscoverResult, GetPromptRequest, GetPromptRequestParams,
-    GetPromptResponse, InitializeRequestParams, InitializeResult,
-    ListPromptsResult, ListResourceTemplatesRequest, ListResourceTemplatesResult,
-    ListResourcesRequest, ListResourcesResult, ListToolsRequest, ListToolsResult,
-    PaginatedRequestParams, PingRequest, ProtocolVersion, ReadResourceRequest,
-    ReadResourceRequestParams, ReadResourceResponse, RootsListChangedNotification, ServerConfig,
-    ServerResult, SetLevelRequest, SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams,
-    UnsubscribeRequest, UnsubscribeRequestParams,
+    GetPromptResponse, InitializeRequestParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesRequest, ListResourceTemplatesResult, ListResourcesRequest,
+    ListResourcesResult, ListToolsRequest, ListToolsResult, PaginatedRequestParams, PingRequest,
+    ProtocolVersion, ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse,
+    RootsListChangedNotification, ServerConfig, ServerResult, SetLevelRequest,
+    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, UnsubscribeRequest,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -46,7 +46,10 @@ impl AgentSession {
 
     fn connection(&self) -> Result<&Arc<Connection>, McpError> {
         self.upstream.get().ok_or_else(|| {
-            McpError::invalid_request("the session is not initialized: send initialize first", None)
+            McpError::invalid_request(
+                "the session is not initialized: send initialize first",
+                None,
+            )
         })
     }
 
@@ -72,9 +75,7 @@ fn paginated(params: Option<PaginatedRequestParams>) -> (Option<String>, ListArg
 struct ListArgs(Option<PaginatedRequestParams>);
 
 impl ListArgs {
-    fn request<M: Default>(
-        self,
-    ) -> rmcp::model::RequestOptionalParam<M, PaginatedRequestParams> {
+    fn request<M: Default>(self) -> rmcp::model::RequestOptionalParam<M, PaginatedRequestParams> {
         rmcp::model::RequestOptionalParam {
             method: M::default(),
             params: self.0,
@@ -252,7 +253,10 @@ impl ServerHandler for AgentSession {
                 .begin_list(self.server(), ListKind::ResourceTemplates, cursor);
         let request: ListResourceTemplatesRequest = args.request();
         let response: Result<ListResourceTemplatesResult, McpError> = match self
-            .send(ClientRequest::ListResourceTemplatesRequest(request), context)
+            .send(
+                ClientRequest::ListResourceTemplatesRequest(request),
+                context,
+            )
             .await
         {
             Ok(ServerResult::ListResourceTemplatesResult(result)) => Ok(result),

@@ -41,7 +41,10 @@ pub enum ProxyError {
     },
     /// The server started (or was reached) but the MCP handshake failed: it exited, closed
     /// the connection or answered `initialize` with an error.
-    #[error("mcp server `{server}` (`{command}`): initialize failed: {message}{}", log_hint(log))]
+    #[error(
+        "mcp server `{server}` (`{command}`): initialize failed: {message}{}",
+        log_hint(log)
+    )]
     Initialize {
         /// The server's name.
         server: String,

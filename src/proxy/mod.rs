@@ -125,13 +125,18 @@ pub(crate) struct Shared {
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Shared {
     pub(crate) fn register(&self, connection: Arc<Connection>) {
         let mut connections = lock(&self.connections);
-        if !connections.iter().any(|known| Arc::ptr_eq(known, &connection)) {
+        if !connections
+            .iter()
+            .any(|known| Arc::ptr_eq(known, &connection))
+        {
             connections.push(connection);
         }
     }

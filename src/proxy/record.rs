@@ -83,7 +83,11 @@ impl CallRecorder {
         let mut state = self.lock();
         let seq = state.next_seq;
         state.next_seq += 1;
-        (seq, now, now.saturating_duration_since(self.inner.run_start))
+        (
+            seq,
+            now,
+            now.saturating_duration_since(self.inner.run_start),
+        )
     }
 
     /// Notes that a call was received; its place in the trace is fixed now, its entry is

@@ -128,7 +128,11 @@ pub(crate) async fn connect(
             });
         }
     };
-    let Some(init) = running.peer().peer_info().map(|info| initialize_result(&info)) else {
+    let Some(init) = running
+        .peer()
+        .peer_info()
+        .map(|info| initialize_result(&info))
+    else {
         return Err(ProxyError::Initialize {
             server: server.to_owned(),
             command: upstream.describe(),
@@ -167,7 +171,8 @@ fn header_map(
             server: server.to_owned(),
             message: format!("header `{name}` has an invalid {what}"),
         };
-        let header_name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid("name"))?;
+        let header_name =
+            http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid("name"))?;
         let mut header_value = http::HeaderValue::from_str(value).map_err(|_| invalid("value"))?;
         header_value.set_sensitive(true);
         map.insert(header_name, header_value);
@@ -190,7 +195,10 @@ fn with_stderr_tail(message: String, log: Option<&Path>) -> String {
         .map(|(index, _)| index)
         .find(|&index| text.len() - index <= TAIL)
         .unwrap_or(0);
-    format!("{message}\n--- last lines of the server's stderr ---\n{}", &text[start..])
+    format!(
+        "{message}\n--- last lines of the server's stderr ---\n{}",
+        &text[start..]
+    )
 }
 
 /// The rmcp client service: presents the agent's identity to the server and relays the
