@@ -156,7 +156,10 @@ impl ServerHandler for TestServer {
                 "structuredContent": {"zeta": 1, "alpha": {"b": 2, "a": 1}}
             })),
             other => {
-                return Err(McpError::invalid_params(format!("unknown tool {other}"), None));
+                return Err(McpError::invalid_params(
+                    format!("unknown tool {other}"),
+                    None,
+                ));
             }
         };
         Ok(CallToolResponse::Complete(result))
@@ -172,7 +175,9 @@ impl ServerHandler for TestServer {
         let resources: Vec<Value> = (start..(start + PAGE).min(RESOURCES))
             .map(|i| json!({"uri": format!("test://doc/{i}"), "name": format!("doc {i}"), "mimeType": "text/plain"}))
             .collect();
-        Ok(from_json(json!({"resources": resources, "nextCursor": next})))
+        Ok(from_json(
+            json!({"resources": resources, "nextCursor": next}),
+        ))
     }
 
     async fn list_resource_templates(
@@ -185,7 +190,9 @@ impl ServerHandler for TestServer {
         let templates: Vec<Value> = (start..(start + PAGE).min(TEMPLATES))
             .map(|i| json!({"uriTemplate": format!("test://t{i}/{{id}}"), "name": format!("template {i}")}))
             .collect();
-        Ok(from_json(json!({"resourceTemplates": templates, "nextCursor": next})))
+        Ok(from_json(
+            json!({"resourceTemplates": templates, "nextCursor": next}),
+        ))
     }
 
     async fn read_resource(
@@ -284,11 +291,10 @@ impl ServerHandler for TestServer {
         request: SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.observed
-            .notifications
-            .lock()
-            .unwrap()
-            .push(format!("setLevel {}", serde_json::to_value(&request.level).unwrap()));
+        self.observed.notifications.lock().unwrap().push(format!(
+            "setLevel {}",
+            serde_json::to_value(&request.level).unwrap()
+        ));
         Ok(())
     }
 
@@ -358,9 +364,7 @@ impl TestServer {
 }
 
 /// Serves a fresh `TestServer` per session over streamable HTTP on a loopback port.
-pub async fn serve_http(
-    observed: Arc<Observed>,
-) -> (String, tokio_util::sync::CancellationToken) {
+pub async fn serve_http(observed: Arc<Observed>) -> (String, tokio_util::sync::CancellationToken) {
     use rmcp::transport::StreamableHttpService;
     use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -375,7 +379,9 @@ pub async fn serve_http(
         StreamableHttpServerConfig::default().with_cancellation_token(cancel.child_token()),
     );
     let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .unwrap();
     let address = listener.local_addr().unwrap();
     let shutdown = cancel.clone();
     tokio::spawn(async move {
