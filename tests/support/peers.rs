@@ -32,7 +32,11 @@ pub fn require(relative: &str) -> Option<PathBuf> {
 }
 
 /// The stdio test server binary built from `tests/support/test_server_main.rs`.
+///
+/// A plain `cargo test` builds it with the other examples; `cargo test --test <one>` does
+/// not, so it is built here on first use.
 pub fn test_server_binary() -> PathBuf {
+    static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
     // target/<profile>/deps/<test binary> → target/<profile>/examples/proxy_test_server
     let exe = std::env::current_exe().expect("current exe");
     let profile_dir = exe
@@ -40,10 +44,25 @@ pub fn test_server_binary() -> PathBuf {
         .and_then(|deps| deps.parent())
         .expect("target dir");
     let binary = profile_dir.join("examples").join("proxy_test_server");
-    assert!(
-        binary.exists(),
-        "{} is missing: cargo test builds it (example proxy_test_server)",
-        binary.display()
-    );
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if !*built {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut command = std::process::Command::new(cargo);
+        command.args(["build", "--quiet", "--example", "proxy_test_server"]);
+        if profile_dir.ends_with("release") {
+            command.arg("--release");
+        }
+        let status = command
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("run cargo build");
+        assert!(
+            status.success(),
+            "cargo build --example proxy_test_server failed"
+        );
+        *built = true;
+    }
     binary
 }
