@@ -5,7 +5,7 @@
 //! Progress tokens and request ids differ per hop (rmcp assigns its own on every request
 //! it sends), so both are translated here.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard};
 
 use rmcp::model::{ProgressToken, RequestId};
@@ -22,7 +22,14 @@ struct State {
     progress: HashMap<ProgressToken, ProgressToken>,
     /// upstream request id → agent request id, oldest first.
     in_flight: Vec<(RequestId, RequestId)>,
+    /// Tokens of answered requests, oldest first, still translated for a while.
+    retired: VecDeque<ProgressToken>,
 }
+
+/// How many answered requests keep their progress token translation. rmcp handles each
+/// notification in a task of its own, so a server's last progress notification, sent
+/// just before the response, may be handled after it.
+const RETIRED_TOKENS: usize = 256;
 
 impl Routes {
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -45,12 +52,20 @@ impl Routes {
         }
     }
 
-    /// Forgets an upstream request once answered or cancelled.
+    /// Forgets an upstream request once answered or cancelled; its progress token stays
+    /// translated until [`RETIRED_TOKENS`] later requests have closed.
     pub(crate) fn close(&self, upstream_id: &RequestId, upstream_token: Option<&ProgressToken>) {
         let mut state = self.lock();
         state.in_flight.retain(|(id, _)| id != upstream_id);
-        if let Some(token) = upstream_token {
-            state.progress.remove(token);
+        if let Some(token) = upstream_token
+            && state.progress.contains_key(token)
+        {
+            state.retired.push_back(token.clone());
+            while state.retired.len() > RETIRED_TOKENS {
+                if let Some(oldest) = state.retired.pop_front() {
+                    state.progress.remove(&oldest);
+                }
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod agent;
+pub mod everything;
 pub mod peers;
 pub mod server;
 pub mod setup;
