@@ -15,6 +15,7 @@ pub mod assert;
 pub mod config;
 pub mod plan;
 pub mod process;
+pub mod proxy;
 pub mod snapshot;
 pub mod steps;
 pub mod trace;

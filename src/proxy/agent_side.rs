@@ -1,0 +1,408 @@
+//! The proxy's server side: one [`AgentSession`] per MCP session the agent opens. Every
+//! request is forwarded to the real server (see [`super::forward`]); calls and list calls
+//! are recorded on the way.
+
+// Logging, sampling, roots and resources/subscribe are deprecated by the 2026-07-28
+// protocol, but agents on earlier versions use them, so the proxy forwards them.
+#![allow(deprecated)]
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResponse, ClientNotification, ClientRequest,
+    CompleteRequest, CompleteRequestParams, CompleteResult, CustomNotification, CustomRequest,
+    CustomResult, DiscoverRequestMethod, DiscoverResult, GetPromptRequest, GetPromptRequestParams,
+    GetPromptResponse, InitializeRequestParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesRequest, ListResourceTemplatesResult, ListResourcesRequest,
+    ListResourcesResult, ListToolsRequest, ListToolsResult, PaginatedRequestParams, PingRequest,
+    ProtocolVersion, ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse,
+    RootsListChangedNotification, ServerConfig, ServerResult, SetLevelRequest,
+    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, UnsubscribeRequest,
+    UnsubscribeRequestParams,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+
+use super::Shared;
+use super::forward::{forward, result_as};
+use super::record_outcome::{call_outcome, json, list_outcome};
+use super::upstream::{Connection, connect};
+use crate::trace::{CallKind, ListKind};
+
+/// The proxy as one agent session sees it: an MCP server that mirrors the real one.
+pub(crate) struct AgentSession {
+    shared: Arc<Shared>,
+    upstream: tokio::sync::OnceCell<Arc<Connection>>,
+}
+
+impl AgentSession {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        Self {
+            shared,
+            upstream: tokio::sync::OnceCell::new(),
+        }
+    }
+
+    fn connection(&self) -> Result<&Arc<Connection>, McpError> {
+        self.upstream.get().ok_or_else(|| {
+            McpError::invalid_request(
+                "the session is not initialized: send initialize first",
+                None,
+            )
+        })
+    }
+
+    async fn send(
+        &self,
+        request: ClientRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ServerResult, McpError> {
+        forward(self.connection()?, request, context).await
+    }
+
+    fn server(&self) -> &str {
+        &self.shared.server
+    }
+}
+
+fn paginated(params: Option<PaginatedRequestParams>) -> (Option<String>, ListArgs) {
+    let cursor = params.as_ref().and_then(|p| p.cursor.clone());
+    (cursor, ListArgs(params))
+}
+
+/// The params of a list request, as received.
+struct ListArgs(Option<PaginatedRequestParams>);
+
+impl ListArgs {
+    fn request<M: Default>(self) -> rmcp::model::RequestOptionalParam<M, PaginatedRequestParams> {
+        rmcp::model::RequestOptionalParam {
+            method: M::default(),
+            params: self.0,
+            extensions: Default::default(),
+        }
+    }
+}
+
+impl ServerHandler for AgentSession {
+    fn get_info(&self) -> ServerConfig {
+        match self.upstream.get() {
+            Some(connection) => connection.init.clone(),
+            None => ServerConfig::default(),
+        }
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        match self.upstream.get() {
+            Some(connection) => Cow::Owned(vec![connection.init.protocol_version.clone()]),
+            None => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+        }
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        context.peer.set_peer_info(request.clone());
+        let shared = &self.shared;
+        let connection = self
+            .upstream
+            .get_or_try_init(|| async {
+                connect(
+                    &shared.server,
+                    &shared.upstream,
+                    &shared.log,
+                    request,
+                    context.peer.clone(),
+                    shared.options.startup_timeout,
+                )
+                .await
+                .map(Arc::new)
+            })
+            .await;
+        match connection {
+            Ok(connection) => {
+                shared.register(connection.clone());
+                Ok(connection.init.clone())
+            }
+            Err(error) => {
+                let message = error.to_string();
+                shared.note_failure(message.clone());
+                Err(McpError::internal_error(message, None))
+            }
+        }
+    }
+
+    /// The proxy speaks the initialize lifecycle only: "method not found" makes newer
+    /// clients (protocol 2026-07-28) fall back to `initialize`.
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, McpError> {
+        Err(McpError::method_not_found::<DiscoverRequestMethod>())
+    }
+
+    async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), McpError> {
+        let request = ClientRequest::PingRequest(PingRequest::default());
+        self.send(request, context).await.map(|_| ())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let request = ClientRequest::CompleteRequest(CompleteRequest::new(request));
+        match self.send(request, context).await? {
+            ServerResult::CompleteResult(result) => Ok(result),
+            other => result_as(other),
+        }
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let request = ClientRequest::SetLevelRequest(SetLevelRequest::new(request));
+        self.send(request, context).await.map(|_| ())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let pending = self.shared.recorder.begin_call(
+            self.server(),
+            CallKind::Prompt,
+            request.name.clone(),
+            request.arguments.clone().map(serde_json::Value::Object),
+        );
+        let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(request));
+        let response = match self.send(request, context).await {
+            Ok(ServerResult::GetPromptResult(result)) => Ok(GetPromptResponse::Complete(result)),
+            Ok(ServerResult::InputRequiredResult(result)) => {
+                Ok(GetPromptResponse::InputRequired(result))
+            }
+            Ok(other) => result_as(other).map(GetPromptResponse::Complete),
+            Err(error) => Err(error),
+        };
+        pending.finish(call_outcome(&response, |response| match response {
+            GetPromptResponse::Complete(result) => (json(result), false),
+            GetPromptResponse::InputRequired(result) => (json(result), false),
+            _ => (serde_json::Value::Null, false),
+        }));
+        response
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let (cursor, args) = paginated(request);
+        let pending = self
+            .shared
+            .recorder
+            .begin_list(self.server(), ListKind::Prompts, cursor);
+        let request = ClientRequest::ListPromptsRequest(args.request());
+        let response: Result<ListPromptsResult, McpError> = match self.send(request, context).await
+        {
+            Ok(ServerResult::ListPromptsResult(result)) => Ok(result),
+            Ok(other) => result_as(other),
+            Err(error) => Err(error),
+        };
+        pending.finish(list_outcome(&response, |r| r.prompts.len()));
+        response
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let (cursor, args) = paginated(request);
+        let pending = self
+            .shared
+            .recorder
+            .begin_list(self.server(), ListKind::Resources, cursor);
+        let request: ListResourcesRequest = args.request();
+        let response: Result<ListResourcesResult, McpError> = match self
+            .send(ClientRequest::ListResourcesRequest(request), context)
+            .await
+        {
+            Ok(ServerResult::ListResourcesResult(result)) => Ok(result),
+            Ok(other) => result_as(other),
+            Err(error) => Err(error),
+        };
+        pending.finish(list_outcome(&response, |r| r.resources.len()));
+        response
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        let (cursor, args) = paginated(request);
+        let pending =
+            self.shared
+                .recorder
+                .begin_list(self.server(), ListKind::ResourceTemplates, cursor);
+        let request: ListResourceTemplatesRequest = args.request();
+        let response: Result<ListResourceTemplatesResult, McpError> = match self
+            .send(
+                ClientRequest::ListResourceTemplatesRequest(request),
+                context,
+            )
+            .await
+        {
+            Ok(ServerResult::ListResourceTemplatesResult(result)) => Ok(result),
+            Ok(other) => result_as(other),
+            Err(error) => Err(error),
+        };
+        pending.finish(list_outcome(&response, |r| r.resource_templates.len()));
+        response
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let pending = self.shared.recorder.begin_call(
+            self.server(),
+            CallKind::Resource,
+            request.uri.clone(),
+            None,
+        );
+        let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(request));
+        let response = match self.send(request, context).await {
+            Ok(ServerResult::ReadResourceResult(result)) => {
+                Ok(ReadResourceResponse::Complete(result))
+            }
+            Ok(ServerResult::InputRequiredResult(result)) => {
+                Ok(ReadResourceResponse::InputRequired(result))
+            }
+            Ok(other) => result_as(other).map(ReadResourceResponse::Complete),
+            Err(error) => Err(error),
+        };
+        pending.finish(call_outcome(&response, |response| match response {
+            ReadResourceResponse::Complete(result) => (json(result), false),
+            ReadResourceResponse::InputRequired(result) => (json(result), false),
+            _ => (serde_json::Value::Null, false),
+        }));
+        response
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let request = ClientRequest::SubscribeRequest(SubscribeRequest::new(request));
+        self.send(request, context).await.map(|_| ())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let request = ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(request));
+        self.send(request, context).await.map(|_| ())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let pending = self.shared.recorder.begin_call(
+            self.server(),
+            CallKind::Tool,
+            request.name.to_string(),
+            request.arguments.clone().map(serde_json::Value::Object),
+        );
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(request));
+        let response = match self.send(request, context).await {
+            Ok(ServerResult::CallToolResult(result)) => Ok(CallToolResponse::Complete(result)),
+            Ok(ServerResult::InputRequiredResult(result)) => {
+                Ok(CallToolResponse::InputRequired(result))
+            }
+            Ok(ServerResult::CreateTaskResult(result)) => Ok(CallToolResponse::Task(result)),
+            Ok(other) => result_as(other).map(CallToolResponse::Complete),
+            Err(error) => Err(error),
+        };
+        pending.finish(call_outcome(&response, |response| match response {
+            CallToolResponse::Complete(result) => (json(result), result.is_error == Some(true)),
+            CallToolResponse::InputRequired(result) => (json(result), false),
+            CallToolResponse::Task(result) => (json(result), false),
+            _ => (serde_json::Value::Null, false),
+        }));
+        response
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let (cursor, args) = paginated(request);
+        let pending = self
+            .shared
+            .recorder
+            .begin_list(self.server(), ListKind::Tools, cursor);
+        let request: ListToolsRequest = args.request();
+        let response: Result<ListToolsResult, McpError> = match self
+            .send(ClientRequest::ListToolsRequest(request), context)
+            .await
+        {
+            Ok(ServerResult::ListToolsResult(result)) => Ok(result),
+            Ok(other) => result_as(other),
+            Err(error) => Err(error),
+        };
+        pending.finish(list_outcome(&response, |r| r.tools.len()));
+        response
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        match self
+            .send(ClientRequest::CustomRequest(request), context)
+            .await?
+        {
+            ServerResult::CustomResult(result) => Ok(result),
+            other => serde_json::to_value(&other)
+                .map(CustomResult)
+                .map_err(|error| McpError::internal_error(error.to_string(), None)),
+        }
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        if let Ok(connection) = self.connection() {
+            let notification = ClientNotification::RootsListChangedNotification(
+                RootsListChangedNotification::default(),
+            );
+            let _ = connection.peer.send_notification(notification).await;
+        }
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleServer>,
+    ) {
+        if let Ok(connection) = self.connection() {
+            let notification = ClientNotification::CustomNotification(notification);
+            let _ = connection.peer.send_notification(notification).await;
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! Forwarding one agent request to the real server and its answer back.
+
+use rmcp::model::{
+    CancelledNotification, CancelledNotificationParam, ClientNotification, ClientRequest,
+    ErrorCode, ServerResult,
+};
+use rmcp::service::{PeerRequestOptions, RequestContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServiceError};
+use serde::de::DeserializeOwned;
+
+use super::record::CANCELLED_CODE;
+use super::upstream::Connection;
+
+/// Sends `request` to the server with the agent's `_meta` (progress token translated),
+/// waits for the answer, and relays a cancellation by the agent to the server under the
+/// server-side request id. A JSON-RPC error of the server comes back unchanged.
+pub(crate) async fn forward(
+    connection: &Connection,
+    request: ClientRequest,
+    context: RequestContext<RoleServer>,
+) -> Result<ServerResult, McpError> {
+    let agent_token = context.meta.get_progress_token();
+    let options = PeerRequestOptions::no_options().with_meta(context.meta.clone());
+    let handle = connection
+        .peer
+        .send_request_with_option(request, options)
+        .await
+        .map_err(|error| upstream_error(&error))?;
+    let upstream_id = handle.id.clone();
+    let upstream_token = handle.progress_token.clone();
+    connection.routes.open(
+        upstream_id.clone(),
+        context.id.clone(),
+        agent_token.map(|agent_token| (upstream_token.clone(), agent_token)),
+    );
+    let outcome = tokio::select! {
+        response = handle.await_response() => response.map_err(|error| upstream_error(&error)),
+        () = context.ct.cancelled() => {
+            let cancel = CancelledNotification::new(CancelledNotificationParam::new(
+                    Some(upstream_id.clone()),
+                    Some("cancelled by the client".into()),
+                ));
+            let _ = connection
+                .peer
+                .send_notification(ClientNotification::CancelledNotification(cancel))
+                .await;
+            Err(McpError::new(ErrorCode(CANCELLED_CODE), "cancelled by the client", None))
+        }
+    };
+    connection.routes.close(&upstream_id, Some(&upstream_token));
+    outcome
+}
+
+/// A failure to get an answer, as the JSON-RPC error the agent receives.
+fn upstream_error(error: &ServiceError) -> McpError {
+    match error {
+        ServiceError::McpError(error) => error.clone(),
+        ServiceError::TransportClosed => McpError::internal_error(
+            "the MCP server closed the connection (did it exit? see its stderr log)",
+            None,
+        ),
+        other => McpError::internal_error(format!("the MCP server did not answer: {other}"), None),
+    }
+}
+
+/// Reads a result that rmcp's untagged decoding filed under another variant as `T`.
+pub(crate) fn result_as<T: DeserializeOwned>(result: ServerResult) -> Result<T, McpError> {
+    let value = serde_json::to_value(&result)
+        .map_err(|error| McpError::internal_error(error.to_string(), None))?;
+    serde_json::from_value(value).map_err(|error| {
+        McpError::internal_error(
+            format!(
+                "the MCP server's answer is not a valid {}: {error}",
+                std::any::type_name::<T>()
+            ),
+            None,
+        )
+    })
+}

@@ -1,0 +1,314 @@
+//! The recording proxy: one per MCP server of a task run.
+//!
+//! Towards the agent it is an MCP server over streamable HTTP on `127.0.0.1` (a random
+//! port, path `/mcp`); towards the real server an MCP client over stdio (a child process in
+//! its own process group) or streamable HTTP. Everything passes through in both
+//! directions; `tools/call`, `resources/read` and `prompts/get` are recorded as
+//! [`RecordedCall`](crate::trace::RecordedCall)s and list calls as discovery events, into a
+//! [`CallRecorder`] that the proxies of one run share.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), mcpeval::proxy::ProxyError> {
+//! use mcpeval::proxy::{CallRecorder, Proxy, Upstream};
+//!
+//! let recorder = CallRecorder::new();
+//! let upstream = Upstream::Stdio {
+//!     command: "mcp-server-everything".into(),
+//!     args: vec!["stdio".into()],
+//!     env: vec![],
+//!     cwd: None,
+//! };
+//! let proxy = Proxy::start("everything", upstream, &recorder, "target/logs".as_ref()).await?;
+//! println!("agent connects to {}", proxy.url());
+//! // … the agent works …
+//! proxy.shutdown().await;
+//! let trace = recorder.trace();
+//! # Ok(()) }
+//! ```
+//!
+//! Each agent session (each `initialize`) gets its own connection to the server, made
+//! during that `initialize` with the agent's own client info and capabilities; a stdio
+//! server is started fresh for it. Clients that open with `server/discover` (protocol
+//! 2026-07-28) get "method not found" and fall back to `initialize`.
+//!
+//! rmcp logs every JSON-RPC error at WARN and notifications at INFO; a program that installs
+//! a `tracing` subscriber should add the directive [`LOG_FILTER`].
+
+mod agent_side;
+mod error;
+mod forward;
+mod process;
+mod record;
+mod record_outcome;
+mod routes;
+mod upstream;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rmcp::transport::StreamableHttpService;
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use tokio_util::sync::CancellationToken;
+
+pub use error::ProxyError;
+pub use record::{CANCELLED_CODE, CallRecorder};
+
+use agent_side::AgentSession;
+use upstream::Connection;
+
+/// The `tracing` directive that keeps rmcp's per-message logging quiet.
+pub const LOG_FILTER: &str = "rmcp=error";
+
+/// How to reach the real MCP server. The proxy's own input type: the config module maps
+/// its server entries onto it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Upstream {
+    /// A server started as a child process, speaking MCP on stdin/stdout.
+    Stdio {
+        /// The program (looked up on `PATH` when it has no slash).
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables (values are never recorded or shown).
+        env: Vec<(String, String)>,
+        /// The working directory; the proxy's own when `None`.
+        cwd: Option<PathBuf>,
+    },
+    /// A server reached over streamable HTTP.
+    Http {
+        /// The endpoint, e.g. `http://127.0.0.1:3000/mcp`.
+        url: String,
+        /// Headers sent with every request (values are never recorded or shown).
+        headers: Vec<(String, String)>,
+    },
+}
+
+impl Upstream {
+    /// The command line or URL, for messages. Never includes env or header values.
+    pub fn describe(&self) -> String {
+        match self {
+            Upstream::Stdio { command, args, .. } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Upstream::Http { url, .. } => url.clone(),
+        }
+    }
+}
+
+/// Tunables of a proxy.
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    /// How long the server may take to start and answer `initialize` (default 60 s).
+    pub startup_timeout: Duration,
+}
+
+impl Default for ProxyOptions {
+    fn default() -> Self {
+        Self {
+            startup_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// State shared by the sessions of one proxy.
+pub(crate) struct Shared {
+    pub(crate) server: String,
+    pub(crate) upstream: Upstream,
+    pub(crate) log: PathBuf,
+    pub(crate) recorder: CallRecorder,
+    pub(crate) options: ProxyOptions,
+    connections: Mutex<Vec<Arc<Connection>>>,
+    failures: Mutex<Vec<String>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Shared {
+    pub(crate) fn register(&self, connection: Arc<Connection>) {
+        let mut connections = lock(&self.connections);
+        if !connections
+            .iter()
+            .any(|known| Arc::ptr_eq(known, &connection))
+        {
+            connections.push(connection);
+        }
+    }
+
+    pub(crate) fn note_failure(&self, message: String) {
+        lock(&self.failures).push(message);
+    }
+}
+
+/// Starts recording proxies.
+#[derive(Debug)]
+pub struct Proxy;
+
+impl Proxy {
+    /// Starts a proxy for the server `server_name` with default [`ProxyOptions`]. The
+    /// server itself is started (or reached) when the agent initializes; its stderr goes
+    /// to `<log_dir>/<server_name>.stderr.log`.
+    pub async fn start(
+        server_name: &str,
+        upstream: Upstream,
+        recorder: &CallRecorder,
+        log_dir: &Path,
+    ) -> Result<ProxyHandle, ProxyError> {
+        Self::start_with_options(
+            server_name,
+            upstream,
+            recorder,
+            log_dir,
+            ProxyOptions::default(),
+        )
+        .await
+    }
+
+    /// Starts a proxy with explicit options.
+    pub async fn start_with_options(
+        server_name: &str,
+        upstream: Upstream,
+        recorder: &CallRecorder,
+        log_dir: &Path,
+        options: ProxyOptions,
+    ) -> Result<ProxyHandle, ProxyError> {
+        let log = upstream::log_path(log_dir, server_name);
+        if matches!(upstream, Upstream::Stdio { .. }) {
+            let log_error = |source| ProxyError::Log {
+                server: server_name.to_owned(),
+                log: log.clone(),
+                source,
+            };
+            std::fs::create_dir_all(log_dir).map_err(log_error)?;
+            std::fs::File::create(&log).map_err(log_error)?;
+        }
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .and_then(|listener| Ok((listener.local_addr()?, listener)))
+            .map_err(|source| ProxyError::Listen {
+                server: server_name.to_owned(),
+                source,
+            });
+        let (address, listener) = listener?;
+        let stdio = matches!(upstream, Upstream::Stdio { .. });
+        let shared = Arc::new(Shared {
+            server: server_name.to_owned(),
+            upstream,
+            log: log.clone(),
+            recorder: recorder.clone(),
+            options,
+            connections: Mutex::new(Vec::new()),
+            failures: Mutex::new(Vec::new()),
+        });
+        let cancel = CancellationToken::new();
+        let config =
+            StreamableHttpServerConfig::default().with_cancellation_token(cancel.child_token());
+        let factory_shared = shared.clone();
+        let service = StreamableHttpService::new(
+            move || Ok(AgentSession::new(factory_shared.clone())),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        let router = axum::Router::new().nest_service("/mcp", service);
+        let shutdown = cancel.clone();
+        let serve = tokio::spawn(async move {
+            let _ = axum::serve(listener, router)
+                .with_graceful_shutdown(shutdown.cancelled_owned())
+                .await;
+        });
+        Ok(ProxyHandle {
+            url: format!("http://{address}/mcp"),
+            shared,
+            stderr_log: stdio.then_some(log),
+            cancel,
+            serve: Some(serve),
+        })
+    }
+}
+
+/// A running proxy. Stop it with [`ProxyHandle::shutdown`]; dropping it also kills the
+/// server processes it started (without waiting for them).
+#[derive(Debug)]
+pub struct ProxyHandle {
+    url: String,
+    shared: Arc<Shared>,
+    stderr_log: Option<PathBuf>,
+    cancel: CancellationToken,
+    serve: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("server", &self.server)
+            .field("upstream", &self.upstream.describe())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ProxyHandle {
+    /// The URL the agent connects to: `http://127.0.0.1:<port>/mcp`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The server's name in the MCP config.
+    pub fn server_name(&self) -> &str {
+        &self.shared.server
+    }
+
+    /// The file holding the stderr of a stdio server (of all its sessions).
+    pub fn stderr_log(&self) -> Option<&Path> {
+        self.stderr_log.as_deref()
+    }
+
+    /// Why connecting to the server failed, once per failed agent `initialize`. Each
+    /// message names the server and its command, and points to the stderr log.
+    pub fn upstream_failures(&self) -> Vec<String> {
+        lock(&self.shared.failures).clone()
+    }
+
+    /// The process group ids of the stdio servers this proxy has running (one per agent
+    /// session).
+    pub fn server_process_groups(&self) -> Vec<u32> {
+        lock(&self.shared.connections)
+            .iter()
+            .filter_map(|connection| connection.pgid())
+            .collect()
+    }
+
+    /// Stops accepting agent requests, closes every server connection (a stdio server gets
+    /// EOF and a few seconds to exit) and kills what is left of each server's process group.
+    pub async fn shutdown(mut self) {
+        self.cancel.cancel();
+        let connections = std::mem::take(&mut *lock(&self.shared.connections));
+        for connection in &connections {
+            connection.shutdown().await;
+        }
+        if let Some(mut serve) = self.serve.take()
+            && tokio::time::timeout(Duration::from_secs(5), &mut serve)
+                .await
+                .is_err()
+        {
+            serve.abort();
+        }
+    }
+}
+
+impl Drop for ProxyHandle {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+        for connection in lock(&self.shared.connections).iter() {
+            connection.kill();
+        }
+        if let Some(serve) = self.serve.take() {
+            serve.abort();
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! The call recorder shared by the proxies of one task run.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use crate::trace::{CallKind, CallTrace, DiscoveryEvent, ListKind, Outcome, RecordedCall};
+
+/// JSON-RPC code recorded for a call that never got an answer (the agent cancelled it or
+/// the proxy stopped first): MCP's "request cancelled".
+pub const CANCELLED_CODE: i32 = -32800;
+
+/// Collects the calls of every proxy of one task run, in the order the proxies received
+/// them. Cloning gives another handle to the same recording.
+#[derive(Debug, Clone)]
+pub struct CallRecorder {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    run_start: Instant,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    next_seq: u64,
+    calls: Vec<(u64, RecordedCall)>,
+    discovery: Vec<(u64, DiscoveryEvent)>,
+}
+
+impl Default for CallRecorder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CallRecorder {
+    /// A recorder whose run starts now.
+    pub fn new() -> Self {
+        Self::starting_at(Instant::now())
+    }
+
+    /// A recorder whose run started at `run_start`; start offsets are measured from it.
+    pub fn starting_at(run_start: Instant) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                run_start,
+                state: Mutex::new(State::default()),
+            }),
+        }
+    }
+
+    /// The start of the run.
+    pub fn run_start(&self) -> Instant {
+        self.inner.run_start
+    }
+
+    /// What has been recorded so far, in the order received. Calls still in flight are
+    /// not part of it yet.
+    pub fn trace(&self) -> CallTrace {
+        let state = self.lock();
+        let mut calls = state.calls.clone();
+        calls.sort_by_key(|(seq, _)| *seq);
+        let mut discovery = state.discovery.clone();
+        discovery.sort_by_key(|(seq, _)| *seq);
+        CallTrace {
+            calls: calls.into_iter().map(|(_, call)| call).collect(),
+            discovery: discovery.into_iter().map(|(_, event)| event).collect(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic elsewhere while holding the lock leaves plain data behind: keep using it.
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn next_seq(&self) -> (u64, Instant, Duration) {
+        let now = Instant::now();
+        let mut state = self.lock();
+        let seq = state.next_seq;
+        state.next_seq += 1;
+        (
+            seq,
+            now,
+            now.saturating_duration_since(self.inner.run_start),
+        )
+    }
+
+    /// Notes that a call was received; its place in the trace is fixed now, its entry is
+    /// written when [`PendingCall::finish`] is called (or when it is dropped unfinished).
+    pub(crate) fn begin_call(
+        &self,
+        server: &str,
+        kind: CallKind,
+        name: String,
+        arguments: Option<serde_json::Value>,
+    ) -> PendingCall {
+        let (seq, started, start_offset) = self.next_seq();
+        PendingCall {
+            recorder: self.clone(),
+            seq,
+            started,
+            call: Some(RecordedCall {
+                server: server.to_owned(),
+                kind,
+                name,
+                arguments,
+                outcome: Outcome::Error {
+                    code: CANCELLED_CODE,
+                    message: "the call did not finish: cancelled, or the proxy stopped".into(),
+                },
+                start_offset,
+                duration: Duration::ZERO,
+            }),
+        }
+    }
+
+    /// Notes that a list call was received.
+    pub(crate) fn begin_list(
+        &self,
+        server: &str,
+        list: ListKind,
+        cursor: Option<String>,
+    ) -> PendingList {
+        let (seq, started, start_offset) = self.next_seq();
+        PendingList {
+            recorder: self.clone(),
+            seq,
+            started,
+            event: DiscoveryEvent {
+                server: server.to_owned(),
+                list,
+                cursor,
+                items: None,
+                error: None,
+                start_offset,
+                duration: Duration::ZERO,
+            },
+        }
+    }
+}
+
+/// A call received but not answered yet. Dropped unfinished, it is recorded as cancelled.
+#[derive(Debug)]
+pub(crate) struct PendingCall {
+    recorder: CallRecorder,
+    seq: u64,
+    started: Instant,
+    call: Option<RecordedCall>,
+}
+
+impl PendingCall {
+    /// Records the call with its outcome.
+    pub(crate) fn finish(mut self, outcome: Outcome) {
+        if let Some(call) = self.call.as_mut() {
+            call.outcome = outcome;
+        }
+        self.store();
+    }
+
+    fn store(&mut self) {
+        if let Some(mut call) = self.call.take() {
+            call.duration = self.started.elapsed();
+            self.recorder.lock().calls.push((self.seq, call));
+        }
+    }
+}
+
+impl Drop for PendingCall {
+    fn drop(&mut self) {
+        self.store();
+    }
+}
+
+/// A list call received but not answered yet.
+#[derive(Debug)]
+pub(crate) struct PendingList {
+    recorder: CallRecorder,
+    seq: u64,
+    started: Instant,
+    event: DiscoveryEvent,
+}
+
+impl PendingList {
+    /// Records the list call: `Ok(n)` with the number of items, or the error message.
+    pub(crate) fn finish(mut self, outcome: Result<usize, String>) {
+        match outcome {
+            Ok(items) => self.event.items = Some(items),
+            Err(message) => self.event.error = Some(message),
+        }
+        self.event.duration = self.started.elapsed();
+        let seq = self.seq;
+        let recorder = self.recorder.clone();
+        recorder.lock().discovery.push((seq, self.event));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_keep_the_order_received_not_the_order_finished() {
+        let recorder = CallRecorder::new();
+        let first = recorder.begin_call("a", CallKind::Tool, "slow".into(), None);
+        let second = recorder.begin_call("b", CallKind::Prompt, "fast".into(), None);
+        second.finish(Outcome::Ok {
+            result: serde_json::json!({}),
+        });
+        first.finish(Outcome::Ok {
+            result: serde_json::json!({}),
+        });
+        let names: Vec<_> = recorder
+            .trace()
+            .calls
+            .into_iter()
+            .map(|call| call.name)
+            .collect();
+        assert_eq!(names, ["slow", "fast"]);
+    }
+
+    #[test]
+    fn an_unfinished_call_is_recorded_as_cancelled() {
+        let recorder = CallRecorder::new();
+        drop(recorder.begin_call("a", CallKind::Tool, "t".into(), None));
+        let trace = recorder.trace();
+        assert!(matches!(
+            trace.calls[0].outcome,
+            Outcome::Error {
+                code: CANCELLED_CODE,
+                ..
+            }
+        ));
+    }
+}

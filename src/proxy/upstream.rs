@@ -1,0 +1,304 @@
+//! The proxy's client side: connecting to the real server, and relaying what the server
+//! sends on its own (notifications, and sampling / elicitation / roots requests) to the
+//! agent.
+
+// Sampling and roots are deprecated by the 2026-07-28 protocol; agents still use them.
+#![allow(deprecated)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CancelledNotification, CancelledNotificationParam, ClientInfo, ClientResult, ErrorCode,
+    InitializeResult, ServerNotification, ServerPeerInfo, ServerRequest,
+};
+use rmcp::service::{
+    InboundStreamOrigin, NotificationContext, OriginatingRequestId, PeerRequestOptions,
+    RequestContext, RunningService, serve_client,
+};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, ServiceError};
+
+use super::Upstream;
+use super::error::ProxyError;
+use super::process::{ProcessGroupGuard, spawn_stdio};
+use super::routes::Routes;
+
+/// One live connection to the real server, serving one agent session.
+pub(crate) struct Connection {
+    /// Sends requests and notifications to the server.
+    pub(crate) peer: Peer<RoleClient>,
+    /// What the server answered to `initialize`.
+    pub(crate) init: InitializeResult,
+    /// Translation tables shared with the relay.
+    pub(crate) routes: Arc<Routes>,
+    running: tokio::sync::Mutex<Option<RunningService<RoleClient, Relay>>>,
+    group: Mutex<Option<ProcessGroupGuard>>,
+}
+
+impl Connection {
+    /// The process group of a stdio server, while it runs.
+    pub(crate) fn pgid(&self) -> Option<u32> {
+        self.group
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .as_ref()
+            .and_then(ProcessGroupGuard::pgid)
+    }
+
+    /// Closes the connection (a stdio server gets EOF on stdin and a few seconds to exit),
+    /// then kills whatever is left of its process group.
+    pub(crate) async fn shutdown(&self) {
+        if let Some(mut running) = self.running.lock().await.take() {
+            let _ = running.close_with_timeout(Duration::from_secs(5)).await;
+        }
+        self.kill();
+    }
+
+    /// Kills the server's process group now.
+    pub(crate) fn kill(&self) {
+        if let Some(mut group) = self
+            .group
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
+        {
+            group.kill();
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Starts or reaches the server and runs the MCP handshake with the agent's own client
+/// info and capabilities.
+pub(crate) async fn connect(
+    server: &str,
+    upstream: &Upstream,
+    log: &Path,
+    agent_info: ClientInfo,
+    agent: Peer<RoleServer>,
+    timeout: Duration,
+) -> Result<Connection, ProxyError> {
+    let routes = Arc::new(Routes::default());
+    let relay = Relay {
+        agent_info,
+        agent,
+        routes: routes.clone(),
+    };
+    let (handshake, group, log) = match upstream {
+        Upstream::Stdio { .. } => {
+            let started = spawn_stdio(server, upstream, log)?;
+            let handshake = tokio::time::timeout(timeout, serve_client(relay, started.transport));
+            (handshake.await, Some(started.group), Some(log.to_owned()))
+        }
+        Upstream::Http { url, headers } => {
+            let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                .custom_headers(header_map(server, headers)?);
+            // Transparent: no hidden second handshake when the server forgets the session.
+            config.reinit_on_expired_session = false;
+            let transport = StreamableHttpClientTransport::from_config(config);
+            let handshake = tokio::time::timeout(timeout, serve_client(relay, transport));
+            (handshake.await, None, None)
+        }
+    };
+    let running = match handshake {
+        Ok(Ok(running)) => running,
+        Ok(Err(error)) => {
+            return Err(ProxyError::Initialize {
+                server: server.to_owned(),
+                command: upstream.describe(),
+                message: with_stderr_tail(error.to_string(), log.as_deref()),
+                log,
+            });
+        }
+        Err(_elapsed) => {
+            return Err(ProxyError::InitializeTimeout {
+                server: server.to_owned(),
+                command: upstream.describe(),
+                timeout,
+                log,
+            });
+        }
+    };
+    let Some(init) = running
+        .peer()
+        .peer_info()
+        .map(|info| initialize_result(&info))
+    else {
+        return Err(ProxyError::Initialize {
+            server: server.to_owned(),
+            command: upstream.describe(),
+            message: "the handshake left no server info".into(),
+            log,
+        });
+    };
+    Ok(Connection {
+        peer: running.peer().clone(),
+        init,
+        routes,
+        running: tokio::sync::Mutex::new(Some(running)),
+        group: Mutex::new(group),
+    })
+}
+
+/// The server's handshake answer, as the proxy repeats it to the agent.
+fn initialize_result(info: &ServerPeerInfo) -> InitializeResult {
+    let mut init = InitializeResult::new(info.capabilities.clone())
+        .with_protocol_version(info.protocol_version.clone());
+    if let Some(server_info) = &info.server_info {
+        init = init.with_server_info(server_info.clone());
+    }
+    init.instructions = info.instructions.clone();
+    init.meta = info.meta.clone();
+    init
+}
+
+fn header_map(
+    server: &str,
+    headers: &[(String, String)],
+) -> Result<HashMap<http::HeaderName, http::HeaderValue>, ProxyError> {
+    let mut map = HashMap::new();
+    for (name, value) in headers {
+        let invalid = |what: &str| ProxyError::InvalidHttpConfig {
+            server: server.to_owned(),
+            message: format!("header `{name}` has an invalid {what}"),
+        };
+        let header_name =
+            http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid("name"))?;
+        let mut header_value = http::HeaderValue::from_str(value).map_err(|_| invalid("value"))?;
+        header_value.set_sensitive(true);
+        map.insert(header_name, header_value);
+    }
+    Ok(map)
+}
+
+/// Appends the last lines the server wrote to stderr, which usually say why it failed.
+fn with_stderr_tail(message: String, log: Option<&Path>) -> String {
+    const TAIL: usize = 1500;
+    let Some(text) = log.and_then(|path| std::fs::read_to_string(path).ok()) else {
+        return message;
+    };
+    let text = text.trim_end();
+    if text.is_empty() {
+        return message;
+    }
+    let start = text
+        .char_indices()
+        .map(|(index, _)| index)
+        .find(|&index| text.len() - index <= TAIL)
+        .unwrap_or(0);
+    format!(
+        "{message}\n--- last lines of the server's stderr ---\n{}",
+        &text[start..]
+    )
+}
+
+/// The rmcp client service: presents the agent's identity to the server and relays the
+/// server's own messages to the agent.
+pub(crate) struct Relay {
+    agent_info: ClientInfo,
+    agent: Peer<RoleServer>,
+    routes: Arc<Routes>,
+}
+
+impl Service<RoleClient> for Relay {
+    async fn handle_request(
+        &self,
+        mut request: ServerRequest,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ClientResult, McpError> {
+        use rmcp::model::GetExtensions;
+        let upstream_origin = match context.extensions.get::<InboundStreamOrigin>() {
+            Some(InboundStreamOrigin::OutboundRequest(id)) => Some(id.clone()),
+            _ => None,
+        };
+        if let Some(agent_id) = self
+            .routes
+            .originating_agent_request(upstream_origin.as_ref())
+        {
+            // Rides the agent request's own response stream, not the standalone GET stream.
+            request
+                .extensions_mut()
+                .insert(OriginatingRequestId(agent_id));
+        }
+        let handle = self
+            .agent
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|error| relay_error(&error))?;
+        let agent_id = handle.id.clone();
+        tokio::select! {
+            response = handle.await_response() => response.map_err(|error| relay_error(&error)),
+            () = context.ct.cancelled() => {
+                let cancel = CancelledNotification::new(CancelledNotificationParam::new(
+                        Some(agent_id),
+                        Some("cancelled by the server".into()),
+                    ));
+                let _ = self.agent.send_notification(cancel.into()).await;
+                Err(McpError::new(ErrorCode(super::record::CANCELLED_CODE), "cancelled", None))
+            }
+        }
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: ServerNotification,
+        _context: NotificationContext<RoleClient>,
+    ) -> Result<(), McpError> {
+        let notification = match notification {
+            ServerNotification::ProgressNotification(mut progress) => {
+                // Only progress of a request still open, under the agent's own token.
+                let Some(token) = self
+                    .routes
+                    .agent_progress_token(&progress.params.progress_token)
+                else {
+                    return Ok(());
+                };
+                progress.params.progress_token = token;
+                ServerNotification::ProgressNotification(progress)
+            }
+            // Cancellation of a server→client request is relayed through the request's
+            // cancellation token above, with the agent-side id.
+            ServerNotification::CancelledNotification(_) => return Ok(()),
+            other => other,
+        };
+        // The agent may be gone already; nothing to do then.
+        let _ = self.agent.send_notification(notification).await;
+        Ok(())
+    }
+
+    fn get_info(&self) -> ClientInfo {
+        self.agent_info.clone()
+    }
+}
+
+/// A failure to relay to the agent, as the JSON-RPC error the server gets.
+fn relay_error(error: &ServiceError) -> McpError {
+    match error {
+        ServiceError::McpError(error) => error.clone(),
+        other => McpError::internal_error(format!("the agent did not answer: {other}"), None),
+    }
+}
+
+/// The path of a server's stderr log inside `log_dir`.
+pub(crate) fn log_path(log_dir: &Path, server: &str) -> PathBuf {
+    let safe: String = server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    log_dir.join(format!("{safe}.stderr.log"))
+}
