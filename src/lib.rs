@@ -13,9 +13,12 @@ pub const VERSION: &str = concat!(
 pub mod agent;
 pub mod assert;
 pub mod config;
+pub mod harness;
 pub mod plan;
 pub mod process;
 pub mod proxy;
 pub mod snapshot;
 pub mod steps;
 pub mod trace;
+
+pub use harness::Harness;

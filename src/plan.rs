@@ -60,7 +60,43 @@ impl TaskCase {
 /// Plans `eval`. Errors are about the eval itself (a glob that matches no task file, a path
 /// that is not a task, two tasks with one name); a broken task file is a case with a problem.
 pub fn plan_eval(eval: Eval) -> Result<EvalPlan, ConfigErrors> {
+    plan_files(Arc::new(eval), None)
+}
+
+/// Plans only the task named `task` (the part after `::` of a test name), reading as few task
+/// files as it can: a file whose stem is the task name is tried first, and a broken file is
+/// named by its path. The plan has no case when no such task exists.
+pub fn plan_task(eval: Eval, task: &str) -> Result<EvalPlan, ConfigErrors> {
     let eval = Arc::new(eval);
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    for set in &eval.task_sets {
+        let files = match &set.source {
+            TaskSource::Path(path) => vec![path.clone()],
+            // A broken glob is reported by the full plan; here it only names no candidate.
+            TaskSource::Glob(glob) => glob_files(eval.dir(), glob).unwrap_or_default(),
+        };
+        for file in files {
+            if !candidates.contains(&file) {
+                candidates.push(file);
+            }
+        }
+    }
+    let stem_matches = |file: &PathBuf| file.file_stem().is_some_and(|stem| stem == task);
+    candidates.sort_by_key(|file| !stem_matches(file));
+    let found = candidates.into_iter().find(|file| {
+        relative_name(eval.dir(), file) == task
+            || matches!(read_task_header(file), Ok(Some(header)) if header.name.as_deref() == Some(task))
+    });
+    match found {
+        Some(file) => plan_files(eval, Some(&file)),
+        None => Ok(EvalPlan {
+            eval,
+            cases: Vec::new(),
+        }),
+    }
+}
+
+fn plan_files(eval: Arc<Eval>, only: Option<&Path>) -> Result<EvalPlan, ConfigErrors> {
     let mut errors = Vec::new();
     let mut cases: Vec<TaskCase> = Vec::new();
     let mut index_of: BTreeMap<PathBuf, usize> = BTreeMap::new();
@@ -81,6 +117,9 @@ pub fn plan_eval(eval: Eval) -> Result<EvalPlan, ConfigErrors> {
         };
         let mut tasks_seen = 0;
         for file in files {
+            if only.is_some_and(|only| only != file) {
+                continue;
+            }
             let header = match read_task_header(&file) {
                 Ok(Some(header)) => header,
                 Ok(None) => {
@@ -138,6 +177,7 @@ pub fn plan_eval(eval: Eval) -> Result<EvalPlan, ConfigErrors> {
             );
         }
         if tasks_seen == 0
+            && only.is_none()
             && let TaskSource::Glob(glob) = &set.source
         {
             errors.push(eval_error(

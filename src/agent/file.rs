@@ -176,14 +176,15 @@ fn shell_text(template: &Template, values: &Values<'_>) -> Result<String, String
     Ok(text)
 }
 
-/// Runs the file agent once: command line rendered, fresh `work_dir`, environment plus the
-/// Agent file's `env`, bounded by its timeout.
+/// Runs the file agent once: command line rendered, fresh `work_dir`, environment plus
+/// `extra_env` plus the Agent file's `env`, bounded by its timeout.
 pub async fn run_file_agent(
     command: &AgentCommand,
     prompt: &str,
     servers: &[ProxiedServer],
     mcp_config_file: &Path,
     work_dir: &Path,
+    extra_env: &[(String, String)],
     live: bool,
 ) -> AgentOutcome {
     let failed = |reason: String| AgentOutcome {
@@ -200,9 +201,11 @@ pub async fn run_file_agent(
     let spec = ProcessSpec {
         program: argv[0].clone(),
         args: argv[1..].to_vec(),
-        env: command
-            .env
+        // The Agent file's own `env` wins over the harness's variables.
+        env: extra_env
             .iter()
+            .map(|(k, v)| (k, v))
+            .chain(&command.env)
             .map(|(k, v)| (k.into(), v.into()))
             .collect(),
         cwd: work_dir.to_path_buf(),

@@ -191,6 +191,7 @@ async fn the_prompt_reaches_the_agent_byte_for_byte_and_nothing_executes() {
         &servers(),
         Path::new("/run/mcp.json"),
         dir.path(),
+        &[],
         false,
     )
     .await;
@@ -220,6 +221,7 @@ async fn shell_mode_runs_pipes_but_still_not_the_prompt() {
         &servers(),
         Path::new("/run/mcp.json"),
         dir.path(),
+        &[],
         false,
     )
     .await;
@@ -238,7 +240,16 @@ async fn a_missing_agent_program_is_a_clear_failure() {
         "no-such-agent-program {{ .Prompt }}",
         false,
     );
-    let outcome = run_file_agent(&c, "hi", &servers(), Path::new("/x"), dir.path(), false).await;
+    let outcome = run_file_agent(
+        &c,
+        "hi",
+        &servers(),
+        Path::new("/x"),
+        dir.path(),
+        &[],
+        false,
+    )
+    .await;
     assert!(!outcome.passed);
     assert!(
         outcome

@@ -10,7 +10,7 @@ use super::agent::{AgentSpec, RawAgentRef};
 use super::assertions::{Assertions, RawAssertions};
 use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};
-use super::mcp::{McpConfig, load_mcp_config};
+use super::mcp::{McpConfig, load_mcp_config_with};
 use super::task::{Limits, RawLimits};
 use super::yaml::{LocationIndex, read_file};
 
@@ -145,8 +145,17 @@ pub struct JudgeConfig {
     pub model_name_key: String,
 }
 
-/// Loads and validates the eval file at `path`, with its MCP config and agent file.
+/// Loads and validates the eval file at `path`, with its MCP config and agent file;
+/// `${VAR}` in the MCP config expands from the process environment.
 pub fn load_eval(path: &Path) -> Result<Eval, ConfigErrors> {
+    load_eval_with(path, &|name| std::env::var(name).ok())
+}
+
+/// Like [`load_eval`], with `${VAR}` expanded by `lookup`.
+pub fn load_eval_with(
+    path: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Eval, ConfigErrors> {
     let parsed = read_file::<RawEval>(path)?;
     let raw = parsed.value;
     let mut check = Checker::new(path, &parsed.locations);
@@ -184,7 +193,7 @@ pub fn load_eval(path: &Path) -> Result<Eval, ConfigErrors> {
 
     let mcp = match check.non_empty("config.mcpConfigFile", config.mcp_config_file.as_deref()) {
         Some(file) => match check.existing_file("config.mcpConfigFile", file) {
-            Some(file) => match load_mcp_config(&file) {
+            Some(file) => match load_mcp_config_with(&file, lookup) {
                 Ok(mcp) => Some(mcp),
                 Err(errors) => {
                     check.extend(errors);

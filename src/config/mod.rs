@@ -23,7 +23,7 @@ pub use agent::{
 };
 pub use assertions::{Assertions, CallMatcher, OrderedCall, kind_name};
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
-pub use eval::{Eval, JudgeConfig, SnapshotMode, TaskSet, TaskSource, load_eval};
+pub use eval::{Eval, JudgeConfig, SnapshotMode, TaskSet, TaskSource, load_eval, load_eval_with};
 pub use mcp::{
     AllowedTools, McpConfig, McpServer, Transport, expand_vars, load_mcp_config,
     load_mcp_config_with,

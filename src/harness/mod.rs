@@ -1,0 +1,252 @@
+//! The test harness: every planned task case is one libtest trial named `<eval>::<task>`.
+//!
+//! ```no_run
+//! // tests/evals.rs, with `harness = false` in Cargo.toml
+//! fn main() -> std::process::ExitCode {
+//!     mcpeval::Harness::discover("evals").run()
+//! }
+//! ```
+
+mod message;
+mod run;
+mod tools;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, LazyLock, OnceLock};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use regex::Regex;
+
+pub use message::failure_message;
+pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, RunOptions, RunReport, run_task};
+
+use crate::config::{ConfigError, ConfigErrors, Eval, SnapshotMode, load_eval_with};
+use crate::plan::{EvalPlan, TaskCase, plan_eval, plan_task};
+use crate::snapshot::{
+    SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir, snapshot_name,
+};
+
+/// Exit code when an eval file does not load (the run does not start).
+pub const EXIT_INVALID_CONFIG: u8 = 2;
+
+/// Runs evals as libtest trials.
+#[derive(Debug, Clone)]
+pub struct Harness {
+    source: Source,
+    args: Option<Arguments>,
+    vars: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone)]
+enum Source {
+    Directory(PathBuf),
+    Files(Vec<PathBuf>),
+}
+
+impl Harness {
+    /// Every eval file (`kind: Eval`, `.yaml`/`.yml`/`.json`) under `dir`, at any depth.
+    pub fn discover(dir: impl AsRef<Path>) -> Self {
+        Harness {
+            source: Source::Directory(dir.as_ref().to_path_buf()),
+            args: None,
+            vars: Vec::new(),
+        }
+    }
+
+    /// Exactly these eval files (what `mcpeval check` runs).
+    pub fn eval_files(files: impl IntoIterator<Item = PathBuf>) -> Self {
+        Harness {
+            source: Source::Files(files.into_iter().collect()),
+            args: None,
+            vars: Vec::new(),
+        }
+    }
+
+    /// A variable for `${VAR}` in MCP config files (before the process environment) and for
+    /// the environment of every server, agent and script of a run. For example the path of
+    /// the server binary under test:
+    /// `.env("MY_SERVER", env!("CARGO_BIN_EXE_my-server"))`.
+    pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.vars.push((name.into(), value.into()));
+        self
+    }
+
+    /// libtest arguments to use instead of the process's own.
+    pub fn with_args(mut self, args: Arguments) -> Self {
+        self.args = Some(args);
+        self
+    }
+
+    /// Runs the trials and returns the exit code: 0 only when every selected task passed.
+    /// An eval file that does not load fails the whole run up front (exit code 2).
+    pub fn run(self) -> ExitCode {
+        let args = self.args.clone().unwrap_or_else(Arguments::from_args);
+        let trials = match self.trials(&args) {
+            Ok(trials) => trials,
+            Err(errors) => {
+                for error in errors.iter() {
+                    eprintln!("error: {error}");
+                }
+                eprintln!("mcpeval: no task ran because an eval file is invalid");
+                return ExitCode::from(EXIT_INVALID_CONFIG);
+            }
+        };
+        libtest_mimic::run(&args, trials).exit_code()
+    }
+
+    /// The trials these evals plan to, filtered as `args` ask (`--exact NAME` plans only that
+    /// task).
+    pub fn trials(&self, args: &Arguments) -> Result<Vec<Trial>, ConfigErrors> {
+        let files = match &self.source {
+            Source::Files(files) => files.clone(),
+            Source::Directory(dir) => discover_eval_files(dir)?,
+        };
+        let mut errors = Vec::new();
+        let mut evals = Vec::new();
+        let lookup = |name: &str| {
+            self.vars
+                .iter()
+                .rev()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .or_else(|| std::env::var(name).ok())
+        };
+        let options = Arc::new(RunOptions {
+            live: std::env::var("MCPEVAL_LIVE").is_ok_and(|v| v == "1"),
+            vars: self.vars.clone(),
+        });
+        for file in files {
+            match load_eval_with(&file, &lookup) {
+                Ok(eval) => evals.push(eval),
+                Err(e) => errors.extend(e.0),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ConfigErrors(errors));
+        }
+        let exact = args
+            .exact
+            .then_some(args.filter.as_deref())
+            .flatten()
+            .and_then(|name| name.split_once("::"));
+        let mut trials = Vec::new();
+        for eval in evals {
+            let plan = match exact {
+                Some((eval_name, _)) if eval_name != eval.name => continue,
+                Some((_, task)) => plan_task(eval, task),
+                None => plan_eval(eval),
+            };
+            match plan {
+                Ok(plan) => trials.extend(trials_of(plan, &options)),
+                Err(e) => errors.extend(e.0),
+            }
+        }
+        if errors.is_empty() {
+            Ok(trials)
+        } else {
+            Err(ConfigErrors(errors))
+        }
+    }
+}
+
+fn trials_of(plan: EvalPlan, options: &Arc<RunOptions>) -> Vec<Trial> {
+    let EvalPlan { eval, cases } = plan;
+    cases
+        .into_iter()
+        .map(|case| {
+            let (eval, options) = (eval.clone(), options.clone());
+            Trial::test(case.name.clone(), move || run_case(&eval, &case, options))
+        })
+        .collect()
+}
+
+/// The tokio runtime every trial of this process blocks on.
+fn runtime() -> Result<&'static tokio::runtime::Runtime, Failed> {
+    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| Failed::from(format!("cannot start the async runtime: {e}")))
+}
+
+fn run_case(eval: &Arc<Eval>, case: &TaskCase, options: Arc<RunOptions>) -> Result<(), Failed> {
+    let task = case
+        .load(eval)
+        .map_err(|errors| Failed::from(format!("the task file does not load:\n{errors}")))?;
+    let task_name = task.name.clone();
+    let run_dir = output_dir()
+        .join("runs")
+        .join(snapshot_name(&eval.name, &task_name));
+    let report = runtime()?.block_on(run_task(
+        eval.clone(),
+        case,
+        Arc::new(task),
+        run_dir.clone(),
+        options,
+    ));
+    let snapshot = if report.agent.is_some() {
+        let content = render_snapshot(&report.trace, &[run_dir.display().to_string()]);
+        check_snapshot(
+            eval.snapshot,
+            &snapshot_dir(&eval.path),
+            &snapshot_name(&eval.name, &task_name),
+            &case.path,
+            &content,
+        )
+    } else {
+        SnapshotStatus::Off
+    };
+    let snapshot_fails = eval.snapshot == SnapshotMode::Strict
+        && matches!(snapshot, SnapshotStatus::New | SnapshotStatus::Changed(_));
+    if report.passed() && !snapshot_fails {
+        if let SnapshotStatus::Changed(_) | SnapshotStatus::New = snapshot {
+            eprintln!(
+                "note: {}: the call trace changed; review it with `cargo insta review`",
+                case.name
+            );
+        }
+        return Ok(());
+    }
+    Err(failure_message(&report, &snapshot, snapshot_fails).into())
+}
+
+/// Where runs keep their files: `MCPEVAL_OUTPUT_DIR`, else `<target dir>/mcpeval`.
+pub fn output_dir() -> PathBuf {
+    let dir = match std::env::var_os("MCPEVAL_OUTPUT_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("target"))
+            .join("mcpeval"),
+    };
+    std::path::absolute(&dir).unwrap_or(dir)
+}
+
+static EVAL_KIND: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?m)^kind:\s*["']?Eval["']?\s*(#.*)?$|"kind"\s*:\s*"Eval""#)
+        .expect("static regex")
+});
+
+/// The eval files under `dir`, sorted: YAML or JSON files that say `kind: Eval`.
+pub fn discover_eval_files(dir: &Path) -> Result<Vec<PathBuf>, ConfigErrors> {
+    let mut files = Vec::new();
+    for pattern in ["**/*.yaml", "**/*.yml", "**/*.json"] {
+        let found = crate::plan::glob_files(dir, pattern).map_err(|e| ConfigError::file(dir, e))?;
+        files.extend(found);
+    }
+    files.sort();
+    let evals: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|file| std::fs::read_to_string(file).is_ok_and(|text| EVAL_KIND.is_match(&text)))
+        .collect();
+    if evals.is_empty() {
+        return Err(ConfigError::file(dir, "no eval file (`kind: Eval`) found here").into());
+    }
+    Ok(evals)
+}

@@ -1,0 +1,431 @@
+//! One task run: fresh proxies, the agent's MCP config, setup, the agent, verify, assertions,
+//! cleanup (always, once setup started), then every proxy and process stopped.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::agent::{AgentOutcome, ProxiedServer, run_file_agent, write_agent_mcp_config};
+use crate::assert::{AssertionFailure, check_all};
+use crate::config::{AgentSpec, AllowedTools, Eval, McpServer, Task, Transport};
+use crate::plan::TaskCase;
+use crate::process::ProcessGroupGuard;
+use crate::proxy::{CallRecorder, Proxy, ProxyHandle, Upstream};
+use crate::steps::{Phase, StepContext, StepResult, phase_passed, run_phase};
+use crate::trace::CallTrace;
+
+use super::tools::list_allowed_tools;
+
+/// Bound on setup + agent + verify when neither the task nor the eval sets one.
+pub const DEFAULT_TASK_TIMEOUT: Duration = Duration::from_secs(600);
+/// Bound on cleanup when neither the task nor the eval sets one.
+pub const DEFAULT_CLEANUP_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How to run: live output, and variables for every process of the run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Copy agent and script output to stderr as it arrives (`MCPEVAL_LIVE=1`).
+    pub live: bool,
+    /// Environment variables for every server, agent and script of the run.
+    pub vars: Vec<(String, String)>,
+}
+
+/// Everything one run produced, for the verdict and the failure message.
+#[derive(Debug, Default)]
+pub struct RunReport {
+    /// Problems that stop the run before the agent (a proxy that cannot start, …).
+    pub errors: Vec<String>,
+    /// Setup step results.
+    pub setup: Vec<StepResult>,
+    /// How the agent ended; `None` when it never ran.
+    pub agent: Option<AgentOutcome>,
+    /// Verify step results.
+    pub verify: Vec<StepResult>,
+    /// Failed assertions.
+    pub failures: Vec<AssertionFailure>,
+    /// Cleanup step results (reported; they never flip the verdict).
+    pub cleanup: Vec<StepResult>,
+    /// The phase that was running when the task timeout hit.
+    pub timed_out_in: Option<(&'static str, Duration)>,
+    /// What the proxies recorded.
+    pub trace: CallTrace,
+    /// Why upstream servers failed, as the proxies saw it.
+    pub upstream_failures: Vec<String>,
+    /// This run's directory (agent MCP config, trace, server logs, inline scripts).
+    pub run_dir: PathBuf,
+    /// The agent's working directory.
+    pub work_dir: PathBuf,
+}
+
+impl RunReport {
+    /// Setup, agent, verify and every assertion passed.
+    pub fn passed(&self) -> bool {
+        self.errors.is_empty()
+            && self.timed_out_in.is_none()
+            && phase_passed(&self.setup)
+            && self.agent.as_ref().is_some_and(|a| a.passed)
+            && phase_passed(&self.verify)
+            && self.failures.is_empty()
+    }
+}
+
+/// What the timed part of a run shares with the code that waits for it.
+struct Shared {
+    phase: Mutex<&'static str>,
+    report: Mutex<RunReport>,
+    groups: Mutex<Vec<ProcessGroupGuard>>,
+}
+
+impl Shared {
+    fn set_phase(&self, phase: &'static str) {
+        *lock(&self.phase) = phase;
+    }
+
+    fn report(&self) -> std::sync::MutexGuard<'_, RunReport> {
+        lock(&self.report)
+    }
+}
+
+/// A poisoned lock only means a panic happened elsewhere; the data is still what we have.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Runs one task case in `run_dir` (made empty first).
+pub async fn run_task(
+    eval: Arc<Eval>,
+    case: &TaskCase,
+    task: Arc<Task>,
+    run_dir: PathBuf,
+    options: Arc<RunOptions>,
+) -> RunReport {
+    let work_dir = run_dir.join("agent-workdir");
+    let mut report = RunReport {
+        run_dir: run_dir.clone(),
+        work_dir: work_dir.clone(),
+        ..RunReport::default()
+    };
+    if let Err(e) = prepare_dir(&run_dir).and_then(|()| std::fs::create_dir_all(&work_dir)) {
+        report.errors.push(format!(
+            "cannot prepare the run directory {}: {e}",
+            run_dir.display()
+        ));
+        return report;
+    }
+    let recorder = CallRecorder::new();
+    let mut proxies: Vec<ProxyHandle> = Vec::new();
+    for server in eval.mcp.enabled() {
+        match Proxy::start(
+            &server.name,
+            upstream_of(server, &options.vars),
+            &recorder,
+            &run_dir,
+        )
+        .await
+        {
+            Ok(handle) => proxies.push(handle),
+            Err(e) => report.errors.push(e.to_string()),
+        }
+    }
+    if !report.errors.is_empty() {
+        shutdown(proxies).await;
+        return report;
+    }
+
+    let limits = task.limits;
+    let timeout = limits
+        .timeout
+        .or(eval.default_limits.timeout)
+        .unwrap_or(DEFAULT_TASK_TIMEOUT);
+    let cleanup_timeout = limits
+        .cleanup_timeout
+        .or(eval.default_limits.cleanup_timeout)
+        .unwrap_or(DEFAULT_CLEANUP_TIMEOUT);
+    let shared = Arc::new(Shared {
+        phase: Mutex::new("start"),
+        report: Mutex::new(report),
+        groups: Mutex::new(Vec::new()),
+    });
+    let servers: Vec<(McpServer, String)> = eval
+        .mcp
+        .enabled()
+        .cloned()
+        .zip(proxies.iter().map(|p| p.url().to_owned()))
+        .collect();
+    let assertion_sets = case.assertion_sets.clone();
+    let main = tokio::spawn({
+        let (shared, eval, task, recorder, options) = (
+            shared.clone(),
+            eval.clone(),
+            task.clone(),
+            recorder.clone(),
+            options.clone(),
+        );
+        async move {
+            run_main(
+                &shared,
+                &eval,
+                &task,
+                &servers,
+                &recorder,
+                &assertion_sets,
+                &options,
+            )
+            .await
+        }
+    });
+    let abort = main.abort_handle();
+    let started = Instant::now();
+    match tokio::time::timeout(timeout, main).await {
+        Ok(Ok(())) => {}
+        Ok(Err(join_error)) => {
+            let what = if join_error.is_panic() {
+                "panicked"
+            } else {
+                "was cancelled"
+            };
+            let phase = *lock(&shared.phase);
+            shared.report().errors.push(format!(
+                "mcpeval itself {what} during {phase}; this is a bug"
+            ));
+        }
+        Err(_) => {
+            abort.abort();
+            let phase = *lock(&shared.phase);
+            shared.report().timed_out_in = Some((phase, started.elapsed()));
+        }
+    }
+
+    // Cleanup always runs once setup has started, with its own timeout.
+    if !task.cleanup.is_empty() && *lock(&shared.phase) != "start" {
+        let context = step_context(&task, &run_dir, &[], &options);
+        let mut groups = Vec::new();
+        let results = tokio::time::timeout(
+            cleanup_timeout,
+            run_phase(Phase::Cleanup, &task.cleanup, &context, &mut groups),
+        )
+        .await;
+        shared.report().cleanup = results.unwrap_or_else(|_| {
+            vec![StepResult {
+                label: "cleanup".into(),
+                passed: false,
+                reason: format!(
+                    "timed out after {}",
+                    humantime::format_duration(cleanup_timeout)
+                ),
+                output: String::new(),
+                continue_on_error: false,
+            }]
+        });
+    }
+    lock(&shared.groups).clear();
+    let upstream_failures: Vec<String> = proxies
+        .iter()
+        .flat_map(ProxyHandle::upstream_failures)
+        .collect();
+    shutdown(proxies).await;
+    let mut report = std::mem::take(&mut *shared.report());
+    report.upstream_failures = upstream_failures;
+    report.trace = recorder.trace();
+    report
+}
+
+async fn run_main(
+    shared: &Shared,
+    eval: &Eval,
+    task: &Task,
+    servers: &[(McpServer, String)],
+    recorder: &CallRecorder,
+    assertion_sets: &[crate::plan::AssertionSet],
+    options: &RunOptions,
+) {
+    let run_dir = shared.report().run_dir.clone();
+    let work_dir = shared.report().work_dir.clone();
+    shared.set_phase("setup");
+    let context = step_context(task, &run_dir, &[], options);
+    let mut groups = Vec::new();
+    let setup = run_phase(Phase::Setup, &task.setup, &context, &mut groups).await;
+    lock(&shared.groups).extend(groups);
+    let setup_ok = phase_passed(&setup);
+    shared.report().setup = setup;
+    if !setup_ok {
+        return;
+    }
+
+    shared.set_phase("agent");
+    let agent = run_agent(eval, task, servers, &run_dir, &work_dir, options).await;
+    let answer = agent.answer.clone();
+    shared.report().agent = Some(agent);
+
+    shared.set_phase("verify");
+    let trace = recorder.trace();
+    let trace_file = run_dir.join("trace.json");
+    let answer_file = run_dir.join("agent-output.txt");
+    let written = std::fs::write(&trace_file, trace.to_json_pretty())
+        .and_then(|()| std::fs::write(&answer_file, &answer));
+    if let Err(e) = written {
+        shared
+            .report()
+            .errors
+            .push(format!("cannot write {}: {e}", run_dir.display()));
+        return;
+    }
+    // Environment variables have a size limit; the file always holds the whole answer.
+    let short_answer: String = answer.chars().take(64 * 1024).collect();
+    let env = [
+        ("MCPEVAL_TRACE", trace_file.display().to_string()),
+        ("MCPEVAL_AGENT_OUTPUT", short_answer),
+        (
+            "MCPEVAL_AGENT_OUTPUT_FILE",
+            answer_file.display().to_string(),
+        ),
+    ];
+    let context = step_context(task, &run_dir, &env, options);
+    let verify = run_phase(Phase::Verify, &task.verify, &context, &mut Vec::new()).await;
+    shared.report().verify = verify;
+
+    shared.set_phase("assertions");
+    shared.report().failures = check_all(assertion_sets, &trace);
+    shared.set_phase("done");
+}
+
+async fn run_agent(
+    eval: &Eval,
+    task: &Task,
+    servers: &[(McpServer, String)],
+    run_dir: &Path,
+    work_dir: &Path,
+    options: &RunOptions,
+) -> AgentOutcome {
+    let not_run = |reason: String| AgentOutcome {
+        passed: false,
+        reason,
+        answer: String::new(),
+        stdout: String::new(),
+        stderr: String::new(),
+    };
+    let command = match &eval.agent {
+        AgentSpec::File(file) => match &file.command {
+            Some(command) => command,
+            None => {
+                return not_run(format!(
+                    "the Agent file {} has no command line (builtin agents cannot run yet in this version)",
+                    file.path.display()
+                ));
+            }
+        },
+        AgentSpec::ClaudeCode { .. } | AgentSpec::OpenAiAgent { .. } => {
+            return not_run(
+                "builtin agents cannot run yet in this version of mcpeval; use `type: file`".into(),
+            );
+        }
+    };
+    let needs_tools = command
+        .run_prompt
+        .fields()
+        .any(|f| f == crate::config::template::Field::AllowedToolArgs);
+    let mut proxied = Vec::new();
+    for (server, url) in servers {
+        let allowed_tools = match (&server.allowed_tools, needs_tools) {
+            (_, false) => Vec::new(),
+            (AllowedTools::Only(tools), true) => tools.clone(),
+            (AllowedTools::All, true) => {
+                match list_allowed_tools(server, &options.vars, run_dir).await {
+                    Ok(tools) => tools,
+                    Err(e) => {
+                        return not_run(format!(
+                            "cannot list the tools of `{}` for the agent's allowed tools: {e}",
+                            server.name
+                        ));
+                    }
+                }
+            }
+        };
+        proxied.push(ProxiedServer {
+            name: server.name.clone(),
+            url: url.clone(),
+            allowed_tools,
+        });
+    }
+    let config_file = run_dir.join("mcp-config.json");
+    if let Err(e) = write_agent_mcp_config(&config_file, &proxied) {
+        return not_run(format!(
+            "cannot write the agent's MCP config {}: {e}",
+            config_file.display()
+        ));
+    }
+    run_file_agent(
+        command,
+        &task.prompt,
+        &proxied,
+        &config_file,
+        work_dir,
+        &options.vars,
+        options.live,
+    )
+    .await
+}
+
+fn step_context(
+    task: &Task,
+    run_dir: &Path,
+    env: &[(&str, String)],
+    options: &RunOptions,
+) -> StepContext {
+    StepContext {
+        task_dir: std::path::absolute(task.dir()).unwrap_or_else(|_| task.dir().to_path_buf()),
+        run_dir: run_dir.to_path_buf(),
+        env: options
+            .vars
+            .iter()
+            .cloned()
+            .chain(env.iter().map(|(k, v)| ((*k).to_owned(), v.clone())))
+            .collect(),
+        live: options.live,
+    }
+}
+
+/// The proxy's view of a configured server; a stdio server also gets the run's `vars`
+/// (its own `env` wins).
+pub fn upstream_of(server: &McpServer, vars: &[(String, String)]) -> Upstream {
+    match &server.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => Upstream::Stdio {
+            command: command.clone(),
+            args: args.clone(),
+            env: vars
+                .iter()
+                .cloned()
+                .chain(env.iter().map(|(k, v)| (k.clone(), v.clone())))
+                .collect(),
+            cwd: cwd.clone(),
+        },
+        Transport::Http { url, headers } => Upstream::Http {
+            url: url.clone(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        },
+    }
+}
+
+async fn shutdown(proxies: Vec<ProxyHandle>) {
+    for proxy in proxies {
+        proxy.shutdown().await;
+    }
+}
+
+/// Empties (or creates) `dir`.
+fn prepare_dir(dir: &Path) -> std::io::Result<()> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir)?;
+    }
+    std::fs::create_dir_all(dir)
+}

@@ -1,0 +1,59 @@
+//! The tools of a server whose allowed tools are "all of them": listed through a proxy of
+//! its own, so that the listing never enters the run's trace.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::transport::StreamableHttpClientTransport;
+
+use super::run::upstream_of;
+use crate::config::McpServer;
+use crate::proxy::{CallRecorder, Proxy};
+
+/// Bound on starting the server and listing its tools.
+const LIST_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Every tool name of `server` (all pages).
+pub async fn list_allowed_tools(
+    server: &McpServer,
+    vars: &[(String, String)],
+    log_dir: &Path,
+) -> Result<Vec<String>, String> {
+    let log_dir = log_dir.join("tool-listing");
+    std::fs::create_dir_all(&log_dir)
+        .map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
+    let proxy = Proxy::start(
+        &server.name,
+        upstream_of(server, vars),
+        &CallRecorder::new(),
+        &log_dir,
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let url = proxy.url().to_owned();
+    let listing = tokio::time::timeout(LIST_TIMEOUT, async move {
+        let client =
+            ().serve(StreamableHttpClientTransport::from_uri(url))
+                .await
+                .map_err(|e| e.to_string())?;
+        let tools = client.list_all_tools().await.map_err(|e| e.to_string());
+        let _ = client.cancel().await;
+        tools
+    })
+    .await;
+    let failures = proxy.upstream_failures();
+    proxy.shutdown().await;
+    match listing {
+        Ok(Ok(tools)) => Ok(tools
+            .into_iter()
+            .map(|tool| tool.name.to_string())
+            .collect()),
+        Ok(Err(e)) if failures.is_empty() => Err(e),
+        Ok(Err(_)) => Err(failures.join("; ")),
+        Err(_) => Err(format!(
+            "no answer within {}",
+            humantime::format_duration(LIST_TIMEOUT)
+        )),
+    }
+}
