@@ -293,7 +293,7 @@ impl ServerHandler for TestServer {
     ) -> Result<(), McpError> {
         self.observed.notifications.lock().unwrap().push(format!(
             "setLevel {}",
-            serde_json::to_value(&request.level).unwrap()
+            serde_json::to_value(request.level).unwrap()
         ));
         Ok(())
     }
