@@ -218,7 +218,9 @@ impl Proxy {
             Arc::new(LocalSessionManager::default()),
             config,
         );
-        let router = axum::Router::new().nest_service("/mcp", service);
+        let router = axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn(agent_side::reject_discover));
         let shutdown = cancel.clone();
         // Small JSON-RPC messages: send each SSE event at once instead of waiting for the
         // previous segment's ACK (Nagle).
