@@ -211,3 +211,24 @@ async fn a_server_that_dies_mid_run_gives_an_error_not_a_hang() {
     let _ = agent.cancel().await;
     proxy.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sampling_and_roots_from_a_stdio_server_reach_the_agent() {
+    let logs = tempfile::tempdir().unwrap();
+    let proxy = start(&[], logs.path(), Duration::from_secs(60)).await;
+    let agent = TestAgent::new("agent");
+    let received = agent.received.clone();
+    let agent = connect(agent, proxy.url()).await;
+    let asked = ok(&agent, "tools/call", json!({"name": "ask"})).await;
+    assert_eq!(
+        asked["structuredContent"]["sampled"]["content"]["text"],
+        "4"
+    );
+    assert_eq!(
+        asked["structuredContent"]["roots"]["roots"][0]["name"],
+        "work"
+    );
+    assert_eq!(received.requests.lock().unwrap().len(), 2);
+    let _ = agent.cancel().await;
+    proxy.shutdown().await;
+}

@@ -184,14 +184,16 @@ async fn server_discover_is_rejected_so_the_client_falls_back_to_initialize() {
         .post(setup.proxy.url())
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "server/discover")
         .json(&body)
         .send()
         .await
         .unwrap();
     let status = response.status();
     let text = response.text().await.unwrap();
-    let falls_back = status == 400 || text.contains("-32601");
-    assert!(falls_back, "status {status}, body {text}");
+    eprintln!("server/discover: HTTP {status}: {text}");
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("-32601"), "{text}");
     // …and the fallback works.
     let agent = connect(TestAgent::new("after-discover"), setup.proxy.url()).await;
     ok(&agent, "tools/list", json!({})).await;

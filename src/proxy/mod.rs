@@ -207,16 +207,26 @@ impl Proxy {
             failures: Mutex::new(Vec::new()),
         });
         let cancel = CancellationToken::new();
-        let config =
-            StreamableHttpServerConfig::default().with_cancellation_token(cancel.child_token());
+        // No SSE priming event before each response: it only serves reconnection, which
+        // the agent of a task run never needs, and it costs an extra event per request.
+        let config = StreamableHttpServerConfig::default()
+            .with_cancellation_token(cancel.child_token())
+            .with_sse_retry(None);
         let factory_shared = shared.clone();
         let service = StreamableHttpService::new(
             move || Ok(AgentSession::new(factory_shared.clone())),
             Arc::new(LocalSessionManager::default()),
             config,
         );
-        let router = axum::Router::new().nest_service("/mcp", service);
+        let router = axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn(agent_side::reject_discover));
         let shutdown = cancel.clone();
+        // Small JSON-RPC messages: send each SSE event at once instead of waiting for the
+        // previous segment's ACK (Nagle).
+        let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
+            let _ = stream.set_nodelay(true);
+        });
         let serve = tokio::spawn(async move {
             let _ = axum::serve(listener, router)
                 .with_graceful_shutdown(shutdown.cancelled_owned())
