@@ -4,7 +4,6 @@
 
 mod normalize;
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -156,9 +155,9 @@ pub enum SnapshotStatus {
     Off,
 }
 
-/// Compares `content` with the accepted snapshot `<dir>/<name>.snap` and, when it differs,
-/// lets insta record it (`.snap.new`, reviewed with `cargo insta review`; insta writes
-/// none when `CI` is set unless `INSTA_UPDATE` says so).
+/// Compares `content` with the accepted snapshot `<dir>/<name>.snap`. When it differs (or
+/// there is none), writes `<dir>/<name>.snap.new` in insta's format for `cargo insta review`;
+/// a stale `.snap.new` is removed when the trace matches again.
 pub fn check_snapshot(
     mode: SnapshotMode,
     dir: &Path,
@@ -169,38 +168,44 @@ pub fn check_snapshot(
     if mode == SnapshotMode::Off {
         return SnapshotStatus::Off;
     }
-    let accepted = read_accepted(&dir.join(format!("{name}.snap")));
-    let status = match &accepted {
+    let accepted_path = dir.join(format!("{name}.snap"));
+    let pending_path = dir.join(format!("{name}.snap.new"));
+    let status = match read_accepted(&accepted_path) {
         Some(accepted) if accepted.trim_end() == content.trim_end() => {
+            let _ = std::fs::remove_file(&pending_path);
             return SnapshotStatus::Matched;
         }
-        Some(accepted) => SnapshotStatus::Changed(unified_diff(accepted, content)),
+        Some(accepted) => SnapshotStatus::Changed(unified_diff(&accepted, content)),
         None => SnapshotStatus::New,
     };
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(dir);
-    settings.set_prepend_module_to_snapshot(false);
-    settings.set_input_file(input_file);
-    settings.set_omit_expression(true);
-    settings.set_description(format!("mcpeval call trace of {}", input_file.display()));
-    // insta reports the mismatch by panicking after writing `.snap.new`; the verdict is ours.
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        settings.bind(|| insta::assert_snapshot!(name.to_owned(), content));
-    }));
+    let input = input_file.display().to_string();
+    let header = serde_json::json!({"source": input, "description": "mcpeval call trace", "input_file": input});
+    let text = format!(
+        "---\nsource: {}\ndescription: {}\ninput_file: {}\n---\n{}\n",
+        header["source"],
+        header["description"],
+        header["input_file"],
+        content.trim_end()
+    );
+    if let Err(e) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&pending_path, text))
+    {
+        eprintln!("mcpeval: cannot write {}: {e}", pending_path.display());
+    }
     status
 }
 
-/// The body of an insta `.snap` file (after its `---` header), or `None` without one.
+/// The body of an accepted insta snapshot, or `None` when there is none (or it is not a
+/// text snapshot insta can read).
 pub fn read_accepted(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let body = match text.strip_prefix("---\n") {
-        Some(rest) => rest
-            .split_once("\n---\n")
-            .map(|(_, body)| body)
-            .unwrap_or(rest),
-        None => &text,
-    };
-    Some(body.to_owned())
+    if !path.is_file() {
+        return None;
+    }
+    match insta::Snapshot::from_file(path).ok()?.contents() {
+        insta::internals::SnapshotContents::Text(text) => {
+            Some(format!("{}\n", text.to_string().trim_end()))
+        }
+        _ => None,
+    }
 }
 
 /// A unified diff from the accepted snapshot to this run's.

@@ -172,4 +172,21 @@ fn a_changed_trace_gives_the_diff() {
         panic!("expected a change")
     };
     assert!(diff.contains("-- tool: a/b\n+- tool: a/c\n"), "{diff}");
+    let pending = std::fs::read_to_string(dir.path().join("e__t.snap.new")).unwrap();
+    assert!(pending.starts_with("---\nsource: "), "{pending}");
+    assert_eq!(
+        read_accepted(&dir.path().join("e__t.snap.new")).unwrap(),
+        "- tool: a/c\n  outcome: ok\n"
+    );
+    // Matching again removes the stale pending file.
+    std::fs::write(dir.path().join("e__t.snap"), pending).unwrap();
+    let status = check_snapshot(
+        SnapshotMode::Review,
+        dir.path(),
+        "e__t",
+        &input,
+        "- tool: a/c\n  outcome: ok\n",
+    );
+    assert_eq!(status, SnapshotStatus::Matched);
+    assert!(!dir.path().join("e__t.snap.new").exists());
 }

@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 
 /// Builds an rmcp model value from JSON (many of its types are non-exhaustive).
 fn model<T: DeserializeOwned>(value: Value) -> Result<T, McpError> {
-    serde_json::from_value(value).map_err(|e| McpError::internal_error(format!("demo server: {e}"), None))
+    serde_json::from_value(value)
+        .map_err(|e| McpError::internal_error(format!("demo server: {e}"), None))
 }
 
 fn text(text: impl Into<String>) -> Value {
@@ -70,19 +71,32 @@ impl ServerHandler for DemoServer {
         let result = match request.name.as_ref() {
             "add" => {
                 let sum = number("a")? + number("b")?;
-                text(if sum.fract() == 0.0 { format!("{}", sum as i64) } else { sum.to_string() })
+                text(if sum.fract() == 0.0 {
+                    format!("{}", sum as i64)
+                } else {
+                    sum.to_string()
+                })
             }
             "echo" => text(string("text")?),
             "lookup_user" => {
                 let id = string("id")?;
                 match USERS.iter().find(|(user, _)| *user == id) {
                     Some((_, name)) => text(format!("user {id}: {name}")),
-                    None => json!({"content": [{"type": "text", "text": format!("no user {id}")}], "isError": true}),
+                    None => {
+                        json!({"content": [{"type": "text", "text": format!("no user {id}")}], "isError": true})
+                    }
                 }
             }
             "delete_user" => text(format!("deleted user {}", string("id")?)),
-            "flaky" => json!({"content": [{"type": "text", "text": "the service is unavailable"}], "isError": true}),
-            other => return Err(McpError::invalid_params(format!("unknown tool `{other}`"), None)),
+            "flaky" => {
+                json!({"content": [{"type": "text", "text": "the service is unavailable"}], "isError": true})
+            }
+            other => {
+                return Err(McpError::invalid_params(
+                    format!("unknown tool `{other}`"),
+                    None,
+                ));
+            }
         };
         Ok(CallToolResponse::Complete(model(result)?))
     }
@@ -92,7 +106,9 @@ impl ServerHandler for DemoServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        model(json!({"resources": [{"uri": "demo://readme", "name": "readme", "mimeType": "text/plain"}]}))
+        model(
+            json!({"resources": [{"uri": "demo://readme", "name": "readme", "mimeType": "text/plain"}]}),
+        )
     }
 
     async fn list_resource_templates(
@@ -110,12 +126,21 @@ impl ServerHandler for DemoServer {
     ) -> Result<ReadResourceResponse, McpError> {
         let body = if request.uri == "demo://readme" {
             "The demo server adds numbers, echoes text and knows two users.".to_owned()
-        } else if let Some((id, name)) = request.uri.strip_prefix("demo://users/").and_then(|id| USERS.iter().find(|(u, _)| *u == id)) {
+        } else if let Some((id, name)) = request
+            .uri
+            .strip_prefix("demo://users/")
+            .and_then(|id| USERS.iter().find(|(u, _)| *u == id))
+        {
             format!("{{\"id\": \"{id}\", \"name\": \"{name}\"}}")
         } else {
-            return Err(McpError::resource_not_found(format!("no resource {}", request.uri), None));
+            return Err(McpError::resource_not_found(
+                format!("no resource {}", request.uri),
+                None,
+            ));
         };
-        let result: ReadResourceResult = model(json!({"contents": [{"uri": request.uri, "mimeType": "text/plain", "text": body}]}))?;
+        let result: ReadResourceResult = model(
+            json!({"contents": [{"uri": request.uri, "mimeType": "text/plain", "text": body}]}),
+        )?;
         Ok(ReadResourceResponse::Complete(result))
     }
 
@@ -124,7 +149,9 @@ impl ServerHandler for DemoServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        model(json!({"prompts": [{"name": "summarize", "description": "Summarise a topic", "arguments": [{"name": "topic", "required": true}]}]}))
+        model(
+            json!({"prompts": [{"name": "summarize", "description": "Summarise a topic", "arguments": [{"name": "topic", "required": true}]}]}),
+        )
     }
 
     async fn get_prompt(
@@ -133,9 +160,17 @@ impl ServerHandler for DemoServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         if request.name != "summarize" {
-            return Err(McpError::invalid_params(format!("unknown prompt `{}`", request.name), None));
+            return Err(McpError::invalid_params(
+                format!("unknown prompt `{}`", request.name),
+                None,
+            ));
         }
-        let topic = request.arguments.as_ref().and_then(|a| a.get("topic")).and_then(Value::as_str).unwrap_or("anything");
+        let topic = request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("topic"))
+            .and_then(Value::as_str)
+            .unwrap_or("anything");
         let result: GetPromptResult = model(json!({
             "description": "A summary request",
             "messages": [{"role": "user", "content": {"type": "text", "text": format!("Summarise {topic} in one sentence.")}}]
@@ -146,7 +181,10 @@ impl ServerHandler for DemoServer {
 
 /// Serves the demo server on stdin/stdout until the client goes away.
 pub async fn serve() -> anyhow::Result<()> {
-    let running = DemoServer.serve(rmcp::transport::io::stdio()).await.context("demo server: initialize failed")?;
+    let running = DemoServer
+        .serve(rmcp::transport::io::stdio())
+        .await
+        .context("demo server: initialize failed")?;
     running.waiting().await.context("demo server stopped")?;
     Ok(())
 }

@@ -63,9 +63,14 @@ fn main() -> ExitCode {
         Command::Validate { files } => validate(&files),
         Command::Check { files, libtest } => check(files, libtest),
         Command::ScriptAgent { mcp_config, prompt } => {
-            block_on(async { script_agent::run(&mcp_config, &prompt).await }).map_or(ExitCode::FAILURE, |code| ExitCode::from(code.clamp(0, 255) as u8))
+            block_on(async { script_agent::run(&mcp_config, &prompt).await })
+                .map_or(ExitCode::FAILURE, |code| {
+                    ExitCode::from(code.clamp(0, 255) as u8)
+                })
         }
-        Command::DemoServer => block_on(demo_server::serve()).map_or(ExitCode::FAILURE, |()| ExitCode::SUCCESS),
+        Command::DemoServer => {
+            block_on(demo_server::serve()).map_or(ExitCode::FAILURE, |()| ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -86,7 +91,9 @@ fn block_on<T>(future: impl std::future::Future<Output = anyhow::Result<T>>) -> 
 }
 
 fn check(files: Vec<PathBuf>, libtest: Vec<String>) -> ExitCode {
-    let args = libtest_mimic::Arguments::from_iter(std::iter::once("mcpeval check".to_owned()).chain(libtest));
+    let args = libtest_mimic::Arguments::from_iter(
+        std::iter::once("mcpeval check".to_owned()).chain(libtest),
+    );
     let mut harness = mcpeval::Harness::eval_files(files).with_args(args);
     // Evals can run this very binary as their agent or server: `$MCPEVAL_BIN`.
     if let Ok(exe) = std::env::current_exe() {

@@ -27,11 +27,19 @@ use serde_json::{Value, json};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Directive {
     /// `call SERVER TOOL [JSON]`
-    Call { server: String, tool: String, arguments: Option<Value> },
+    Call {
+        server: String,
+        tool: String,
+        arguments: Option<Value>,
+    },
     /// `read SERVER URI`
     Read { server: String, uri: String },
     /// `prompt SERVER NAME [JSON]`
-    Prompt { server: String, name: String, arguments: Option<Value> },
+    Prompt {
+        server: String,
+        name: String,
+        arguments: Option<Value>,
+    },
     /// `list SERVER`
     List { server: String },
     /// `say TEXT`
@@ -54,22 +62,30 @@ pub fn parse_script(prompt: &str) -> anyhow::Result<Vec<Directive>> {
             if text.is_empty() {
                 Ok(None)
             } else {
-                serde_json::from_str(text).map(Some).with_context(|| format!("{}: arguments are not JSON", at()))
+                serde_json::from_str(text)
+                    .map(Some)
+                    .with_context(|| format!("{}: arguments are not JSON", at()))
             }
         };
         let two = |text: &str| -> anyhow::Result<(String, String, String)> {
             let mut parts = text.splitn(3, char::is_whitespace);
             match (parts.next(), parts.next()) {
-                (Some(a), Some(b)) if !a.is_empty() && !b.is_empty() => {
-                    Ok((a.to_owned(), b.to_owned(), parts.next().unwrap_or("").trim().to_owned()))
-                }
+                (Some(a), Some(b)) if !a.is_empty() && !b.is_empty() => Ok((
+                    a.to_owned(),
+                    b.to_owned(),
+                    parts.next().unwrap_or("").trim().to_owned(),
+                )),
                 _ => bail!("{}: expected a server and a name", at()),
             }
         };
         let directive = match word {
             "call" => {
                 let (server, tool, args) = two(rest)?;
-                Directive::Call { server, tool, arguments: json(&args)? }
+                Directive::Call {
+                    server,
+                    tool,
+                    arguments: json(&args)?,
+                }
             }
             "read" => {
                 let (server, uri, extra) = two(rest)?;
@@ -80,14 +96,26 @@ pub fn parse_script(prompt: &str) -> anyhow::Result<Vec<Directive>> {
             }
             "prompt" => {
                 let (server, name, args) = two(rest)?;
-                Directive::Prompt { server, name, arguments: json(&args)? }
+                Directive::Prompt {
+                    server,
+                    name,
+                    arguments: json(&args)?,
+                }
             }
-            "list" if !rest.is_empty() => Directive::List { server: rest.to_owned() },
+            "list" if !rest.is_empty() => Directive::List {
+                server: rest.to_owned(),
+            },
             "say" => Directive::Say(rest.to_owned()),
             "sleep" => Directive::Sleep(Duration::from_secs_f64(
-                rest.parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0).with_context(|| format!("{}: expected seconds", at()))?,
+                rest.parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s >= 0.0)
+                    .with_context(|| format!("{}: expected seconds", at()))?,
             )),
-            "exit" => Directive::Exit(rest.parse().with_context(|| format!("{}: expected an exit code", at()))?),
+            "exit" => Directive::Exit(
+                rest.parse()
+                    .with_context(|| format!("{}: expected an exit code", at()))?,
+            ),
             _ => continue,
         };
         directives.push(directive);
@@ -98,12 +126,17 @@ pub fn parse_script(prompt: &str) -> anyhow::Result<Vec<Directive>> {
 /// Runs the script of `prompt` against the servers of `mcp_config`; returns the exit code.
 pub async fn run(mcp_config: &Path, prompt: &str) -> anyhow::Result<i32> {
     let directives = parse_script(prompt)?;
-    let text = std::fs::read_to_string(mcp_config).with_context(|| format!("cannot read {}", mcp_config.display()))?;
-    let config: Value = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", mcp_config.display()))?;
+    let text = std::fs::read_to_string(mcp_config)
+        .with_context(|| format!("cannot read {}", mcp_config.display()))?;
+    let config: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not JSON", mcp_config.display()))?;
     let urls: BTreeMap<String, String> = config["mcpServers"]
         .as_object()
         .map(|servers| {
-            servers.iter().filter_map(|(name, s)| Some((name.clone(), s["url"].as_str()?.to_owned()))).collect()
+            servers
+                .iter()
+                .filter_map(|(name, s)| Some((name.clone(), s["url"].as_str()?.to_owned())))
+                .collect()
         })
         .unwrap_or_default();
     let mut clients: BTreeMap<String, RunningService<RoleClient, ()>> = BTreeMap::new();
@@ -121,38 +154,79 @@ pub async fn run(mcp_config: &Path, prompt: &str) -> anyhow::Result<i32> {
         if let Some(server) = &server
             && !clients.contains_key(server)
         {
-            let url = urls.get(server).with_context(|| format!("no server `{server}` in {}", mcp_config.display()))?;
-            let client = ().serve(StreamableHttpClientTransport::from_uri(url.as_str())).await.with_context(|| format!("cannot connect to `{server}` at {url}"))?;
+            let url = urls
+                .get(server)
+                .with_context(|| format!("no server `{server}` in {}", mcp_config.display()))?;
+            let client = ()
+                .serve(StreamableHttpClientTransport::from_uri(url.as_str()))
+                .await
+                .with_context(|| format!("cannot connect to `{server}` at {url}"))?;
             clients.insert(server.clone(), client);
         }
         let client = server.as_ref().and_then(|s| clients.get(s));
         let outcome: Result<Value, String> = match (&directive, client) {
-            (Directive::Call { tool, arguments, .. }, Some(client)) => {
-                let params = json!({"name": tool, "arguments": arguments.clone().unwrap_or(json!({}))});
+            (
+                Directive::Call {
+                    tool, arguments, ..
+                },
+                Some(client),
+            ) => {
+                let params =
+                    json!({"name": tool, "arguments": arguments.clone().unwrap_or(json!({}))});
                 match serde_json::from_value::<model::CallToolRequestParams>(params) {
-                    Ok(params) => client.call_tool_once(params).await.map(|r| match r { model::CallToolResponse::Complete(r) => to_json(&r), _ => json!({"incomplete": true}) }).map_err(|e| e.to_string()),
+                    Ok(params) => client
+                        .call_tool_once(params)
+                        .await
+                        .map(|r| match r {
+                            model::CallToolResponse::Complete(r) => to_json(&r),
+                            _ => json!({"incomplete": true}),
+                        })
+                        .map_err(|e| e.to_string()),
                     Err(e) => Err(e.to_string()),
                 }
             }
             (Directive::Read { uri, .. }, Some(client)) => {
-                match serde_json::from_value::<model::ReadResourceRequestParams>(json!({"uri": uri})) {
-                    Ok(params) => client.read_resource_once(params).await.map(|r| match r { model::ReadResourceResponse::Complete(r) => to_json(&r), _ => json!({"incomplete": true}) }).map_err(|e| e.to_string()),
+                match serde_json::from_value::<model::ReadResourceRequestParams>(
+                    json!({"uri": uri}),
+                ) {
+                    Ok(params) => client
+                        .read_resource_once(params)
+                        .await
+                        .map(|r| match r {
+                            model::ReadResourceResponse::Complete(r) => to_json(&r),
+                            _ => json!({"incomplete": true}),
+                        })
+                        .map_err(|e| e.to_string()),
                     Err(e) => Err(e.to_string()),
                 }
             }
-            (Directive::Prompt { name, arguments, .. }, Some(client)) => {
+            (
+                Directive::Prompt {
+                    name, arguments, ..
+                },
+                Some(client),
+            ) => {
                 let mut params = json!({"name": name});
                 if let Some(arguments) = arguments {
                     params["arguments"] = arguments.clone();
                 }
                 match serde_json::from_value::<model::GetPromptRequestParams>(params) {
-                    Ok(params) => client.get_prompt_once(params).await.map(|r| match r { model::GetPromptResponse::Complete(r) => to_json(&r), _ => json!({"incomplete": true}) }).map_err(|e| e.to_string()),
+                    Ok(params) => client
+                        .get_prompt_once(params)
+                        .await
+                        .map(|r| match r {
+                            model::GetPromptResponse::Complete(r) => to_json(&r),
+                            _ => json!({"incomplete": true}),
+                        })
+                        .map_err(|e| e.to_string()),
                     Err(e) => Err(e.to_string()),
                 }
             }
-            (Directive::List { .. }, Some(client)) => {
-                client.list_all_tools().await.map(|tools| json!({"tools": tools.len()})).map_err(|e| e.to_string())
-            }
+            (Directive::List { .. }, Some(client)) => client
+                .list_all_tools()
+                .await
+                .map(|tools| json!({"tools": tools.len()}))
+                .map_err(|e| e.to_string()),
             (Directive::Say(text), _) => {
                 said.push(text.clone());
                 continue;
@@ -176,7 +250,14 @@ pub async fn run(mcp_config: &Path, prompt: &str) -> anyhow::Result<i32> {
         let _ = client.cancel().await;
     }
     if code == 0 {
-        println!("{}", if said.is_empty() { last } else { said.join("\n") });
+        println!(
+            "{}",
+            if said.is_empty() {
+                last
+            } else {
+                said.join("\n")
+            }
+        );
     }
     Ok(code)
 }
@@ -200,7 +281,11 @@ fn result_text(result: &Value) -> String {
             texts.push(text.to_owned());
         }
     }
-    if texts.is_empty() { result.to_string() } else { texts.join("\n") }
+    if texts.is_empty() {
+        result.to_string()
+    } else {
+        texts.join("\n")
+    }
 }
 
 #[cfg(test)]
@@ -212,8 +297,21 @@ mod tests {
         let script = "Please do this:\ncall demo add {\"a\": 1, \"b\": 2}\nread demo demo://readme\nprompt demo summarize {\"topic\": \"x\"}\nlist demo\nsay done\nsleep 0.5\nexit 3\nthank you";
         let directives = parse_script(script).unwrap();
         assert_eq!(directives.len(), 7);
-        assert_eq!(directives[0], Directive::Call { server: "demo".into(), tool: "add".into(), arguments: Some(json!({"a": 1, "b": 2})) });
-        assert_eq!(directives[1], Directive::Read { server: "demo".into(), uri: "demo://readme".into() });
+        assert_eq!(
+            directives[0],
+            Directive::Call {
+                server: "demo".into(),
+                tool: "add".into(),
+                arguments: Some(json!({"a": 1, "b": 2}))
+            }
+        );
+        assert_eq!(
+            directives[1],
+            Directive::Read {
+                server: "demo".into(),
+                uri: "demo://readme".into()
+            }
+        );
         assert_eq!(directives[5], Directive::Sleep(Duration::from_millis(500)));
         assert_eq!(directives[6], Directive::Exit(3));
     }
