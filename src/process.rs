@@ -5,6 +5,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, killpg};
@@ -14,6 +15,9 @@ use tokio::process::Command;
 
 /// How long a process group gets between SIGTERM and SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_secs(2);
+
+/// How long output may keep arriving after the process ended.
+const PIPE_GRACE: Duration = Duration::from_millis(300);
 
 /// Output kept per stream; the start and end of longer output are kept, the middle dropped.
 const MAX_CAPTURE: usize = 1 << 20;
@@ -135,8 +139,12 @@ pub async fn run_leaving_group(
         .kill_on_drop(true);
     let mut child = command.spawn()?;
     let mut group = ProcessGroupGuard::new(child.id().unwrap_or(0));
-    let stdout = tokio::spawn(capture(child.stdout.take(), spec.live));
-    let stderr = tokio::spawn(capture(child.stderr.take(), spec.live));
+    let (out, err) = (
+        Arc::new(Mutex::new(Captured::default())),
+        Arc::new(Mutex::new(Captured::default())),
+    );
+    let stdout = tokio::spawn(capture(child.stdout.take(), out.clone(), spec.live));
+    let stderr = tokio::spawn(capture(child.stderr.take(), err.clone(), spec.live));
 
     let status = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(status) => Some(status?),
@@ -155,27 +163,58 @@ pub async fn run_leaving_group(
     if status.is_none() {
         group.kill();
     }
-    let collect = |handle: tokio::task::JoinHandle<Vec<u8>>| async move {
-        match tokio::time::timeout(KILL_GRACE, handle).await {
-            Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
-            _ => String::new(),
-        }
-    };
+    // The pipes close when the last process holding them exits; one left running in the
+    // background keeps them open, so wait briefly and keep what arrived.
+    let _ = tokio::time::timeout(PIPE_GRACE, async {
+        let _ = stdout.await;
+        let _ = stderr.await;
+    })
+    .await;
+    let text =
+        |captured: &Arc<Mutex<Captured>>| captured.lock().unwrap_or_else(|p| p.into_inner()).text();
     let finished = Finished {
         status,
-        stdout: collect(stdout).await,
-        stderr: collect(stderr).await,
+        stdout: text(&out),
+        stderr: text(&err),
         duration: started.elapsed(),
     };
     Ok((finished, group))
 }
 
-async fn capture(stream: Option<impl AsyncRead + Unpin>, live: bool) -> Vec<u8> {
-    let Some(mut stream) = stream else {
-        return Vec::new();
-    };
-    let mut kept = Vec::new();
-    let mut dropped = 0usize;
+/// Output read so far from one stream; shared so that what arrived is kept even when a
+/// process left behind holds the pipe open and EOF never comes.
+#[derive(Default)]
+struct Captured {
+    kept: Vec<u8>,
+    dropped: usize,
+}
+
+impl Captured {
+    fn push(&mut self, bytes: &[u8]) {
+        self.kept.extend_from_slice(bytes);
+        if self.kept.len() > MAX_CAPTURE {
+            // Keep the first half and the most recent output.
+            let cut = self.kept.len() - MAX_CAPTURE / 2;
+            self.dropped += cut - MAX_CAPTURE / 2;
+            self.kept.drain(MAX_CAPTURE / 2..cut);
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut text = String::from_utf8_lossy(&self.kept).into_owned();
+        if self.dropped > 0 {
+            let middle = text.floor_char_boundary(MAX_CAPTURE / 2);
+            text.insert_str(
+                middle,
+                &format!("\n[… {} bytes of output dropped …]\n", self.dropped),
+            );
+        }
+        text
+    }
+}
+
+async fn capture(stream: Option<impl AsyncRead + Unpin>, into: Arc<Mutex<Captured>>, live: bool) {
+    let Some(mut stream) = stream else { return };
     let mut buffer = [0u8; 8192];
     loop {
         let n = match stream.read(&mut buffer).await {
@@ -186,20 +225,10 @@ async fn capture(stream: Option<impl AsyncRead + Unpin>, live: bool) -> Vec<u8> 
             use std::io::Write;
             let _ = std::io::stderr().write_all(&buffer[..n]);
         }
-        kept.extend_from_slice(&buffer[..n]);
-        if kept.len() > MAX_CAPTURE {
-            // Keep the first half and the most recent output.
-            let cut = kept.len() - MAX_CAPTURE / 2;
-            dropped += cut - MAX_CAPTURE / 2;
-            kept.drain(MAX_CAPTURE / 2..cut);
-        }
+        into.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(&buffer[..n]);
     }
-    if dropped > 0 {
-        let note = format!("\n[… {dropped} bytes of output dropped …]\n");
-        let middle = MAX_CAPTURE / 2;
-        kept.splice(middle..middle, note.into_bytes());
-    }
-    kept
 }
 
 /// The last `max_lines` lines of `text`, with a note of how many were cut.

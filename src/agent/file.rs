@@ -214,10 +214,16 @@ pub async fn run_file_agent(
     match run(&spec, command.timeout).await {
         Ok(finished) => AgentOutcome {
             passed: finished.success(),
-            reason: if finished.success() {
-                String::new()
-            } else {
-                format!("the agent {}", finished.describe(command.timeout))
+            reason: match finished.status {
+                _ if finished.success() => String::new(),
+                None => format!(
+                    "the agent {} (its commands.timeout)",
+                    finished.describe(command.timeout)
+                ),
+                Some(_) => format!(
+                    "the agent failed with {}",
+                    finished.describe(command.timeout)
+                ),
             },
             answer: finished.stdout.trim().to_owned(),
             stdout: finished.stdout,

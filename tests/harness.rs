@@ -1,0 +1,402 @@
+//! The harness as a user meets it: the `mcpeval check` door (the same trials as
+//! `cargo test --test evals`), its names, filters, list formats, JSON events, exit codes and
+//! failure messages, and no process left behind.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn check(eval: &str, libtest: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .arg("check")
+        .arg(eval)
+        .arg("--")
+        .args(libtest)
+        .envs(env.iter().copied())
+        .env("RUST_BACKTRACE", "0")
+        .env(
+            "MCPEVAL_OUTPUT_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("harness-runs"),
+        )
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The failure message of each failed test, from libtest's `---- name ----` sections.
+fn failure_sections(text: &str) -> BTreeMap<String, String> {
+    let mut sections = BTreeMap::new();
+    let mut current: Option<(String, String)> = None;
+    for line in text.lines() {
+        if let Some(name) = line
+            .strip_prefix("---- ")
+            .and_then(|l| l.strip_suffix(" ----"))
+        {
+            if let Some((name, body)) = current.take() {
+                sections.insert(name, body);
+            }
+            current = Some((name.trim().to_owned(), String::new()));
+        } else if line == "failures:" {
+            if let Some((name, body)) = current.take() {
+                sections.insert(name, body);
+            }
+        } else if let Some((_, body)) = current.as_mut() {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    sections
+}
+
+const FAILING: &str = "tests/fixtures/failing/eval.yaml";
+
+#[test]
+fn each_failing_task_fails_with_the_right_message_and_the_others_still_run() {
+    let marker = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cleanup-marker.txt");
+    let _ = std::fs::remove_file(&marker);
+    let out = check(
+        FAILING,
+        &["--test-threads", "4"],
+        &[("MCPEVAL_FIXTURE_MARKER", &marker.display().to_string())],
+    );
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(101), "{text}");
+    assert!(
+        text.contains("test result: FAILED. 1 passed; 15 failed;"),
+        "{text}"
+    );
+    assert!(
+        text.contains("test failing::passes ... ok")
+            || text.contains("failing::passes") && !text.contains("---- failing::passes ----"),
+        "{text}"
+    );
+    let sections = failure_sections(&text);
+    let expect: &[(&str, &[&str])] = &[
+        (
+            "tools-used",
+            &[
+                "toolsUsed (config.taskSets[0])",
+                "demo/add, demo/~^lookup",
+                "tool calls made: demo/echo",
+            ],
+        ),
+        (
+            "require-any",
+            &[
+                "requireAny (config.taskSets[1])",
+                "at least one of: demo/add, demo/~user",
+            ],
+        ),
+        (
+            "tools-not-used",
+            &[
+                "toolsNotUsed",
+                "tool demo/delete_user (call #1, matches demo/~^delete_)",
+            ],
+        ),
+        (
+            "min-tool-calls",
+            &["minToolCalls", "at least 3 tool calls", "1 tool calls"],
+        ),
+        (
+            "max-tool-calls",
+            &[
+                "maxToolCalls",
+                "at most 2 tool calls",
+                "3 tool calls",
+                "#3 tool demo/flaky → is_error \"the service is unavailable\"",
+            ],
+        ),
+        (
+            "resources-read",
+            &[
+                "resourcesRead",
+                "demo/demo://users/1",
+                "resource reads made: demo/demo://readme",
+            ],
+        ),
+        (
+            "resources-not-read",
+            &["resourcesNotRead", "resource demo/demo://users/2 (call #1"],
+        ),
+        (
+            "prompts-used",
+            &["promptsUsed", "demo/summarize", "no prompt gets at all"],
+        ),
+        (
+            "prompts-not-used",
+            &[
+                "promptsNotUsed",
+                "prompt demo/summarize (call #1, matches demo/*)",
+            ],
+        ),
+        (
+            "call-order",
+            &[
+                "callOrder",
+                "matched 1 of 2",
+                "tool demo/lookup_user never came after call #2",
+            ],
+        ),
+        (
+            "no-duplicate-calls",
+            &[
+                "noDuplicateCalls",
+                "demo/add {\"a\":1,\"b\":2} called 2 times (calls #1, #2)",
+            ],
+        ),
+        (
+            "verify-fails",
+            &[
+                "verify step failed: verify[0] inline script: exit code 7",
+                "checking the answer: all good",
+                "the pod is not running",
+            ],
+        ),
+        (
+            "agent-crashes",
+            &[
+                "agent failed: the agent failed with exit code 3",
+                "#1 tool demo/echo {\"text\":\"before the crash\"} → ok",
+            ],
+        ),
+        (
+            "agent-hangs",
+            &[
+                "timed out",
+                "in the agent phase after 3s",
+                "#1 tool demo/echo {\"text\":\"then I hang\"} → ok",
+            ],
+        ),
+        (
+            "broken",
+            &[
+                "the task file does not load",
+                "tasks/broken.yaml:5:12: spec.prompt.inlin: unknown field; did you mean inline?",
+            ],
+        ),
+    ];
+    for (task, words) in expect {
+        let name = format!("failing::{task}");
+        let Some(message) = sections.get(&name) else {
+            panic!("no failure section for {name}:\n{text}")
+        };
+        for word in *words {
+            assert!(
+                message.contains(word),
+                "{name}: message lacks {word:?}:\n{message}"
+            );
+        }
+        if *task != "broken" {
+            assert!(
+                message.contains("call trace:"),
+                "{name}: no trace:\n{message}"
+            );
+        }
+    }
+    assert_eq!(sections.len(), expect.len(), "{:?}", sections.keys());
+    // Cleanup ran after the hanging agent's timeout.
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap_or_default().trim(),
+        "cleaned"
+    );
+}
+
+#[test]
+fn list_prints_only_name_lines() {
+    let out = check(
+        "evals/demo/eval.yaml",
+        &["--list", "--format", "terse"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stdout(&out),
+        "demo::arithmetic: test\ndemo::lookup-user: test\n"
+    );
+    let out = check("evals/demo/eval.yaml", &["--list"], &[]);
+    let lines: Vec<String> = stdout(&out)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        lines[..2],
+        ["demo::arithmetic: test", "demo::lookup-user: test"]
+    );
+}
+
+#[test]
+fn filters_exact_and_skip_select_tasks() {
+    let out = check(FAILING, &["--list", "--format", "terse", "tools"], &[]);
+    assert_eq!(
+        stdout(&out),
+        "failing::tools-used: test\nfailing::tools-not-used: test\n"
+    );
+    let out = check(
+        FAILING,
+        &[
+            "--list",
+            "--format",
+            "terse",
+            "--exact",
+            "failing::call-order",
+        ],
+        &[],
+    );
+    assert_eq!(stdout(&out), "failing::call-order: test\n");
+    let out = check(
+        FAILING,
+        &[
+            "--list",
+            "--format",
+            "terse",
+            "failing::",
+            "--skip",
+            "calls",
+            "--skip=-used",
+        ],
+        &[],
+    );
+    let names = stdout(&out);
+    assert!(
+        !names.contains("calls") && !names.contains("-used:"),
+        "{names}"
+    );
+    assert!(names.contains("failing::call-order: test"), "{names}");
+    // A single selected task runs alone and decides the exit code.
+    let out = check(FAILING, &["--exact", "failing::passes"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("1 passed; 0 failed"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn exact_names_a_broken_task_file_by_its_path() {
+    let out = check(
+        FAILING,
+        &["--list", "--format", "terse", "--exact", "failing::broken"],
+        &[],
+    );
+    assert_eq!(stdout(&out), "failing::broken: test\n");
+}
+
+#[test]
+fn json_events_for_ide_test_runners() {
+    let out = check(
+        FAILING,
+        &[
+            "-Z",
+            "unstable-options",
+            "--format",
+            "json",
+            "--exact",
+            "failing::min-tool-calls",
+        ],
+        &[],
+    );
+    let events: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}")))
+        .collect();
+    let failed = events
+        .iter()
+        .find(|e| e["type"] == "test" && e["event"] == "failed")
+        .expect("a failed event");
+    assert_eq!(failed["name"], "failing::min-tool-calls");
+    assert!(
+        failed["stdout"]
+            .as_str()
+            .unwrap_or("")
+            .contains("at least 3 tool calls"),
+        "{failed}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "suite" && e["event"] == "failed")
+    );
+}
+
+#[test]
+fn an_eval_file_that_does_not_load_stops_the_run_up_front() {
+    let out = check(
+        "tests/fixtures/invalid/unknown-key-suggestion.yaml",
+        &[],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "{}", stdout(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("toolPatern: unknown field; did you mean toolPattern?"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("no task ran"), "{stderr}");
+}
+
+/// Processes (not zombies) whose environment holds `marker`.
+fn processes_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let path = entry.path();
+        let Ok(environ) = std::fs::read(path.join("environ")) else {
+            continue;
+        };
+        if !environ
+            .split(|b| *b == 0)
+            .any(|var| var == marker.as_bytes())
+        {
+            continue;
+        }
+        let stat = std::fs::read_to_string(path.join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z'));
+        if !zombie {
+            let cmdline = std::fs::read(path.join("cmdline")).unwrap_or_default();
+            found.push(format!(
+                "{}: {}",
+                entry.file_name().to_string_lossy(),
+                String::from_utf8_lossy(&cmdline).replace('\0', " ")
+            ));
+        }
+    }
+    found
+}
+
+#[test]
+fn no_process_is_left_after_a_hanging_agent_and_servers_that_ignore_sigterm() {
+    let marker = format!("MCPEVAL_LEAK_MARKER=leak-{}", std::process::id());
+    let (key, value) = marker.split_once('=').unwrap();
+    let out = check("tests/fixtures/leak/eval.yaml", &[], &[(key, value)]);
+    assert_eq!(out.status.code(), Some(101), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("in the agent phase"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("#1 tool stubborn/echo"),
+        "{}",
+        stdout(&out)
+    );
+    // Killed groups may take a moment to be reaped.
+    let mut left = processes_with(&marker);
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        left = processes_with(&marker);
+    }
+    assert!(left.is_empty(), "left behind: {left:#?}");
+}
