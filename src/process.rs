@@ -203,7 +203,7 @@ impl Captured {
     fn text(&self) -> String {
         let mut text = String::from_utf8_lossy(&self.kept).into_owned();
         if self.dropped > 0 {
-            let middle = text.floor_char_boundary(MAX_CAPTURE / 2);
+            let middle = (0..=MAX_CAPTURE / 2).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
             text.insert_str(
                 middle,
                 &format!("\n[… {} bytes of output dropped …]\n", self.dropped),
