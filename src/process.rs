@@ -91,6 +91,11 @@ impl ProcessGroupGuard {
         }
     }
 
+    /// The process group id (the leader's pid), while the guard still owns the group.
+    pub fn pgid(&self) -> Option<u32> {
+        self.pgid.and_then(|pgid| u32::try_from(pgid.as_raw()).ok())
+    }
+
     /// Sends `signal` to every process of the group; a group already gone is fine.
     pub fn signal(&self, signal: Signal) {
         if let Some(pgid) = self.pgid {

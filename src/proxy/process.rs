@@ -4,10 +4,10 @@ use std::fs::OpenOptions;
 use std::path::Path;
 use std::process::Stdio;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
 use rmcp::transport::TokioChildProcess;
+
+pub(crate) use crate::process::ProcessGroupGuard;
 
 use super::Upstream;
 use super::error::ProxyError;
@@ -71,37 +71,4 @@ pub(crate) fn spawn_stdio(
         transport,
         group: ProcessGroupGuard::new(pid),
     })
-}
-
-/// Kills a process group (SIGKILL to every member) when told to or when dropped.
-#[derive(Debug)]
-pub(crate) struct ProcessGroupGuard {
-    pgid: Option<i32>,
-}
-
-impl ProcessGroupGuard {
-    fn new(pid: u32) -> Self {
-        Self {
-            pgid: i32::try_from(pid).ok(),
-        }
-    }
-
-    /// The process group id (the leader's pid).
-    pub(crate) fn pgid(&self) -> Option<u32> {
-        self.pgid.and_then(|pgid| u32::try_from(pgid).ok())
-    }
-
-    /// Sends SIGKILL to the whole group, once. A group that is already gone is fine.
-    pub(crate) fn kill(&mut self) {
-        if let Some(pgid) = self.pgid.take() {
-            // ESRCH (no such group) means everything has exited already.
-            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
-        }
-    }
-}
-
-impl Drop for ProcessGroupGuard {
-    fn drop(&mut self) {
-        self.kill();
-    }
 }
