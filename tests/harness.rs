@@ -269,6 +269,8 @@ fn filters_exact_and_skip_select_tasks() {
     );
     assert!(names.contains("failing::call-order: test"), "{names}");
     // A single selected task runs alone and decides the exit code.
+    let out = check(FAILING, &["--list", "--ignored"], &[]);
+    assert_eq!(stdout(&out).trim(), "", "no task is ignored");
     let out = check(FAILING, &["--exact", "failing::passes"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(
@@ -399,4 +401,63 @@ fn no_process_is_left_after_a_hanging_agent_and_servers_that_ignore_sigterm() {
         left = processes_with(&marker);
     }
     assert!(left.is_empty(), "left behind: {left:#?}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn snapshots_are_written_for_review_compared_and_strict_mode_fails_on_a_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let evals = dir.path().join("evals");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("evals/demo"), &evals.join("demo"));
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("evals/agents"), &evals.join("agents"));
+    let snapshots = evals.join("demo/snapshots");
+    std::fs::remove_dir_all(&snapshots).unwrap();
+    let eval = evals.join("demo/eval.yaml").display().to_string();
+    let snap = snapshots.join("demo__arithmetic.snap");
+    let pending = snapshots.join("demo__arithmetic.snap.new");
+
+    // No accepted snapshot: strict mode fails and writes one for review.
+    let out = check(&eval, &["--exact", "demo::arithmetic"], &[]);
+    assert_eq!(out.status.code(), Some(101), "{}", stdout(&out));
+    assert!(stdout(&out).contains("no accepted snapshot yet (strict mode)"), "{}", stdout(&out));
+    let written = std::fs::read_to_string(&pending).unwrap();
+    assert!(written.ends_with("- tool: demo/add\n  arguments: {\"a\":2,\"b\":40}\n  outcome: ok\n- tool: demo/echo\n  arguments: {\"text\":\"checked\"}\n  outcome: ok\n"), "{written}");
+
+    // Accepted: the same trace passes and the pending file is gone.
+    std::fs::rename(&pending, &snap).unwrap();
+    let out = check(&eval, &["--exact", "demo::arithmetic"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(!pending.exists());
+
+    // A changed trace fails in strict mode with the diff.
+    let task = evals.join("demo/tasks/arithmetic.yaml");
+    let text = std::fs::read_to_string(&task).unwrap().replace("\"checked\"", "\"changed\"");
+    std::fs::write(&task, text).unwrap();
+    let out = check(&eval, &["--exact", "demo::arithmetic"], &[]);
+    assert_eq!(out.status.code(), Some(101), "{}", stdout(&out));
+    let message = stdout(&out);
+    assert!(message.contains("differs from the accepted snapshot (strict mode)"), "{message}");
+    assert!(message.contains("-  arguments: {\"text\":\"checked\"}\n+  arguments: {\"text\":\"changed\"}"), "{message}");
+    assert!(pending.exists());
+
+    // In review mode the same change passes and waits for review.
+    std::fs::remove_file(&pending).unwrap();
+    let eval_text = std::fs::read_to_string(&eval).unwrap().replace("snapshot: strict", "snapshot: review");
+    std::fs::write(&eval, eval_text).unwrap();
+    let out = check(&eval, &["--exact", "demo::arithmetic"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("review it with `cargo insta review`"));
+    assert!(pending.exists());
+    assert!(std::fs::read_to_string(&snap).unwrap().contains("\"checked\""), "the accepted snapshot is untouched");
 }
