@@ -419,8 +419,14 @@ fn copy_dir(from: &Path, to: &Path) {
 fn snapshots_are_written_for_review_compared_and_strict_mode_fails_on_a_change() {
     let dir = tempfile::tempdir().unwrap();
     let evals = dir.path().join("evals");
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("evals/demo"), &evals.join("demo"));
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("evals/agents"), &evals.join("agents"));
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("evals/demo"),
+        &evals.join("demo"),
+    );
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("evals/agents"),
+        &evals.join("agents"),
+    );
     let snapshots = evals.join("demo/snapshots");
     std::fs::remove_dir_all(&snapshots).unwrap();
     let eval = evals.join("demo/eval.yaml").display().to_string();
@@ -430,7 +436,11 @@ fn snapshots_are_written_for_review_compared_and_strict_mode_fails_on_a_change()
     // No accepted snapshot: strict mode fails and writes one for review.
     let out = check(&eval, &["--exact", "demo::arithmetic"], &[]);
     assert_eq!(out.status.code(), Some(101), "{}", stdout(&out));
-    assert!(stdout(&out).contains("no accepted snapshot yet (strict mode)"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("no accepted snapshot yet (strict mode)"),
+        "{}",
+        stdout(&out)
+    );
     let written = std::fs::read_to_string(&pending).unwrap();
     assert!(written.ends_with("- tool: demo/add\n  arguments: {\"a\":2,\"b\":40}\n  outcome: ok\n- tool: demo/echo\n  arguments: {\"text\":\"checked\"}\n  outcome: ok\n"), "{written}");
 
@@ -442,22 +452,133 @@ fn snapshots_are_written_for_review_compared_and_strict_mode_fails_on_a_change()
 
     // A changed trace fails in strict mode with the diff.
     let task = evals.join("demo/tasks/arithmetic.yaml");
-    let text = std::fs::read_to_string(&task).unwrap().replace("\"checked\"", "\"changed\"");
+    let text = std::fs::read_to_string(&task)
+        .unwrap()
+        .replace("\"checked\"", "\"changed\"");
     std::fs::write(&task, text).unwrap();
     let out = check(&eval, &["--exact", "demo::arithmetic"], &[]);
     assert_eq!(out.status.code(), Some(101), "{}", stdout(&out));
     let message = stdout(&out);
-    assert!(message.contains("differs from the accepted snapshot (strict mode)"), "{message}");
-    assert!(message.contains("-  arguments: {\"text\":\"checked\"}\n+  arguments: {\"text\":\"changed\"}"), "{message}");
+    assert!(
+        message.contains("differs from the accepted snapshot (strict mode)"),
+        "{message}"
+    );
+    assert!(
+        message
+            .contains("-  arguments: {\"text\":\"checked\"}\n+  arguments: {\"text\":\"changed\"}"),
+        "{message}"
+    );
     assert!(pending.exists());
 
     // In review mode the same change passes and waits for review.
     std::fs::remove_file(&pending).unwrap();
-    let eval_text = std::fs::read_to_string(&eval).unwrap().replace("snapshot: strict", "snapshot: review");
+    let eval_text = std::fs::read_to_string(&eval)
+        .unwrap()
+        .replace("snapshot: strict", "snapshot: review");
     std::fs::write(&eval, eval_text).unwrap();
     let out = check(&eval, &["--exact", "demo::arithmetic"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("review it with `cargo insta review`"));
     assert!(pending.exists());
-    assert!(std::fs::read_to_string(&snap).unwrap().contains("\"checked\""), "the accepted snapshot is untouched");
+    assert!(
+        std::fs::read_to_string(&snap)
+            .unwrap()
+            .contains("\"checked\""),
+        "the accepted snapshot is untouched"
+    );
+}
+
+/// `cargo nextest` on this package's `failing_fixture` test binary: one process per task.
+fn nextest(args: &[&str]) -> Output {
+    Command::new(env!("CARGO"))
+        .args([
+            "nextest",
+            "run",
+            "--test",
+            "failing_fixture",
+            "--no-fail-fast",
+            "--color",
+            "never",
+        ])
+        .args(args)
+        .env("MCPEVAL_RUN_FAILING_FIXTURE", "1")
+        .env("RUST_BACKTRACE", "0")
+        .env(
+            "MCPEVAL_OUTPUT_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("nextest-runs"),
+        )
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn nextest_available() -> bool {
+    let found = Command::new(env!("CARGO"))
+        .args(["nextest", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "cargo-nextest is missing on CI"
+        );
+        eprintln!("skipped: cargo-nextest is not installed");
+    }
+    found
+}
+
+#[test]
+fn nextest_runs_each_task_in_its_own_process_with_names_filters_and_exit_code() {
+    if !nextest_available() {
+        return;
+    }
+    let out = nextest(&["-E", "test(/::(passes|tools-used|broken|agent-crashes)$/)"]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(100), "{text}");
+    assert!(
+        text.contains("PASS") && text.contains("failing::passes"),
+        "{text}"
+    );
+    for name in [
+        "failing::tools-used",
+        "failing::broken",
+        "failing::agent-crashes",
+    ] {
+        assert!(
+            text.lines().any(|l| l.contains("FAIL") && l.contains(name)),
+            "{name} did not fail:\n{text}"
+        );
+    }
+    assert!(text.contains("4 tests run: 1 passed, 3 failed"), "{text}");
+    assert!(text.contains("toolsUsed (config.taskSets[0])"), "{text}");
+    assert!(
+        text.contains("spec.prompt.inlin: unknown field; did you mean inline?"),
+        "{text}"
+    );
+
+    let listed = Command::new(env!("CARGO"))
+        .args([
+            "nextest",
+            "list",
+            "--test",
+            "failing_fixture",
+            "--message-format",
+            "oneline",
+            "--color",
+            "never",
+        ])
+        .env("MCPEVAL_RUN_FAILING_FIXTURE", "1")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert_eq!(
+        listed.lines().filter(|l| l.contains("failing::")).count(),
+        16,
+        "{listed}"
+    );
 }
