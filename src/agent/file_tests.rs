@@ -54,6 +54,19 @@ fn argv(c: &AgentCommand, prompt: &str) -> Vec<String> {
         .collect()
 }
 
+async fn run_with(c: &AgentCommand, prompt: &str, dir: &Path) -> AgentOutcome {
+    run_file_agent(
+        c,
+        prompt,
+        &servers(),
+        Path::new("/run/mcp.json"),
+        dir,
+        &[],
+        false,
+    )
+    .await
+}
+
 const NASTY: &str = "it's \"quoted\" $HOME $(rm -rf /) `id`\nsecond line; | > x";
 
 #[test]
@@ -178,21 +191,16 @@ async fn the_prompt_reaches_the_agent_byte_for_byte_and_nothing_executes() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("executed");
     let prompt = format!("{NASTY} $(touch {m}) `touch {m}`", m = marker.display());
-    let c = command(
-        "{{ .File }}",
-        "{{ .ToolName }}",
-        " ",
-        "printf %s {{ .Prompt }}",
-        false,
-    );
-    let outcome = run_file_agent(
-        &c,
+    let outcome = run_with(
+        &command(
+            "{{ .File }}",
+            "{{ .ToolName }}",
+            " ",
+            "printf %s {{ .Prompt }}",
+            false,
+        ),
         &prompt,
-        &servers(),
-        Path::new("/run/mcp.json"),
         dir.path(),
-        &[],
-        false,
     )
     .await;
     assert!(outcome.passed, "{}", outcome.reason);
@@ -215,16 +223,7 @@ async fn shell_mode_runs_pipes_but_still_not_the_prompt() {
         "printf %s {{ .Prompt }} | tr x y",
         true,
     );
-    let outcome = run_file_agent(
-        &c,
-        &prompt,
-        &servers(),
-        Path::new("/run/mcp.json"),
-        dir.path(),
-        &[],
-        false,
-    )
-    .await;
+    let outcome = run_with(&c, &prompt, dir.path()).await;
     assert!(outcome.passed, "{}", outcome.reason);
     assert_eq!(outcome.stdout, prompt.replace('x', "y"));
     assert!(!marker.exists());

@@ -123,6 +123,18 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `metadata.name` of an eval or a task: required, and a valid part of a test name.
+    pub fn test_name_part(&mut self, value: Option<&str>) -> Option<String> {
+        let name = self.non_empty("metadata.name", value)?;
+        if name.contains("::") || name.contains(char::is_whitespace) {
+            self.error(
+                "metadata.name",
+                format!("`{name}` is part of a test name: no spaces and no `::`"),
+            );
+        }
+        Some(name.to_owned())
+    }
+
     /// A string written at `key_path` that must not be empty.
     pub fn non_empty<'s>(&mut self, key_path: &str, value: Option<&'s str>) -> Option<&'s str> {
         match value.map(str::trim) {

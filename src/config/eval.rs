@@ -165,18 +165,7 @@ pub fn load_eval_with(
             format!("expected `kind: Eval`, found `{}`", raw.kind),
         );
     }
-    let name = check
-        .non_empty("metadata.name", raw.metadata.name.as_deref())
-        .map(str::to_owned);
-    if let Some(bad) = name
-        .as_deref()
-        .filter(|n| n.contains("::") || n.contains(char::is_whitespace))
-    {
-        check.error(
-            "metadata.name",
-            format!("`{bad}` is part of a test name: no spaces and no `::`"),
-        );
-    }
+    let name = check.test_name_part(raw.metadata.name.as_deref());
     let config = raw.config;
     for (key, present) in [
         ("extensions", config.extensions.is_some()),

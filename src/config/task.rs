@@ -389,18 +389,7 @@ impl RawTaskMetadata {
         if kind != "Task" {
             check.error("kind", format!("expected `kind: Task`, found `{kind}`"));
         }
-        let name = check
-            .non_empty("metadata.name", self.name.as_deref())
-            .map(str::to_owned);
-        if let Some(bad) = name
-            .as_deref()
-            .filter(|n| n.contains("::") || n.contains(char::is_whitespace))
-        {
-            check.error(
-                "metadata.name",
-                format!("`{bad}` is part of a test name: no spaces and no `::`"),
-            );
-        }
+        let name = check.test_name_part(self.name.as_deref());
         let difficulty = match self.difficulty.as_deref() {
             None => None,
             Some("easy") => Some(Difficulty::Easy),
