@@ -304,7 +304,15 @@ pub fn glob_files(base: &Path, glob: &str) -> Result<Vec<PathBuf>, String> {
 /// Loads and plans the eval at `path` and loads every one of its task files fully: the
 /// planned test names, or every error found.
 pub fn validate_eval(path: &Path) -> Result<Vec<String>, ConfigErrors> {
-    let plan = plan_eval(crate::config::load_eval(path)?)?;
+    validate_eval_with(path, &|name| std::env::var(name).ok())
+}
+
+/// Like [`validate_eval`], with `${VAR}` in the MCP config expanded by `lookup`.
+pub fn validate_eval_with(
+    path: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<String>, ConfigErrors> {
+    let plan = plan_eval(crate::config::load_eval_with(path, lookup)?)?;
     let mut errors = Vec::new();
     for case in &plan.cases {
         if let Err(e) = case.load(&plan.eval) {

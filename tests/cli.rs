@@ -101,3 +101,19 @@ fn help_lists_validate() {
     assert_eq!(usage.status.code(), Some(2));
     assert!(text(&usage.stderr).contains("Usage"));
 }
+
+#[test]
+fn validate_and_check_know_their_own_path_as_mcpeval_bin() {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .args(["validate", "evals/demo/eval.yaml"])
+        .env_remove("MCPEVAL_BIN")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&out.stdout),
+        "demo::arithmetic\ndemo::lookup-user\n",
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -95,19 +95,30 @@ fn check(files: Vec<PathBuf>, libtest: Vec<String>) -> ExitCode {
         std::iter::once("mcpeval check".to_owned()).chain(libtest),
     );
     let mut harness = mcpeval::Harness::eval_files(files).with_args(args);
-    // Evals can run this very binary as their agent or server: `$MCPEVAL_BIN`.
-    if let Ok(exe) = std::env::current_exe() {
-        harness = harness.env("MCPEVAL_BIN", exe.display().to_string());
+    if let Some(exe) = own_path() {
+        harness = harness.env("MCPEVAL_BIN", exe);
     }
     harness.run()
+}
+
+/// This binary's path: evals can run it as their agent or server through `$MCPEVAL_BIN`.
+fn own_path() -> Option<String> {
+    std::env::current_exe()
+        .ok()
+        .map(|exe| exe.display().to_string())
 }
 
 fn validate(files: &[PathBuf]) -> ExitCode {
     let mut names = Vec::new();
     let mut error_count = 0;
     let mut bad_files = 0;
+    let exe = own_path();
+    let lookup = |name: &str| match (name, &exe) {
+        ("MCPEVAL_BIN", Some(exe)) => Some(exe.clone()),
+        _ => std::env::var(name).ok(),
+    };
     for file in files {
-        match mcpeval::plan::validate_eval(file) {
+        match mcpeval::plan::validate_eval_with(file, &lookup) {
             Ok(found) => names.extend(found),
             Err(errors) => {
                 bad_files += 1;
