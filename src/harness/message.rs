@@ -75,16 +75,22 @@ pub fn failure_message(
     if let SnapshotStatus::Changed(diff) = snapshot {
         let _ = writeln!(out, "\nsnapshot diff:\n{}", diff.trim_end());
     }
-    if let Some(agent) = report
-        .agent
-        .as_ref()
-        .filter(|a| a.passed && !a.answer.is_empty())
-    {
-        let _ = writeln!(
-            out,
-            "\nagent answer:\n{}",
-            indent(&tail(&agent.answer, OUTPUT_LINES))
-        );
+    if let Some(agent) = report.agent.as_ref().filter(|a| a.passed) {
+        if !agent.answer.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nagent answer:\n{}",
+                indent(&tail(&agent.answer, OUTPUT_LINES))
+            );
+        }
+        // Turns, token usage, permission denials, warnings.
+        if !agent.stderr.trim().is_empty() {
+            let _ = writeln!(
+                out,
+                "\nagent stderr:\n{}",
+                indent(&tail(&agent.stderr, OUTPUT_LINES))
+            );
+        }
     }
     let _ = write!(
         out,

@@ -5,9 +5,15 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::agent::{AgentOutcome, ProxiedServer, run_file_agent, write_agent_mcp_config};
+use crate::agent::{
+    AgentOutcome, ProxiedServer, run_claude_code, run_file_agent, write_agent_mcp_config,
+};
 use crate::assert::{AssertionFailure, check_all};
-use crate::config::{AgentSpec, AllowedTools, Eval, McpServer, Task, Transport};
+use crate::config::template::Field;
+use crate::config::{
+    AgentCommand, AgentSpec, AllowedTools, BuiltinAgent, DEFAULT_AGENT_TIMEOUT, Eval, McpServer,
+    Task, Transport,
+};
 use crate::plan::TaskCase;
 use crate::process::ProcessGroupGuard;
 use crate::proxy::{CallRecorder, Proxy, ProxyHandle, Upstream};
@@ -291,6 +297,30 @@ async fn run_main(
     shared.set_phase("done");
 }
 
+/// Which agent a run uses, resolved from the eval's `config.agent` and its Agent file.
+enum AgentKind<'a> {
+    File(&'a AgentCommand),
+    ClaudeCode { model: Option<String> },
+    OpenAi,
+}
+
+fn agent_kind(spec: &AgentSpec) -> AgentKind<'_> {
+    match spec {
+        AgentSpec::File(file) => match (&file.command, &file.builtin) {
+            (Some(command), _) => AgentKind::File(command),
+            (None, Some(BuiltinAgent::ClaudeCode { model })) => AgentKind::ClaudeCode {
+                model: model.clone(),
+            },
+            // Validation guarantees a command line or a builtin.
+            (None, _) => AgentKind::OpenAi,
+        },
+        AgentSpec::ClaudeCode { model } => AgentKind::ClaudeCode {
+            model: model.clone(),
+        },
+        AgentSpec::OpenAiAgent { .. } => AgentKind::OpenAi,
+    }
+}
+
 async fn run_agent(
     eval: &Eval,
     task: &Task,
@@ -306,26 +336,19 @@ async fn run_agent(
         stdout: String::new(),
         stderr: String::new(),
     };
-    let command = match &eval.agent {
-        AgentSpec::File(file) => match &file.command {
-            Some(command) => command,
-            None => {
-                return not_run(format!(
-                    "the Agent file {} has no command line (builtin agents cannot run yet in this version)",
-                    file.path.display()
-                ));
-            }
-        },
-        AgentSpec::ClaudeCode { .. } | AgentSpec::OpenAiAgent { .. } => {
+    let kind = agent_kind(&eval.agent);
+    let needs_tools = match &kind {
+        AgentKind::File(command) => command
+            .run_prompt
+            .fields()
+            .any(|f| f == Field::AllowedToolArgs),
+        AgentKind::ClaudeCode { .. } => true,
+        AgentKind::OpenAi => {
             return not_run(
-                "builtin agents cannot run yet in this version of mcpeval; use `type: file`".into(),
+                "builtin.openai-agent cannot run yet in this version of mcpeval".into(),
             );
         }
     };
-    let needs_tools = command
-        .run_prompt
-        .fields()
-        .any(|f| f == crate::config::template::Field::AllowedToolArgs);
     let mut proxied = Vec::new();
     for (server, url) in servers {
         let allowed_tools = match (&server.allowed_tools, needs_tools) {
@@ -356,16 +379,38 @@ async fn run_agent(
             config_file.display()
         ));
     }
-    run_file_agent(
-        command,
-        &task.prompt,
-        &proxied,
-        &config_file,
-        work_dir,
-        &options.vars,
-        options.live,
-    )
-    .await
+    match kind {
+        AgentKind::File(command) => {
+            run_file_agent(
+                command,
+                &task.prompt,
+                &proxied,
+                &config_file,
+                work_dir,
+                &options.vars,
+                options.live,
+            )
+            .await
+        }
+        AgentKind::ClaudeCode { model } => {
+            let config_dir = run_dir.join("claude-config");
+            run_claude_code(
+                model.as_deref(),
+                &task.prompt,
+                &proxied,
+                &config_file,
+                work_dir,
+                &config_dir,
+                &options.vars,
+                DEFAULT_AGENT_TIMEOUT,
+                options.live,
+            )
+            .await
+        }
+        AgentKind::OpenAi => {
+            not_run("builtin.openai-agent cannot run yet in this version of mcpeval".into())
+        }
+    }
 }
 
 fn step_context(

@@ -1,0 +1,254 @@
+//! `builtin.claude-code`: the real `claude` CLI (npm `@anthropic-ai/claude-code`) run
+//! non-interactively with the proxied servers, its stream-json output parsed for the answer,
+//! the turns, the token usage and the permission denials.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{AgentOutcome, ProxiedServer};
+use crate::process::{ProcessSpec, run};
+
+/// The npm package that provides `claude`.
+pub const CLAUDE_PACKAGE: &str = "@anthropic-ai/claude-code";
+
+/// What the stream-json output of one run says.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClaudeResult {
+    /// The final answer (`result` of the last `result` line).
+    pub answer: Option<String>,
+    /// `num_turns`.
+    pub turns: Option<u64>,
+    /// `usage` as reported (input/output/cache tokens).
+    pub usage: Option<Value>,
+    /// Tool uses Claude Code refused (`permission_denials`), as `tool_name` strings.
+    pub denials: Vec<String>,
+    /// The `result` line said `is_error: true`.
+    pub is_error: bool,
+}
+
+/// Reads Claude Code's `--output-format stream-json` lines; lines that are not JSON are
+/// skipped.
+pub fn parse_stream_json(stdout: &str) -> ClaudeResult {
+    let mut result = ClaudeResult::default();
+    for line in stdout.lines() {
+        let Ok(event) = serde_json::from_str::<Value>(line.trim()) else {
+            continue;
+        };
+        if event["type"] != "result" {
+            continue;
+        }
+        result.answer = event["result"].as_str().map(str::to_owned);
+        result.turns = event["num_turns"].as_u64();
+        result.usage = event.get("usage").cloned();
+        result.is_error = event["is_error"].as_bool().unwrap_or(false);
+        result.denials = event["permission_denials"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|denial| {
+                let tool = denial["tool_name"].as_str().unwrap_or("?");
+                match denial.get("tool_input") {
+                    Some(input) if !input.is_null() => format!("{tool} {input}"),
+                    _ => tool.to_owned(),
+                }
+            })
+            .collect();
+    }
+    result
+}
+
+/// The allowed tools as Claude Code names them: `mcp__<server>__<tool>`.
+pub fn allowed_tool_names(servers: &[ProxiedServer]) -> Vec<String> {
+    servers
+        .iter()
+        .flat_map(|s| {
+            s.allowed_tools
+                .iter()
+                .map(move |tool| format!("mcp__{}__{tool}", s.name))
+        })
+        .collect()
+}
+
+/// Where `program` would be found on `path` (a `PATH` value).
+fn find_on_path(program: &str, path: Option<&OsString>) -> Option<PathBuf> {
+    std::env::split_paths(path?)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Runs `claude` once. `extra_env` goes to the process (and its `PATH` is used to find
+/// `claude`); `config_dir` becomes its private `CLAUDE_CONFIG_DIR`.
+#[allow(clippy::too_many_arguments)]
+pub async fn run_claude_code(
+    model: Option<&str>,
+    prompt: &str,
+    servers: &[ProxiedServer],
+    mcp_config_file: &Path,
+    work_dir: &Path,
+    config_dir: &Path,
+    extra_env: &[(String, String)],
+    timeout: Duration,
+    live: bool,
+) -> AgentOutcome {
+    let failed = |reason: String| AgentOutcome {
+        passed: false,
+        reason,
+        answer: String::new(),
+        stdout: String::new(),
+        stderr: String::new(),
+    };
+    let path = extra_env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| OsString::from(v))
+        .or_else(|| std::env::var_os("PATH"));
+    let Some(claude) = find_on_path("claude", path.as_ref()) else {
+        return failed(format!(
+            "`claude` is not on PATH: builtin.claude-code runs Claude Code, install it with `npm install -g {CLAUDE_PACKAGE}`"
+        ));
+    };
+    if let Err(e) = std::fs::create_dir_all(config_dir) {
+        return failed(format!("cannot create {}: {e}", config_dir.display()));
+    }
+    let mut args: Vec<OsString> = vec![
+        "--print".into(),
+        prompt.into(),
+        "--mcp-config".into(),
+        mcp_config_file.into(),
+        "--strict-mcp-config".into(),
+        "--output-format".into(),
+        "stream-json".into(),
+        "--verbose".into(),
+    ];
+    let allowed = allowed_tool_names(servers);
+    if !allowed.is_empty() {
+        args.push("--allowedTools".into());
+        args.push(allowed.join(",").into());
+    }
+    if let Some(model) = model {
+        args.push("--model".into());
+        args.push(model.into());
+    }
+    let mut env: Vec<(OsString, OsString)> = extra_env
+        .iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+    env.push((
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+        "1".into(),
+    ));
+    env.push(("CLAUDE_CONFIG_DIR".into(), config_dir.into()));
+    let spec = ProcessSpec {
+        program: claude.into(),
+        args,
+        env,
+        cwd: work_dir.to_path_buf(),
+        live,
+    };
+    let finished = match run(&spec, timeout).await {
+        Ok(finished) => finished,
+        Err(e) => return failed(format!("cannot start `claude`: {e}")),
+    };
+    let parsed = parse_stream_json(&finished.stdout);
+    let mut notes = Vec::new();
+    if let Some(turns) = parsed.turns {
+        notes.push(format!("turns: {turns}"));
+    }
+    if let Some(usage) = &parsed.usage {
+        notes.push(format!("usage: {usage}"));
+    }
+    if !parsed.denials.is_empty() {
+        notes.push(format!("permission denied: {}", parsed.denials.join("; ")));
+    }
+    let reason = if finished.timed_out() {
+        format!(
+            "Claude Code {} (the agent timeout)",
+            finished.describe(timeout)
+        )
+    } else if !finished.success() {
+        format!("Claude Code failed with {}", finished.describe(timeout))
+    } else if parsed.answer.is_none() {
+        "Claude Code printed no result line".to_owned()
+    } else if parsed.is_error {
+        format!(
+            "Claude Code reported an error: {}",
+            parsed.answer.clone().unwrap_or_default()
+        )
+    } else {
+        String::new()
+    };
+    // The stream-json transcript is long; the summary lines say what matters.
+    let stderr = if notes.is_empty() {
+        finished.stderr
+    } else {
+        format!("{}\n{}", notes.join("\n"), finished.stderr)
+    };
+    AgentOutcome {
+        passed: reason.is_empty(),
+        reason,
+        answer: parsed.answer.unwrap_or_default(),
+        stdout: finished.stdout,
+        stderr,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_result_line() {
+        let out = r#"{"type":"system","subtype":"init","tools":["mcp__demo__add"]}
+{"type":"assistant","message":{"content":[{"type":"tool_use","name":"mcp__demo__add"}]}}
+not json
+{"type":"result","subtype":"success","is_error":false,"result":"The sum is 42","num_turns":2,"usage":{"input_tokens":200,"output_tokens":40},"permission_denials":[{"tool_name":"mcp__demo__delete_user","tool_input":{"id":"2"}}]}"#;
+        let parsed = parse_stream_json(out);
+        assert_eq!(parsed.answer.as_deref(), Some("The sum is 42"));
+        assert_eq!(parsed.turns, Some(2));
+        assert_eq!(parsed.usage.unwrap()["output_tokens"], 40);
+        assert_eq!(parsed.denials, ["mcp__demo__delete_user {\"id\":\"2\"}"]);
+        assert!(!parsed.is_error);
+    }
+
+    #[test]
+    fn allowed_tools_are_prefixed_with_the_server() {
+        let servers = [ProxiedServer {
+            name: "time".into(),
+            url: String::new(),
+            allowed_tools: vec!["get_current_time".into()],
+        }];
+        assert_eq!(
+            allowed_tool_names(&servers),
+            ["mcp__time__get_current_time"]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_missing_claude_names_the_npm_package() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = [("PATH".to_owned(), dir.path().display().to_string())];
+        let outcome = run_claude_code(
+            None,
+            "hi",
+            &[],
+            &dir.path().join("m.json"),
+            dir.path(),
+            &dir.path().join("c"),
+            &env,
+            Duration::from_secs(5),
+            false,
+        )
+        .await;
+        assert!(!outcome.passed);
+        assert!(
+            outcome.reason.contains("`claude` is not on PATH")
+                && outcome.reason.contains(CLAUDE_PACKAGE),
+            "{}",
+            outcome.reason
+        );
+    }
+}
