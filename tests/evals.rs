@@ -1,9 +1,44 @@
-//! The repository's own evals under `evals/`, run exactly as a user's would be. The one
-//! addition to the usual one-liner: the evals run this crate's `mcpeval` binary as their
-//! agent and server, found through `$MCPEVAL_BIN`.
+//! The repository's own evals under `evals/`, run exactly as a user's would be, with two
+//! additions: the evals run this crate's `mcpeval` binary as their agent and server (found
+//! through `$MCPEVAL_BIN`), and the builtin agents talk to fake LLM APIs started here, so
+//! everything runs offline. Claude Code comes from `.peers/` (`.ci/install-peers.sh`).
 
-fn main() -> std::process::ExitCode {
+#[path = "support/fake_anthropic.rs"]
+mod fake_anthropic;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use fake_anthropic::{FakeAnthropic, Turn};
+use serde_json::json;
+
+fn main() -> ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("cannot start a runtime for the fake LLM APIs: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // evals/claude-code: call add(2, 40), then answer.
+    let anthropic = runtime.block_on(FakeAnthropic::start(vec![
+        Turn::ToolUse {
+            name: "mcp__demo__add".into(),
+            input: json!({"a": 2, "b": 40}),
+        },
+        Turn::Text("The sum is 42.".into()),
+    ]));
+    let peers_bin = Path::new(env!("CARGO_MANIFEST_DIR")).join(".peers/node_modules/.bin");
+    let path = format!(
+        "{}:{}",
+        peers_bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     mcpeval::Harness::discover("evals")
         .env("MCPEVAL_BIN", env!("CARGO_BIN_EXE_mcpeval"))
+        .env("PATH", path)
+        .env("ANTHROPIC_BASE_URL", anthropic.base_url.as_str())
+        .env("ANTHROPIC_API_KEY", "sk-ant-offline-fake-key")
+        .env("ENABLE_TOOL_SEARCH", "false")
         .run()
 }

@@ -190,7 +190,8 @@ fn run_case(eval: &Arc<Eval>, case: &TaskCase, options: Arc<RunOptions>) -> Resu
         run_dir.clone(),
         options,
     ));
-    let snapshot = if report.agent.is_some() {
+    // A partial trace of a failed agent would only be noise to review.
+    let snapshot = if report.agent.as_ref().is_some_and(|agent| agent.passed) {
         let content = render_snapshot(&report.trace, &[run_dir.display().to_string()]);
         check_snapshot(
             eval.snapshot,
