@@ -582,3 +582,90 @@ fn nextest_runs_each_task_in_its_own_process_with_names_filters_and_exit_code() 
         "{listed}"
     );
 }
+
+fn results_of(dir: &Path, file: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("results").join(file))
+        .unwrap_or_else(|e| panic!("{file}: {e}"));
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn results_files_of_passing_and_failing_tasks_match_the_schema() {
+    let output = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .args(["check", FAILING, "--", "--exact"])
+        .arg("failing::passes")
+        .env("MCPEVAL_OUTPUT_DIR", output.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    for task in ["tools-used", "verify-fails", "agent-crashes"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+            .args(["check", FAILING, "--", "--exact"])
+            .arg(format!("failing::{task}"))
+            .env("MCPEVAL_OUTPUT_DIR", output.path())
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(101), "{}", stdout(&out));
+    }
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/results.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for file in [
+        "failing__passes.json",
+        "failing__tools-used.json",
+        "failing__verify-fails.json",
+        "failing__agent-crashes.json",
+    ] {
+        let result = results_of(output.path(), file);
+        let errors: Vec<String> = validator
+            .iter_errors(&result)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{file}: {errors:#?}\n{result:#}");
+    }
+    let passed = results_of(output.path(), "failing__passes.json");
+    assert_eq!(passed["taskPassed"], true);
+    assert_eq!(passed["testName"], "failing::passes");
+    assert_eq!(passed["callHistory"]["toolCalls"][0]["name"], "add");
+    assert_eq!(
+        passed["callHistory"]["toolCalls"][0]["arguments"],
+        serde_json::json!({"a": 20, "b": 22})
+    );
+    assert_eq!(passed["taskOutput"], "42");
+    let failed = results_of(output.path(), "failing__tools-used.json");
+    assert_eq!(failed["taskPassed"], false);
+    assert_eq!(failed["allAssertionsPassed"], false);
+    assert_eq!(failed["assertionResults"]["toolsUsed"]["passed"], false);
+    assert!(
+        failed["taskError"]
+            .as_str()
+            .unwrap()
+            .starts_with("toolsUsed (config.taskSets[0]): expected"),
+        "{failed:#}"
+    );
+    let verify = results_of(output.path(), "failing__verify-fails.json");
+    assert_eq!(verify["verifyOutput"]["success"], false);
+    assert!(
+        verify["verifyOutput"]["steps"][0]["output"]
+            .as_str()
+            .unwrap()
+            .contains("the pod is not running")
+    );
+    let crash = results_of(output.path(), "failing__agent-crashes.json");
+    assert_eq!(crash["agentExecutionError"], true);
+    // Files are complete JSON, and nothing half-written is left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(output.path().join("results"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

@@ -11,6 +11,33 @@ use crate::steps::StepResult;
 /// Lines of a script's or the agent's output shown in a message.
 const OUTPUT_LINES: usize = 30;
 
+/// One line per reason the run failed (empty when it passed), for results files.
+pub fn verdict_reasons(report: &RunReport, snapshot_fails: bool) -> Vec<String> {
+    let mut reasons: Vec<String> = report.errors.clone();
+    if let Some((phase, _)) = report.timed_out_in {
+        reasons.push(format!("timed out in the {phase} phase"));
+    }
+    let steps = report
+        .setup
+        .iter()
+        .chain(&report.verify)
+        .filter(|r| !r.passed && !r.continue_on_error);
+    reasons.extend(steps.map(|r| format!("{}: {}", r.label, r.reason)));
+    if let Some(agent) = report.agent.as_ref().filter(|a| !a.passed) {
+        reasons.push(format!("agent: {}", agent.reason));
+    }
+    reasons.extend(report.failures.iter().map(|f| {
+        format!(
+            "{} ({}): expected {}; actual {}",
+            f.assertion, f.task_set, f.expected, f.actual
+        )
+    }));
+    if snapshot_fails {
+        reasons.push("snapshot: the call trace is not the accepted one (strict mode)".into());
+    }
+    reasons
+}
+
 /// Renders why the run failed. `snapshot` is the comparison with the accepted snapshot.
 pub fn failure_message(
     report: &RunReport,

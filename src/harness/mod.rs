@@ -8,6 +8,7 @@
 //! ```
 
 mod message;
+mod results;
 mod run;
 mod tools;
 
@@ -18,7 +19,8 @@ use std::sync::{Arc, LazyLock, OnceLock};
 use libtest_mimic::{Arguments, Failed, Trial};
 use regex::Regex;
 
-pub use message::failure_message;
+pub use message::{failure_message, verdict_reasons};
+pub use results::{ResultInput, TaskResult};
 pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, RunOptions, RunReport, run_task};
 
 use crate::config::{ConfigError, ConfigErrors, Eval, SnapshotMode, load_eval_with};
@@ -183,10 +185,12 @@ fn run_case(eval: &Arc<Eval>, case: &TaskCase, options: Arc<RunOptions>) -> Resu
     let run_dir = output_dir()
         .join("runs")
         .join(snapshot_name(&eval.name, &task_name));
+    let started = std::time::Instant::now();
+    let task = Arc::new(task);
     let report = runtime()?.block_on(run_task(
         eval.clone(),
         case,
-        Arc::new(task),
+        task.clone(),
         run_dir.clone(),
         options,
     ));
@@ -205,7 +209,25 @@ fn run_case(eval: &Arc<Eval>, case: &TaskCase, options: Arc<RunOptions>) -> Resu
     };
     let snapshot_fails = eval.snapshot == SnapshotMode::Strict
         && matches!(snapshot, SnapshotStatus::New | SnapshotStatus::Changed(_));
-    if report.passed() && !snapshot_fails {
+    let passed = report.passed() && !snapshot_fails;
+    let result = TaskResult::new(ResultInput {
+        case,
+        eval_name: &eval.name,
+        task: &task,
+        report: &report,
+        passed,
+        reasons: verdict_reasons(&report, snapshot_fails),
+        duration: started.elapsed(),
+    });
+    let results_dir = output_dir().join("results");
+    if let Err(e) = result.write(&results_dir, &snapshot_name(&eval.name, &task_name)) {
+        eprintln!(
+            "mcpeval: cannot write the results of {} under {}: {e}",
+            case.name,
+            results_dir.display()
+        );
+    }
+    if passed {
         if let SnapshotStatus::Changed(_) | SnapshotStatus::New = snapshot {
             eprintln!(
                 "note: {}: the call trace changed; review it with `cargo insta review`",
