@@ -28,6 +28,8 @@ pub struct TaskCase {
     pub path: PathBuf,
     /// The assertions of every task set that matched the file, in task-set order.
     pub assertion_sets: Vec<AssertionSet>,
+    /// The strictest `minPassRate` of the matching task sets.
+    pub min_pass_rate: Option<f64>,
     /// Why the file cannot be planned as a task (its header does not parse, or it has no
     /// name); the case then fails with this error and the other cases still run.
     pub problem: Option<ConfigError>,
@@ -227,7 +229,12 @@ fn add_case(
     };
     let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
     if let Some(&i) = index_of.get(&key) {
-        cases[i].assertion_sets.push(assertion_set);
+        let case = &mut cases[i];
+        case.assertion_sets.push(assertion_set);
+        case.min_pass_rate = match (case.min_pass_rate, set.min_pass_rate) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
         return;
     }
     let name = match task_name.filter(|_| problem.is_none()) {
@@ -240,6 +247,7 @@ fn add_case(
         name,
         path: file,
         assertion_sets: vec![assertion_set],
+        min_pass_rate: set.min_pass_rate,
         problem,
     });
 }

@@ -488,24 +488,26 @@ fn snapshots_are_written_for_review_compared_and_strict_mode_fails_on_a_change()
     );
 }
 
-/// `cargo nextest` on this package's `failing_fixture` test binary: one process per task.
-fn nextest(args: &[&str]) -> Output {
+/// `cargo nextest` on this package's `fixture` test binary running `fixture` (a directory
+/// under tests/fixtures): one process per task.
+fn nextest(fixture: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO"))
         .args([
             "nextest",
             "run",
             "--test",
-            "failing_fixture",
+            "fixture",
             "--no-fail-fast",
             "--color",
             "never",
         ])
         .args(args)
-        .env("MCPEVAL_RUN_FAILING_FIXTURE", "1")
+        .envs(env.iter().copied())
+        .env("MCPEVAL_FIXTURE", format!("tests/fixtures/{fixture}"))
         .env("RUST_BACKTRACE", "0")
         .env(
             "MCPEVAL_OUTPUT_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("nextest-runs"),
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("nextest-{fixture}")),
         )
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
@@ -532,7 +534,11 @@ fn nextest_runs_each_task_in_its_own_process_with_names_filters_and_exit_code() 
     if !nextest_available() {
         return;
     }
-    let out = nextest(&["-E", "test(/::(passes|tools-used|broken|agent-crashes)$/)"]);
+    let out = nextest(
+        "failing",
+        &["-E", "test(/::(passes|tools-used|broken|agent-crashes)$/)"],
+        &[],
+    );
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -565,13 +571,13 @@ fn nextest_runs_each_task_in_its_own_process_with_names_filters_and_exit_code() 
             "nextest",
             "list",
             "--test",
-            "failing_fixture",
+            "fixture",
             "--message-format",
             "oneline",
             "--color",
             "never",
         ])
-        .env("MCPEVAL_RUN_FAILING_FIXTURE", "1")
+        .env("MCPEVAL_FIXTURE", "tests/fixtures/failing")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
@@ -668,4 +674,144 @@ fn results_files_of_passing_and_failing_tasks_match_the_schema() {
         .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn repeated_runs_pass_on_min_pass_rate_with_a_wilson_interval() {
+    let counters = tempfile::tempdir().unwrap();
+    let output = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .args([
+            "check",
+            "tests/fixtures/runs/eval.yaml",
+            "--",
+            "--test-threads",
+            "1",
+        ])
+        .env("MCPEVAL_COUNTER_DIR", counters.path())
+        .env("MCPEVAL_OUTPUT_DIR", output.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(101), "{text}");
+    assert!(text.contains("test runs::lenient ... ok"), "{text}");
+    assert!(
+        stderr.contains(
+            "runs::lenient: 2 of 3 runs passed (67%, 95% Wilson interval 21%–94%); minPassRate 0.6"
+        ),
+        "{stderr}"
+    );
+    let sections = failure_sections(&text);
+    let strict = &sections["runs::strict"];
+    assert!(
+        strict
+            .starts_with("2 of 3 runs passed (67%, 95% Wilson interval 21%–94%); minPassRate 0.8"),
+        "{strict}"
+    );
+    assert!(strict.contains("===== run 2 of 3 failed ====="), "{strict}");
+    assert!(strict.contains("run 2 fails on purpose"), "{strict}");
+    assert!(
+        !strict.contains("run 1 of 3 failed") && !strict.contains("run 3 of 3 failed"),
+        "{strict}"
+    );
+    // Every run keeps its own results.
+    for run in 1..=3 {
+        let result = results_of(output.path(), &format!("runs__strict.run{run}.json"));
+        assert_eq!(result["runIndex"], run - 1);
+        assert_eq!(result["totalRuns"], 3);
+        assert_eq!(result["taskPassed"], run != 2);
+    }
+}
+
+/// `(task, start, end)` from the lines the locking fixture's tasks log.
+fn intervals(log: &Path) -> Vec<(String, f64, f64)> {
+    let text = std::fs::read_to_string(log).unwrap();
+    let mut starts = BTreeMap::new();
+    let mut spans = Vec::new();
+    for line in text.lines() {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        let time: f64 = parts[2].parse().unwrap();
+        match parts[1] {
+            "start" => {
+                starts.insert(parts[0].to_owned(), time);
+            }
+            _ => spans.push((parts[0].to_owned(), starts[parts[0]], time)),
+        }
+    }
+    spans.sort_by(|a, b| a.0.cmp(&b.0));
+    spans
+}
+
+fn assert_serial_tasks_run_alone(spans: &[(String, f64, f64)]) {
+    assert_eq!(spans.len(), 4, "{spans:?}");
+    let overlap = |a: &(String, f64, f64), b: &(String, f64, f64)| a.1 < b.2 && b.1 < a.2;
+    for a in spans.iter().filter(|s| s.0.starts_with("serial")) {
+        for b in spans.iter().filter(|b| b.0 != a.0) {
+            assert!(!overlap(a, b), "{} overlaps {}: {spans:?}", a.0, b.0);
+        }
+    }
+    let parallel: Vec<_> = spans
+        .iter()
+        .filter(|s| s.0.starts_with("parallel"))
+        .collect();
+    assert!(
+        overlap(parallel[0], parallel[1]),
+        "the parallel tasks did not run together: {spans:?}"
+    );
+}
+
+#[test]
+fn serial_tasks_never_overlap_other_tasks_under_test_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("lock.log");
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .args([
+            "check",
+            "tests/fixtures/locking/eval.yaml",
+            "--",
+            "--test-threads",
+            "4",
+        ])
+        .env("MCPEVAL_LOCK_LOG", &log)
+        .env("MCPEVAL_OUTPUT_DIR", dir.path().join("out"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_serial_tasks_run_alone(&intervals(&log));
+}
+
+#[test]
+fn serial_tasks_never_overlap_other_tasks_under_nextest() {
+    if !nextest_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("lock.log");
+    let log_text = log.display().to_string();
+    let out = nextest("locking", &["-j", "4"], &[("MCPEVAL_LOCK_LOG", &log_text)]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_serial_tasks_run_alone(&intervals(&log));
+}
+
+#[test]
+fn a_long_run_says_it_is_still_running_and_in_which_phase() {
+    let out = check(
+        FAILING,
+        &["--exact", "failing::agent-hangs"],
+        &[("MCPEVAL_PROGRESS_SECS", "1")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("test failing::agent-hangs has been running for 1 s, in the agent phase"),
+        "{stderr}"
+    );
 }

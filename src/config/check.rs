@@ -135,6 +135,19 @@ impl<'a> Checker<'a> {
         Some(name.to_owned())
     }
 
+    /// A pass rate written at `key_path`: a number from 0 to 1.
+    pub fn rate(&mut self, key_path: &str, value: f64) -> Option<f64> {
+        if (0.0..=1.0).contains(&value) {
+            Some(value)
+        } else {
+            self.error(
+                key_path,
+                format!("must be between 0 and 1 (a fraction of the runs), found {value}"),
+            );
+            None
+        }
+    }
+
     /// A string written at `key_path` that must not be empty.
     pub fn non_empty<'s>(&mut self, key_path: &str, value: Option<&'s str>) -> Option<&'s str> {
         match value.map(str::trim) {

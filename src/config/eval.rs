@@ -36,6 +36,9 @@ struct RawEvalConfig {
     agent: Option<RawAgentRef>,
     mcp_config_file: Option<String>,
     task_sets: Option<Vec<RawTaskSet>>,
+    runs: Option<i64>,
+    #[serde(default)]
+    parallel: bool,
     llm_judge: Option<RawJudgeConfig>,
     default_task_limits: Option<RawLimits>,
     snapshot: Option<String>,
@@ -51,6 +54,7 @@ struct RawTaskSet {
     glob: Option<String>,
     #[serde(default)]
     label_selector: BTreeMap<String, String>,
+    min_pass_rate: Option<f64>,
     assertions: Option<RawAssertions>,
     source: Option<IgnoredAny>,
 }
@@ -90,6 +94,10 @@ pub struct Eval {
     pub default_limits: Limits,
     /// `snapshot`: what a changed call trace means (default `review`).
     pub snapshot: SnapshotMode,
+    /// `runs`: how often each task runs (a task's `metadata.runs` wins).
+    pub runs: Option<u32>,
+    /// `parallel`: every task of the eval may run alongside other parallel tasks.
+    pub parallel: bool,
     pub(crate) locations: LocationIndex,
 }
 
@@ -121,6 +129,8 @@ pub struct TaskSet {
     pub source: TaskSource,
     /// Labels a task must all have to be selected.
     pub label_selector: BTreeMap<String, String>,
+    /// `minPassRate`: the share of a task's runs that must pass.
+    pub min_pass_rate: Option<f64>,
     /// Assertions for every task of the set.
     pub assertions: Assertions,
 }
@@ -224,6 +234,14 @@ pub fn load_eval_with(
             SnapshotMode::Review
         }
     };
+    let runs = match config.runs {
+        Some(0) => {
+            check.error("config.runs", "must be 1 or more");
+            None
+        }
+        Some(n) => check.count("config.runs", n),
+        None => None,
+    };
     let server_names = mcp.as_ref().map(McpConfig::server_names);
     let mut task_sets = Vec::new();
     match config.task_sets {
@@ -255,6 +273,8 @@ pub fn load_eval_with(
         llm_judge,
         default_limits,
         snapshot,
+        runs,
+        parallel: config.parallel,
         locations,
     })
 }
@@ -314,6 +334,9 @@ impl RawTaskSet {
                 );
             }
         }
+        let min_pass_rate = self
+            .min_pass_rate
+            .and_then(|r| check.rate(&format!("{key_path}.minPassRate"), r));
         let assertions = self.assertions.unwrap_or_default().validate(
             check,
             &format!("{key_path}.assertions"),
@@ -323,6 +346,7 @@ impl RawTaskSet {
             key_path,
             source: source?,
             label_selector: self.label_selector,
+            min_pass_rate,
             assertions,
         })
     }

@@ -134,6 +134,8 @@ struct RawTaskMetadata {
     #[serde(default)]
     parallel: bool,
     runs: Option<i64>,
+    #[serde(rename = "minPassRate")]
+    min_pass_rate: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -211,6 +213,8 @@ pub struct Task {
     pub parallel: bool,
     /// `metadata.runs`.
     pub runs: Option<u32>,
+    /// `metadata.minPassRate`: the share of runs that must pass.
+    pub min_pass_rate: Option<f64>,
     /// The prompt text given to the agent.
     pub prompt: String,
     /// Steps before the agent.
@@ -363,6 +367,7 @@ struct TaskMetadata {
     labels: BTreeMap<String, String>,
     parallel: bool,
     runs: Option<u32>,
+    min_pass_rate: Option<f64>,
 }
 
 impl TaskMetadata {
@@ -375,6 +380,7 @@ impl TaskMetadata {
             labels: self.labels,
             parallel: self.parallel,
             runs: self.runs,
+            min_pass_rate: self.min_pass_rate,
             prompt: String::new(),
             setup: Vec::new(),
             verify: Vec::new(),
@@ -411,12 +417,16 @@ impl RawTaskMetadata {
             Some(n) => check.count("metadata.runs", n),
             None => None,
         };
+        let min_pass_rate = self
+            .min_pass_rate
+            .and_then(|r| check.rate("metadata.minPassRate", r));
         Some(TaskMetadata {
             name: name?,
             difficulty,
             labels: self.labels,
             parallel: self.parallel,
             runs,
+            min_pass_rate,
         })
     }
 }

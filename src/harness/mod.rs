@@ -7,6 +7,7 @@
 //! }
 //! ```
 
+mod case;
 mod message;
 mod results;
 mod run;
@@ -23,11 +24,8 @@ pub use message::{failure_message, verdict_reasons};
 pub use results::{ResultInput, TaskResult};
 pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, RunOptions, RunReport, run_task};
 
-use crate::config::{ConfigError, ConfigErrors, Eval, SnapshotMode, load_eval_with};
-use crate::plan::{EvalPlan, TaskCase, plan_eval, plan_task};
-use crate::snapshot::{
-    SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir, snapshot_name,
-};
+use crate::config::{ConfigError, ConfigErrors, load_eval_with};
+use crate::plan::{EvalPlan, plan_eval, plan_task};
 
 /// Exit code when an eval file does not load (the run does not start).
 pub const EXIT_INVALID_CONFIG: u8 = 2;
@@ -158,7 +156,9 @@ fn trials_of(plan: EvalPlan, options: &Arc<RunOptions>) -> Vec<Trial> {
         .into_iter()
         .map(|case| {
             let (eval, options) = (eval.clone(), options.clone());
-            Trial::test(case.name.clone(), move || run_case(&eval, &case, options))
+            Trial::test(case.name.clone(), move || {
+                case::run_case(&eval, &case, options)
+            })
         })
         .collect()
 }
@@ -175,68 +175,6 @@ fn runtime() -> Result<&'static tokio::runtime::Runtime, Failed> {
         })
         .as_ref()
         .map_err(|e| Failed::from(format!("cannot start the async runtime: {e}")))
-}
-
-fn run_case(eval: &Arc<Eval>, case: &TaskCase, options: Arc<RunOptions>) -> Result<(), Failed> {
-    let task = case
-        .load(eval)
-        .map_err(|errors| Failed::from(format!("the task file does not load:\n{errors}")))?;
-    let task_name = task.name.clone();
-    let run_dir = output_dir()
-        .join("runs")
-        .join(snapshot_name(&eval.name, &task_name));
-    let started = std::time::Instant::now();
-    let task = Arc::new(task);
-    let report = runtime()?.block_on(run_task(
-        eval.clone(),
-        case,
-        task.clone(),
-        run_dir.clone(),
-        options,
-    ));
-    // A partial trace of a failed agent would only be noise to review.
-    let snapshot = if report.agent.as_ref().is_some_and(|agent| agent.passed) {
-        let content = render_snapshot(&report.trace, &[run_dir.display().to_string()]);
-        check_snapshot(
-            eval.snapshot,
-            &snapshot_dir(&eval.path),
-            &snapshot_name(&eval.name, &task_name),
-            &case.path,
-            &content,
-        )
-    } else {
-        SnapshotStatus::Off
-    };
-    let snapshot_fails = eval.snapshot == SnapshotMode::Strict
-        && matches!(snapshot, SnapshotStatus::New | SnapshotStatus::Changed(_));
-    let passed = report.passed() && !snapshot_fails;
-    let result = TaskResult::new(ResultInput {
-        case,
-        eval_name: &eval.name,
-        task: &task,
-        report: &report,
-        passed,
-        reasons: verdict_reasons(&report, snapshot_fails),
-        duration: started.elapsed(),
-    });
-    let results_dir = output_dir().join("results");
-    if let Err(e) = result.write(&results_dir, &snapshot_name(&eval.name, &task_name)) {
-        eprintln!(
-            "mcpeval: cannot write the results of {} under {}: {e}",
-            case.name,
-            results_dir.display()
-        );
-    }
-    if passed {
-        if let SnapshotStatus::Changed(_) | SnapshotStatus::New = snapshot {
-            eprintln!(
-                "note: {}: the call trace changed; review it with `cargo insta review`",
-                case.name
-            );
-        }
-        return Ok(());
-    }
-    Err(failure_message(&report, &snapshot, snapshot_fails).into())
 }
 
 /// Where runs keep their files: `MCPEVAL_OUTPUT_DIR`, else `<target dir>/mcpeval`.

@@ -62,6 +62,12 @@ pub struct TaskResult {
     pub token_estimate: TokenEstimate,
     /// How long the run took, in milliseconds.
     pub duration_ms: f64,
+    /// This run's index, from 0, when the task runs several times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_index: Option<u32>,
+    /// How many times the task runs, when more than once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_runs: Option<u32>,
 }
 
 /// The outcome of one assertion over all task sets that configured it.
@@ -175,6 +181,8 @@ pub struct ResultInput<'a> {
     pub reasons: Vec<String>,
     /// The run's duration.
     pub duration: Duration,
+    /// `(index from 0, total)` when the task runs several times.
+    pub run: Option<(u32, u32)>,
 }
 
 impl TaskResult {
@@ -188,6 +196,7 @@ impl TaskResult {
             passed,
             reasons,
             duration,
+            run,
         } = input;
         let answer = report
             .agent
@@ -237,6 +246,8 @@ impl TaskResult {
             verify_output: phase(&report.verify),
             cleanup_output: phase(&report.cleanup),
             duration_ms: duration.as_secs_f64() * 1000.0,
+            run_index: run.map(|(index, _)| index),
+            total_runs: run.map(|(_, total)| total),
         }
     }
 

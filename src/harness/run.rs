@@ -77,7 +77,7 @@ impl RunReport {
 
 /// What the timed part of a run shares with the code that waits for it.
 struct Shared {
-    phase: Mutex<&'static str>,
+    phase: Arc<Mutex<&'static str>>,
     report: Mutex<RunReport>,
     groups: Mutex<Vec<ProcessGroupGuard>>,
 }
@@ -99,13 +99,15 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Runs one task case in `run_dir` (made empty first).
+/// Runs one task case in `run_dir` (made empty first). `phase` always names the phase
+/// running now (`setup`, `agent`, `verify`, …), for progress lines.
 pub async fn run_task(
     eval: Arc<Eval>,
     case: &TaskCase,
     task: Arc<Task>,
     run_dir: PathBuf,
     options: Arc<RunOptions>,
+    phase: Arc<Mutex<&'static str>>,
 ) -> RunReport {
     let work_dir = run_dir.join("agent-workdir");
     let mut report = RunReport {
@@ -150,7 +152,7 @@ pub async fn run_task(
         .or(eval.default_limits.cleanup_timeout)
         .unwrap_or(DEFAULT_CLEANUP_TIMEOUT);
     let shared = Arc::new(Shared {
-        phase: Mutex::new("start"),
+        phase: phase.clone(),
         report: Mutex::new(report),
         groups: Mutex::new(Vec::new()),
     });

@@ -1,0 +1,271 @@
+//! One trial: the task's runs (`runs`, `minPassRate`), each with its snapshot check and
+//! results file, under the lock that keeps serial tasks apart, with progress lines for
+//! long runs.
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use libtest_mimic::Failed;
+
+use super::message::{failure_message, verdict_reasons};
+use super::results::{ResultInput, TaskResult};
+use super::run::{RunOptions, run_task};
+use super::{output_dir, runtime};
+use crate::config::{Eval, SnapshotMode, Task};
+use crate::plan::TaskCase;
+use crate::snapshot::{
+    SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir, snapshot_name,
+};
+
+/// How often a long run says it is still running (`MCPEVAL_PROGRESS_SECS` changes it).
+const PROGRESS_EVERY: Duration = Duration::from_secs(60);
+
+/// How one run of a task ended.
+struct RunVerdict {
+    passed: bool,
+    message: String,
+}
+
+pub(super) fn run_case(
+    eval: &Arc<Eval>,
+    case: &TaskCase,
+    options: Arc<RunOptions>,
+) -> Result<(), Failed> {
+    let task = case
+        .load(eval)
+        .map_err(|errors| Failed::from(format!("the task file does not load:\n{errors}")))?;
+    let runs = run_count(&task, eval)?;
+    let min_pass_rate = task.min_pass_rate.or(case.min_pass_rate).unwrap_or(1.0);
+    let out = output_dir();
+    let _lock = TaskLock::acquire(&out, task.parallel || eval.parallel)?;
+    let task = Arc::new(task);
+    let mut verdicts = Vec::new();
+    let mut snapshot_checked = false;
+    for index in 0..runs {
+        verdicts.push(run_once(
+            eval,
+            case,
+            &task,
+            index,
+            runs,
+            &options,
+            &mut snapshot_checked,
+        )?);
+    }
+    if runs == 1 {
+        let verdict = verdicts.remove(0);
+        return if verdict.passed {
+            Ok(())
+        } else {
+            Err(verdict.message.into())
+        };
+    }
+    let passes = verdicts.iter().filter(|v| v.passed).count();
+    let rate = passes as f64 / runs as f64;
+    let (low, high) = wilson_interval(passes, runs);
+    let summary = format!(
+        "{passes} of {runs} runs passed ({:.0}%, 95% Wilson interval {:.0}%–{:.0}%); minPassRate {min_pass_rate}",
+        rate * 100.0,
+        low * 100.0,
+        high * 100.0
+    );
+    // A tolerance so that 2 of 3 meets a minPassRate written as 0.6667.
+    if rate + 1e-9 >= min_pass_rate {
+        if passes < runs as usize {
+            eprintln!("note: {}: {summary}", case.name);
+        }
+        return Ok(());
+    }
+    let mut message = summary;
+    for (i, verdict) in verdicts.iter().enumerate().filter(|(_, v)| !v.passed) {
+        message.push_str(&format!(
+            "\n\n===== run {} of {runs} failed =====\n{}",
+            i + 1,
+            verdict.message
+        ));
+    }
+    Err(message.into())
+}
+
+/// `MCPEVAL_RUNS`, else the task's `metadata.runs`, else the eval's `config.runs`, else 1.
+fn run_count(task: &Task, eval: &Eval) -> Result<u32, Failed> {
+    match std::env::var("MCPEVAL_RUNS") {
+        Ok(text) => match text.trim().parse::<u32>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(format!(
+                "MCPEVAL_RUNS must be a whole number of runs, 1 or more; found {text:?}"
+            )
+            .into()),
+        },
+        Err(_) => Ok(task.runs.or(eval.runs).unwrap_or(1)),
+    }
+}
+
+fn run_once(
+    eval: &Arc<Eval>,
+    case: &TaskCase,
+    task: &Arc<Task>,
+    index: u32,
+    runs: u32,
+    options: &Arc<RunOptions>,
+    snapshot_checked: &mut bool,
+) -> Result<RunVerdict, Failed> {
+    let stem = snapshot_name(&eval.name, &task.name);
+    let run_stem = if runs == 1 {
+        stem.clone()
+    } else {
+        format!("{stem}.run{}", index + 1)
+    };
+    let run_dir = output_dir().join("runs").join(&run_stem);
+    let started = Instant::now();
+    let phase = Arc::new(Mutex::new("start"));
+    let runtime = runtime()?;
+    let label = if runs == 1 {
+        case.name.clone()
+    } else {
+        format!("{} (run {} of {runs})", case.name, index + 1)
+    };
+    let progress = runtime.spawn(report_progress(label, phase.clone(), started));
+    let report = runtime.block_on(run_task(
+        eval.clone(),
+        case,
+        task.clone(),
+        run_dir.clone(),
+        options.clone(),
+        phase,
+    ));
+    progress.abort();
+
+    // A partial trace of a failed agent would only be noise to review; with several runs,
+    // the first complete one stands for the task.
+    let snapshot = if !*snapshot_checked && report.agent.as_ref().is_some_and(|agent| agent.passed)
+    {
+        *snapshot_checked = true;
+        let content = render_snapshot(&report.trace, &[run_dir.display().to_string()]);
+        check_snapshot(
+            eval.snapshot,
+            &snapshot_dir(&eval.path),
+            &stem,
+            &case.path,
+            &content,
+        )
+    } else {
+        SnapshotStatus::Off
+    };
+    let snapshot_fails = eval.snapshot == SnapshotMode::Strict
+        && matches!(snapshot, SnapshotStatus::New | SnapshotStatus::Changed(_));
+    let passed = report.passed() && !snapshot_fails;
+    let result = TaskResult::new(ResultInput {
+        case,
+        eval_name: &eval.name,
+        task,
+        report: &report,
+        passed,
+        reasons: verdict_reasons(&report, snapshot_fails),
+        duration: started.elapsed(),
+        run: (runs > 1).then_some((index, runs)),
+    });
+    let results_dir = output_dir().join("results");
+    if let Err(e) = result.write(&results_dir, &run_stem) {
+        eprintln!(
+            "mcpeval: cannot write the results of {} under {}: {e}",
+            case.name,
+            results_dir.display()
+        );
+    }
+    if passed && matches!(snapshot, SnapshotStatus::Changed(_) | SnapshotStatus::New) {
+        eprintln!(
+            "note: {}: the call trace changed; review it with `cargo insta review`",
+            case.name
+        );
+    }
+    let message = if passed {
+        String::new()
+    } else {
+        failure_message(&report, &snapshot, snapshot_fails)
+    };
+    Ok(RunVerdict { passed, message })
+}
+
+/// Prints a line to stderr while a run goes on past the progress interval, as libtest does
+/// for slow tests.
+async fn report_progress(label: String, phase: Arc<Mutex<&'static str>>, started: Instant) {
+    let every = std::env::var("MCPEVAL_PROGRESS_SECS")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| *s > 0.0)
+        .map(Duration::from_secs_f64)
+        .unwrap_or(PROGRESS_EVERY);
+    loop {
+        tokio::time::sleep(every).await;
+        let phase = *phase.lock().unwrap_or_else(|p| p.into_inner());
+        eprintln!(
+            "test {label} has been running for {} s, in the {phase} phase",
+            started.elapsed().as_secs()
+        );
+    }
+}
+
+/// The Wilson score interval (95 %) of `passes` out of `runs`.
+pub fn wilson_interval(passes: usize, runs: u32) -> (f64, f64) {
+    let n = f64::from(runs);
+    if runs == 0 {
+        return (0.0, 1.0);
+    }
+    let p = passes as f64 / n;
+    let z = 1.959_963_984_540_054_f64;
+    let z2 = z * z;
+    let center = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / (1.0 + z2 / n);
+    ((center - half).max(0.0), (center + half).min(1.0))
+}
+
+/// The lock that keeps a serial task from running alongside any other task, also across
+/// processes (nextest): exclusive on `<output dir>/mcpeval.lock` for serial tasks, shared
+/// for parallel ones. Released when dropped.
+struct TaskLock {
+    _file: File,
+}
+
+impl TaskLock {
+    fn acquire(dir: &Path, parallel: bool) -> Result<Self, Failed> {
+        let path = dir.join("mcpeval.lock");
+        let file = std::fs::create_dir_all(dir)
+            .and_then(|()| {
+                File::options()
+                    .create(true)
+                    .truncate(false)
+                    .write(true)
+                    .open(&path)
+            })
+            .map_err(|e| {
+                Failed::from(format!("cannot open the task lock {}: {e}", path.display()))
+            })?;
+        let locked = if parallel {
+            file.lock_shared()
+        } else {
+            file.lock()
+        };
+        locked.map_err(|e| Failed::from(format!("cannot lock {}: {e}", path.display())))?;
+        Ok(TaskLock { _file: file })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval_matches_known_values() {
+        let (low, high) = wilson_interval(2, 3);
+        assert!(
+            (low - 0.2077).abs() < 1e-3 && (high - 0.9385).abs() < 1e-3,
+            "{low} {high}"
+        );
+        let (low, high) = wilson_interval(3, 3);
+        assert!((low - 0.4385).abs() < 1e-3 && high == 1.0, "{low} {high}");
+        assert_eq!(wilson_interval(0, 0), (0.0, 1.0));
+    }
+}
