@@ -1,6 +1,8 @@
 //! Agents: what works a task's prompt through the proxied MCP servers.
 
 mod file;
+pub mod llm;
+pub mod openai;
 
 use std::path::Path;
 
