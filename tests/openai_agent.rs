@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use mcpeval::agent::ProxiedServer;
 use mcpeval::agent::llm::{ApiKey, OpenAiClient, OpenAiConfig, RetryPolicy, TokenUsage};
-use mcpeval::agent::openai::{OpenAiAgentOptions, OpenAiAgentRun, run_openai_agent};
+use mcpeval::agent::openai::{
+    OpenAiAgentOptions, OpenAiAgentRun, run_openai_agent, run_openai_agent_from_env,
+};
 use mcpeval::proxy::CallRecorder;
 use serde_json::{Value, json};
 use support::fake_openai::{FakeOpenAi, Reply, args, text, tool_calls};
@@ -458,4 +460,51 @@ async fn an_unreachable_mcp_server_fails_the_run_with_its_name() {
         run.reason
     );
     assert!(fake.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retry_after_seconds_are_honoured() {
+    let fake = FakeOpenAi::start(vec![Reply::RetryAfter(429, 1), text("after waiting")]).await;
+    let mut config = OpenAiConfig::new(&fake.base_url, ApiKey::new(KEY));
+    config.retry = RetryPolicy {
+        max_retries: 1,
+        base_delay: Duration::from_millis(1),
+        max_delay: Duration::from_secs(5),
+    };
+    let llm = OpenAiClient::new(config).unwrap();
+    let started = std::time::Instant::now();
+    let run = run_openai_agent(&OpenAiAgentOptions::new("m"), "p", &[], &llm).await;
+
+    assert!(run.passed, "{}", run.reason);
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_environment_gives_the_base_url_and_key() {
+    let fake = FakeOpenAi::start(vec![text("from env")]).await;
+    let base_url = fake.base_url.clone();
+    let env = move |name: &str| match name {
+        "MODEL_BASE_URL" => Some(base_url.clone()),
+        "MODEL_KEY" => Some("sk-from-env".to_owned()),
+        _ => None,
+    };
+    let run = run_openai_agent_from_env(&OpenAiAgentOptions::new("m"), "p", &[], env).await;
+
+    assert!(run.passed, "{}", run.reason);
+    assert_eq!(
+        fake.requests()[0].authorization.as_deref(),
+        Some("Bearer sk-from-env")
+    );
+    let missing =
+        run_openai_agent_from_env(&OpenAiAgentOptions::new("m"), "p", &[], |_| None).await;
+    assert!(!missing.passed);
+    assert!(
+        missing.reason.contains("OPENAI_API_KEY") && missing.reason.contains("MODEL_KEY"),
+        "{}",
+        missing.reason
+    );
 }

@@ -14,7 +14,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ServiceExt, model};
 use serde_json::{Value, json};
 
-use super::llm::{ChatClient, TokenUsage, shorten};
+use super::llm::{ChatClient, OpenAiClient, OpenAiConfig, TokenUsage, shorten};
 use super::{AgentOutcome, ProxiedServer};
 use tools::{OfferedTool, by_function, function_names, object_schema, parse_arguments};
 
@@ -106,6 +106,29 @@ pub async fn run_openai_agent(
         }
     }
     run
+}
+
+/// Runs the agent against the API configured in the environment (see
+/// [`OpenAiConfig::from_env`]; `lookup` is usually `|name| std::env::var(name).ok()`). A
+/// missing key or an unusable HTTP client is a failed run whose reason says so.
+pub async fn run_openai_agent_from_env(
+    options: &OpenAiAgentOptions,
+    prompt: &str,
+    servers: &[ProxiedServer],
+    lookup: impl Fn(&str) -> Option<String>,
+) -> OpenAiAgentRun {
+    let client = OpenAiConfig::from_env(lookup).and_then(OpenAiClient::new);
+    match client {
+        Ok(client) => run_openai_agent(options, prompt, servers, &client).await,
+        Err(error) => {
+            let mut run = OpenAiAgentRun {
+                reason: error.to_string(),
+                ..OpenAiAgentRun::default()
+            };
+            run.note(format!("failed: {error}"));
+            run
+        }
+    }
 }
 
 async fn drive(
