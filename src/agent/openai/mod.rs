@@ -16,9 +16,10 @@ use serde_json::{Value, json};
 
 use super::llm::{ChatClient, OpenAiClient, OpenAiConfig, TokenUsage, shorten};
 use super::{AgentOutcome, ProxiedServer};
-use tools::{OfferedTool, by_function, function_names, object_schema, parse_arguments};
-
-pub use tools::{read_reply, result_text};
+use tools::{
+    OfferedTool, by_function, function_names, object_schema, parse_arguments, read_reply,
+    result_text,
+};
 
 /// The default `maxSteps`: model turns before the agent gives up.
 pub const DEFAULT_MAX_STEPS: u32 = 20;
