@@ -2,6 +2,8 @@
 
 mod claude;
 mod file;
+pub mod llm;
+pub mod openai;
 
 use std::path::Path;
 

@@ -1,9 +1,10 @@
 //! Test support shared by the proxy tests: our own MCP server, a test agent, and finding
-//! the third-party peers.
+//! the third-party peers; a fake OpenAI API for the agent tests.
 #![allow(dead_code)]
 
 pub mod agent;
 pub mod everything;
+pub mod fake_openai;
 pub mod peers;
 pub mod server;
 pub mod setup;

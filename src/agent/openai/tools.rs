@@ -1,0 +1,347 @@
+//! MCP tools as OpenAI functions and back: function names, parameter schemas, tool
+//! results as text, and the tolerant reading of a Chat Completions reply.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde_json::{Map, Value, json};
+
+/// One MCP tool offered to the model as a function.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OfferedTool {
+    /// The function name the model sees.
+    pub function: String,
+    /// The proxied server's name.
+    pub server: String,
+    /// The index of that server in the agent's server list.
+    pub server_index: usize,
+    /// The tool's name on that server.
+    pub tool: String,
+    /// The tool's description.
+    pub description: Option<String>,
+    /// The tool's input schema, as an object schema.
+    pub parameters: Value,
+}
+
+impl OfferedTool {
+    /// The tool as an entry of the request's `tools`.
+    pub fn to_function(&self) -> Value {
+        let mut function = json!({"name": self.function});
+        if let Some(description) = &self.description {
+            function["description"] = json!(description);
+        }
+        function["parameters"] = self.parameters.clone();
+        json!({"type": "function", "function": function})
+    }
+}
+
+/// The function names for `(server, tool)` pairs, in the same order: the tool name, or
+/// `<server>__<tool>` when more than one server has that tool; then made to match
+/// `^[a-zA-Z0-9_-]{1,64}$` and kept unique (`_2`, `_3`, … on a clash after sanitising).
+pub fn function_names(tools: &[(String, String)]) -> Vec<String> {
+    let mut servers_of: HashMap<&str, HashSet<&str>> = HashMap::new();
+    for (server, tool) in tools {
+        servers_of.entry(tool).or_default().insert(server);
+    }
+    let mut taken = HashSet::new();
+    let mut names = Vec::with_capacity(tools.len());
+    for (server, tool) in tools {
+        let wanted = if servers_of.get(tool.as_str()).map_or(0, HashSet::len) > 1 {
+            format!("{server}__{tool}")
+        } else {
+            tool.clone()
+        };
+        let base = sanitize(&wanted, 64);
+        let mut name = base.clone();
+        let mut counter = 2;
+        while taken.contains(&name) {
+            let suffix = format!("_{counter}");
+            name = format!("{}{suffix}", sanitize(&base, 64 - suffix.len()));
+            counter += 1;
+        }
+        taken.insert(name.clone());
+        names.push(name);
+    }
+    names
+}
+
+/// `text` with every character outside `[a-zA-Z0-9_-]` replaced by `_`, cut to `max`
+/// characters; `tool` when nothing is left.
+fn sanitize(text: &str, max: usize) -> String {
+    let clean: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(max)
+        .collect();
+    if clean.is_empty() {
+        "tool".to_owned()
+    } else {
+        clean
+    }
+}
+
+/// A tool's input schema as an object schema with `"type": "object"` and `properties`.
+pub fn object_schema(schema: Option<&Value>) -> Value {
+    let mut object = match schema {
+        Some(Value::Object(object)) => object.clone(),
+        _ => Map::new(),
+    };
+    object.insert("type".into(), json!("object"));
+    if !object.get("properties").is_some_and(Value::is_object) {
+        object.insert("properties".into(), json!({}));
+    }
+    Value::Object(object)
+}
+
+/// The text fed back to the model for a `tools/call` result: its text contents joined
+/// (other contents as JSON; the structured content when there is no content), prefixed
+/// with `Error: ` for an `isError` result.
+pub fn result_text(result: &Value) -> String {
+    let mut parts = Vec::new();
+    for item in result["content"].as_array().into_iter().flatten() {
+        match item["type"].as_str() {
+            Some("text") => parts.push(item["text"].as_str().unwrap_or("").to_owned()),
+            Some("resource") if item["resource"]["text"].is_string() => {
+                parts.push(item["resource"]["text"].as_str().unwrap_or("").to_owned());
+            }
+            _ => parts.push(item.to_string()),
+        }
+    }
+    if parts.is_empty() && !result["structuredContent"].is_null() {
+        parts.push(result["structuredContent"].to_string());
+    }
+    let text = parts.join("\n");
+    if result["isError"].as_bool() == Some(true) {
+        format!("Error: {text}")
+    } else {
+        text
+    }
+}
+
+/// A tool call's `arguments`: a JSON string or an object; empty, absent or `null` is `{}`.
+pub fn parse_arguments(arguments: &Value) -> Result<Map<String, Value>, String> {
+    let parsed = match arguments {
+        Value::String(text) if text.trim().is_empty() => return Ok(Map::new()),
+        Value::String(text) => serde_json::from_str::<Value>(text)
+            .map_err(|e| format!("the arguments are not valid JSON ({e}): {text}"))?,
+        other => other.clone(),
+    };
+    match parsed {
+        Value::Object(object) => Ok(object),
+        Value::Null => Ok(Map::new()),
+        other => Err(format!("the arguments must be a JSON object, not {other}")),
+    }
+}
+
+/// One tool call the model asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// Its id (generated when the reply had none).
+    pub id: String,
+    /// The function name.
+    pub name: String,
+    /// The raw `arguments` (a string or an object).
+    pub arguments: Value,
+}
+
+/// The assistant message of a reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssistantTurn {
+    /// Its text, if any.
+    pub content: Option<String>,
+    /// The tool calls, in order.
+    pub tool_calls: Vec<ToolCall>,
+}
+
+impl AssistantTurn {
+    /// The message to append to `messages`, in the canonical form (`arguments` a string).
+    pub fn to_message(&self) -> Value {
+        let mut message = json!({"role": "assistant", "content": self.content});
+        if !self.tool_calls.is_empty() {
+            let calls: Vec<Value> = self
+                .tool_calls
+                .iter()
+                .map(|call| {
+                    let arguments = match &call.arguments {
+                        Value::String(text) => text.clone(),
+                        Value::Null => "{}".to_owned(),
+                        other => other.to_string(),
+                    };
+                    json!({"id": call.id, "type": "function",
+                           "function": {"name": call.name, "arguments": arguments}})
+                })
+                .collect();
+            message["tool_calls"] = Value::Array(calls);
+        }
+        message
+    }
+}
+
+/// Reads the first choice's message of a reply. `turn` numbers generated call ids.
+pub fn read_reply(reply: &Value, turn: u32) -> Result<AssistantTurn, String> {
+    let choices = reply["choices"]
+        .as_array()
+        .ok_or("it has no `choices` array")?;
+    let choice = choices.first().ok_or("its `choices` array is empty")?;
+    let message = &choice["message"];
+    if !message.is_object() {
+        return Err("its first choice has no `message` object".into());
+    }
+    let content = match &message["content"] {
+        Value::String(text) => Some(text.clone()),
+        Value::Array(parts) => Some(
+            parts
+                .iter()
+                .filter_map(|part| part["text"].as_str())
+                .collect::<Vec<_>>()
+                .join(""),
+        ),
+        _ => None,
+    };
+    let mut tool_calls = Vec::new();
+    for (index, call) in message["tool_calls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let name = call["function"]["name"]
+            .as_str()
+            .ok_or_else(|| format!("tool call {} has no `function.name`", index + 1))?;
+        let id = call["id"]
+            .as_str()
+            .filter(|id| !id.is_empty())
+            .map_or_else(|| format!("call_{turn}_{}", index + 1), str::to_owned);
+        tool_calls.push(ToolCall {
+            id,
+            name: name.to_owned(),
+            arguments: call["function"]["arguments"].clone(),
+        });
+    }
+    Ok(AssistantTurn {
+        content,
+        tool_calls,
+    })
+}
+
+/// Offered tools by function name.
+pub fn by_function(tools: &[OfferedTool]) -> BTreeMap<&str, &OfferedTool> {
+    tools.iter().map(|t| (t.function.as_str(), t)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(s, t)| (s.to_string(), t.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn names_are_prefixed_only_when_servers_share_a_tool() {
+        let names = function_names(&pairs(&[
+            ("alpha", "echo"),
+            ("alpha", "add"),
+            ("beta", "echo"),
+            ("beta", "sub"),
+        ]));
+        assert_eq!(names, ["alpha__echo", "add", "beta__echo", "sub"]);
+    }
+
+    #[test]
+    fn names_are_sanitised_cut_to_64_and_kept_unique() {
+        let long = "x".repeat(80);
+        let names = function_names(&pairs(&[
+            ("s", "get.file"),
+            ("s", "get file"),
+            ("s", &long),
+            ("s", ""),
+            ("s", "ünï"),
+        ]));
+        assert_eq!(names[0], "get_file");
+        assert_eq!(names[1], "get_file_2");
+        assert_eq!(names[2], "x".repeat(64));
+        assert_eq!(names[3], "tool");
+        assert_eq!(names[4], "_n_");
+        let pattern = regex::Regex::new("^[a-zA-Z0-9_-]{1,64}$").unwrap();
+        assert!(names.iter().all(|n| pattern.is_match(n)), "{names:?}");
+    }
+
+    #[test]
+    fn schemas_become_object_schemas() {
+        assert_eq!(
+            object_schema(None),
+            json!({"type": "object", "properties": {}})
+        );
+        assert_eq!(
+            object_schema(Some(&json!({"properties": {"a": {"type": "string"}}}))),
+            json!({"properties": {"a": {"type": "string"}}, "type": "object"})
+        );
+        assert_eq!(
+            object_schema(Some(&json!({"type": "object", "required": []}))),
+            json!({"type": "object", "required": [], "properties": {}})
+        );
+    }
+
+    #[test]
+    fn results_become_text() {
+        let ok = json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]});
+        assert_eq!(result_text(&ok), "a\nb");
+        let failed = json!({"content": [{"type": "text", "text": "boom"}], "isError": true});
+        assert_eq!(result_text(&failed), "Error: boom");
+        let structured = json!({"content": [], "structuredContent": {"n": 1}});
+        assert_eq!(result_text(&structured), r#"{"n":1}"#);
+    }
+
+    #[test]
+    fn arguments_may_be_a_string_or_an_object() {
+        let from_string = parse_arguments(&json!(r#"{"text": "hi"}"#)).unwrap();
+        let from_object = parse_arguments(&json!({"text": "hi"})).unwrap();
+        assert_eq!(from_string, from_object);
+        assert!(parse_arguments(&json!("")).unwrap().is_empty());
+        assert!(parse_arguments(&Value::Null).unwrap().is_empty());
+        assert!(
+            parse_arguments(&json!("{not json"))
+                .unwrap_err()
+                .contains("not valid JSON")
+        );
+        assert!(
+            parse_arguments(&json!("[1]"))
+                .unwrap_err()
+                .contains("object")
+        );
+    }
+
+    #[test]
+    fn replies_are_read_tolerantly() {
+        let reply = json!({"choices": [{"message": {"content": null, "tool_calls": [
+            {"function": {"name": "echo", "arguments": {"text": "x"}}},
+            {"id": "c2", "type": "function", "function": {"name": "echo", "arguments": "{}"}}
+        ]}, "finish_reason": "something_new"}]});
+        let turn = read_reply(&reply, 3).unwrap();
+        assert_eq!(turn.content, None);
+        assert_eq!(turn.tool_calls[0].id, "call_3_1");
+        assert_eq!(turn.tool_calls[1].id, "c2");
+        assert_eq!(
+            turn.to_message()["tool_calls"][0]["function"]["arguments"],
+            r#"{"text":"x"}"#
+        );
+        assert!(
+            read_reply(&json!({"id": "x"}), 1)
+                .unwrap_err()
+                .contains("choices")
+        );
+        assert!(
+            read_reply(&json!({"choices": []}), 1)
+                .unwrap_err()
+                .contains("empty")
+        );
+    }
+}
