@@ -1,5 +1,6 @@
 //! Setup, verify and cleanup steps of a task run.
 
+mod http;
 mod script;
 
 use std::path::{Path, PathBuf};
@@ -72,7 +73,7 @@ pub async fn run_phase(
     for (index, step) in steps.iter().enumerate() {
         let result = match step {
             Step::Script(script) => script::run_script(phase, index, script, context, keep).await,
-            Step::Http(_) => unsupported(phase, index, "http"),
+            Step::Http(http) => http::run_http(phase, index, http).await,
             Step::LlmJudge(_) => unsupported(phase, index, "llmJudge"),
         };
         let stop = !result.passed && !result.continue_on_error;
