@@ -110,6 +110,8 @@ async fn run(step: HttpStep) -> StepResult {
         run_dir: dir,
         env: Vec::new(),
         live: false,
+        agent_output: None,
+        judge: None,
     };
     let mut results = run_phase(
         Phase::Verify,

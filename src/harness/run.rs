@@ -384,6 +384,8 @@ fn step_context(
             .chain(env.iter().map(|(k, v)| ((*k).to_owned(), v.clone())))
             .collect(),
         live: options.live,
+        agent_output: None,
+        judge: None,
     }
 }
 
