@@ -27,6 +27,8 @@ fn context(task_dir: &Path, run_dir: &Path) -> StepContext {
         run_dir: run_dir.into(),
         env: vec![("MCPEVAL_TRACE".into(), "/tmp/trace.json".into())],
         live: false,
+        agent_output: None,
+        judge: None,
     }
 }
 

@@ -5,10 +5,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::agent::openai::{OpenAiAgentOptions, run_openai_agent_from_env};
 use crate::agent::{
     AgentOutcome, ProxiedServer, run_claude_code, run_file_agent, write_agent_mcp_config,
 };
 use crate::assert::{AssertionFailure, check_all};
+use crate::config::Step;
 use crate::config::template::Field;
 use crate::config::{
     AgentCommand, AgentSpec, AllowedTools, BuiltinAgent, DEFAULT_AGENT_TIMEOUT, Eval, McpServer,
@@ -17,7 +19,7 @@ use crate::config::{
 use crate::plan::TaskCase;
 use crate::process::ProcessGroupGuard;
 use crate::proxy::{CallRecorder, Proxy, ProxyHandle, Upstream};
-use crate::steps::{Phase, StepContext, StepResult, phase_passed, run_phase};
+use crate::steps::{Phase, StepContext, StepResult, phase_passed, resolve_judge, run_phase};
 use crate::trace::CallTrace;
 
 use super::tools::list_allowed_tools;
@@ -34,6 +36,18 @@ pub struct RunOptions {
     pub live: bool,
     /// Environment variables for every server, agent and script of the run.
     pub vars: Vec<(String, String)>,
+}
+
+impl RunOptions {
+    /// A variable as processes of the run see it: the harness's own, else the environment.
+    pub fn var(&self, name: &str) -> Option<String> {
+        self.vars
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var(name).ok())
+    }
 }
 
 /// Everything one run produced, for the verdict and the failure message.
@@ -290,7 +304,17 @@ async fn run_main(
             answer_file.display().to_string(),
         ),
     ];
-    let context = step_context(task, &run_dir, &env, options);
+    let mut context = step_context(task, &run_dir, &env, options);
+    context.agent_output = Some(answer.clone());
+    if let Some(config) = &eval.llm_judge {
+        match resolve_judge(config, &|name| options.var(name)) {
+            Ok(settings) => context.judge = Some(settings),
+            Err(e) if task.verify.iter().any(|s| matches!(s, Step::LlmJudge(_))) => {
+                shared.report().errors.push(e);
+            }
+            Err(_) => {}
+        }
+    }
     let verify = run_phase(Phase::Verify, &task.verify, &context, &mut Vec::new()).await;
     shared.report().verify = verify;
 
@@ -303,7 +327,7 @@ async fn run_main(
 enum AgentKind<'a> {
     File(&'a AgentCommand),
     ClaudeCode { model: Option<String> },
-    OpenAi,
+    OpenAi { model: String },
 }
 
 fn agent_kind(spec: &AgentSpec) -> AgentKind<'_> {
@@ -313,13 +337,18 @@ fn agent_kind(spec: &AgentSpec) -> AgentKind<'_> {
             (None, Some(BuiltinAgent::ClaudeCode { model })) => AgentKind::ClaudeCode {
                 model: model.clone(),
             },
-            // Validation guarantees a command line or a builtin.
-            (None, _) => AgentKind::OpenAi,
+            (None, Some(BuiltinAgent::OpenAiAgent { model })) => AgentKind::OpenAi {
+                model: model.clone(),
+            },
+            // Validation guarantees a command line or a builtin; Claude Code is the default.
+            (None, None) => AgentKind::ClaudeCode { model: None },
         },
         AgentSpec::ClaudeCode { model } => AgentKind::ClaudeCode {
             model: model.clone(),
         },
-        AgentSpec::OpenAiAgent { .. } => AgentKind::OpenAi,
+        AgentSpec::OpenAiAgent { model } => AgentKind::OpenAi {
+            model: model.clone(),
+        },
     }
 }
 
@@ -339,23 +368,21 @@ async fn run_agent(
         stderr: String::new(),
     };
     let kind = agent_kind(&eval.agent);
+    // Whether "all tools" must be spelled out as a list (the openai agent lists them itself:
+    // an empty list means all).
     let needs_tools = match &kind {
         AgentKind::File(command) => command
             .run_prompt
             .fields()
             .any(|f| f == Field::AllowedToolArgs),
         AgentKind::ClaudeCode { .. } => true,
-        AgentKind::OpenAi => {
-            return not_run(
-                "builtin.openai-agent cannot run yet in this version of mcpeval".into(),
-            );
-        }
+        AgentKind::OpenAi { .. } => false,
     };
     let mut proxied = Vec::new();
     for (server, url) in servers {
         let allowed_tools = match (&server.allowed_tools, needs_tools) {
-            (_, false) => Vec::new(),
-            (AllowedTools::Only(tools), true) => tools.clone(),
+            (AllowedTools::Only(tools), _) => tools.clone(),
+            (AllowedTools::All, false) => Vec::new(),
             (AllowedTools::All, true) => {
                 match list_allowed_tools(server, &options.vars, run_dir).await {
                     Ok(tools) => tools,
@@ -409,8 +436,19 @@ async fn run_agent(
             )
             .await
         }
-        AgentKind::OpenAi => {
-            not_run("builtin.openai-agent cannot run yet in this version of mcpeval".into())
+        AgentKind::OpenAi { model } => {
+            let options_for_agent = OpenAiAgentOptions::new(model);
+            let run =
+                run_openai_agent_from_env(&options_for_agent, &task.prompt, &proxied, |name| {
+                    options.var(name)
+                });
+            match tokio::time::timeout(DEFAULT_AGENT_TIMEOUT, run).await {
+                Ok(run) => run.to_outcome(),
+                Err(_) => not_run(format!(
+                    "the openai agent timed out after {}",
+                    humantime::format_duration(DEFAULT_AGENT_TIMEOUT)
+                )),
+            }
         }
     }
 }
@@ -431,6 +469,8 @@ fn step_context(
             .chain(env.iter().map(|(k, v)| ((*k).to_owned(), v.clone())))
             .collect(),
         live: options.live,
+        agent_output: None,
+        judge: None,
     }
 }
 

@@ -1,5 +1,7 @@
 //! Setup, verify and cleanup steps of a task run.
 
+mod http;
+mod judge;
 mod script;
 
 use std::path::{Path, PathBuf};
@@ -7,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::config::Step;
 use crate::process::ProcessGroupGuard;
 
+pub use judge::{JudgeSettings, resolve_judge};
 pub use script::{ScriptCommand, script_command};
 
 /// Which phase a step belongs to.
@@ -42,6 +45,10 @@ pub struct StepContext {
     pub env: Vec<(String, String)>,
     /// Copy output to stderr as it arrives.
     pub live: bool,
+    /// The agent's answer, for `llmJudge` steps (verify only).
+    pub agent_output: Option<String>,
+    /// The eval's LLM judge, for `llmJudge` steps; see [`resolve_judge`].
+    pub judge: Option<JudgeSettings>,
 }
 
 /// The result of one step.
@@ -72,8 +79,8 @@ pub async fn run_phase(
     for (index, step) in steps.iter().enumerate() {
         let result = match step {
             Step::Script(script) => script::run_script(phase, index, script, context, keep).await,
-            Step::Http(_) => unsupported(phase, index, "http"),
-            Step::LlmJudge(_) => unsupported(phase, index, "llmJudge"),
+            Step::Http(http) => http::run_http(phase, index, http).await,
+            Step::LlmJudge(judge) => judge::run_judge(phase, index, judge, context).await,
         };
         let stop = !result.passed && !result.continue_on_error;
         results.push(result);
@@ -82,16 +89,6 @@ pub async fn run_phase(
         }
     }
     results
-}
-
-fn unsupported(phase: Phase, index: usize, kind: &str) -> StepResult {
-    StepResult {
-        label: format!("{}[{index}] {kind}", phase.name()),
-        passed: false,
-        reason: format!("{kind} steps cannot run yet in this version of mcpeval"),
-        output: String::new(),
-        continue_on_error: false,
-    }
 }
 
 /// Whether every step passed (steps with `continueOnError` may fail).

@@ -1,0 +1,331 @@
+//! `llmJudge` steps: an OpenAI-compatible Chat Completions API judges whether the agent's
+//! answer semantically contains the expected text (`contains`) or is equivalent to it
+//! (`exact`), and returns a structured verdict `{passed, reason}`.
+//! The API key never appears in a reason, an output or a `Debug` rendering.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::http::{causes, error_chain, truncate};
+use super::{Phase, StepContext, StepResult};
+use crate::config::{JudgeConfig, JudgeStep};
+
+/// Bound on one request to the judge API.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+/// Waits before retrying a 429 or 5xx answer; one retry per entry.
+const RETRY_DELAYS: [Duration; 2] = [Duration::from_millis(500), Duration::from_millis(1500)];
+/// How much of an unexpected reply a reason quotes.
+const QUOTE_LIMIT: usize = 300;
+
+/// The LLM judge of a run: where its API is, its key and its model, read from the
+/// environment variables that the eval's `config.llmJudge.env` names.
+#[derive(Clone, PartialEq, Eq)]
+pub struct JudgeSettings {
+    /// Base URL of an OpenAI-compatible API, e.g. `https://api.openai.com/v1`.
+    pub base_url: String,
+    /// Sent as `Authorization: Bearer <api_key>`; never shown.
+    pub api_key: String,
+    /// The model that judges.
+    pub model: String,
+}
+
+impl fmt::Debug for JudgeSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JudgeSettings")
+            .field("base_url", &self.base_url)
+            .field("api_key", &"<redacted>")
+            .field("model", &self.model)
+            .finish()
+    }
+}
+
+/// Reads the judge's settings through `lookup` (the process environment in a real run) from
+/// the variables that `config` names. An unset or empty variable is an error naming every
+/// such variable and what it is for.
+pub fn resolve_judge(
+    config: &JudgeConfig,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<JudgeSettings, String> {
+    let mut missing = Vec::new();
+    let mut read = |name: &str, what: &str, key: &str| match lookup(name) {
+        Some(value) if !value.trim().is_empty() => value.trim().to_owned(),
+        _ => {
+            missing.push(format!("{name} ({what}, config.llmJudge.env.{key})"));
+            String::new()
+        }
+    };
+    let settings = JudgeSettings {
+        base_url: read(&config.base_url_key, "base URL", "baseUrlKey"),
+        api_key: read(&config.api_key_key, "API key", "apiKeyKey"),
+        model: read(&config.model_name_key, "model name", "modelNameKey"),
+    };
+    if missing.is_empty() {
+        Ok(settings)
+    } else {
+        Err(format!(
+            "the LLM judge needs environment variables that are not set: {}",
+            missing.join(", ")
+        ))
+    }
+}
+
+pub(super) async fn run_judge(
+    phase: Phase,
+    index: usize,
+    step: &JudgeStep,
+    context: &StepContext,
+) -> StepResult {
+    let (mode, expected) = match step {
+        JudgeStep::Contains(text) => ("contains", text),
+        JudgeStep::Exact(text) => ("exact", text),
+    };
+    let mut result = StepResult {
+        label: format!(
+            "{}[{index}] llmJudge {mode} {:?}",
+            phase.name(),
+            truncate(expected, 60)
+        ),
+        passed: false,
+        reason: String::new(),
+        output: String::new(),
+        continue_on_error: false,
+    };
+    let Some(settings) = &context.judge else {
+        result.reason =
+            "no LLM judge is configured: set config.llmJudge in the eval file".to_owned();
+        return result;
+    };
+    let Some(answer) = &context.agent_output else {
+        result.reason =
+            "there is no agent answer to judge (llmJudge steps belong in verify)".to_owned();
+        return result;
+    };
+    let request = judge_request(&settings.model, step, answer);
+    let verdict = match chat_completion(settings, &request).await {
+        Ok(content) => parse_verdict(&content).ok_or_else(|| {
+            format!(
+                "the judge's reply is not a verdict: {:?}",
+                truncate(&content, QUOTE_LIMIT)
+            )
+        }),
+        Err(reason) => Err(reason),
+    };
+    match verdict {
+        Ok(verdict) => {
+            result.passed = verdict.passed;
+            result.output = format!(
+                "judge {}: {}: {}",
+                settings.model,
+                if verdict.passed { "yes" } else { "no" },
+                verdict.reason
+            );
+            if !verdict.passed {
+                result.reason = format!("the judge says no: {}", verdict.reason);
+            }
+        }
+        Err(reason) => result.reason = redact(&reason, &settings.api_key),
+    }
+    result
+}
+
+/// The Chat Completions request body that asks for a verdict.
+fn judge_request(model: &str, step: &JudgeStep, answer: &str) -> Value {
+    let (criterion, expected) = match step {
+        JudgeStep::Contains(text) => (
+            "CONTAINS: the answer passes when it conveys all of the information in the \
+             reference, in any wording or format. Extra information that does not contradict \
+             the reference is fine. It fails when core information is missing or contradicted.",
+            text,
+        ),
+        JudgeStep::Exact(text) => (
+            "EXACT: the answer passes when it means the same as the reference; rephrasing is \
+             fine. It fails when it leaves out information, adds information (even correct \
+             information) or means something else.",
+            text,
+        ),
+    };
+    let system = format!(
+        "You judge an AI agent's answer against a reference answer by meaning, not by \
+         wording.\nCriterion: {criterion}\nReply with a JSON object only: \
+         {{\"passed\": true or false, \"reason\": \"one or two sentences on why\"}}."
+    );
+    let user = format!(
+        "<reference>\n{expected}\n</reference>\n\n<answer>\n{answer}\n</answer>\n\n\
+         Does the answer pass the criterion?"
+    );
+    json!({
+        "model": model,
+        "temperature": 0,
+        "messages": [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user},
+        ],
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {
+                "name": "verdict",
+                "strict": true,
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "passed": {"type": "boolean"},
+                        "reason": {"type": "string"},
+                    },
+                    "required": ["passed", "reason"],
+                    "additionalProperties": false,
+                },
+            },
+        },
+    })
+}
+
+/// Sends one Chat Completions request to `{base_url}/chat/completions` and returns the text
+/// of the first choice's message. Retries 429 and 5xx answers with a short backoff.
+/// The judge's only contact with the API: a shared LLM client can take its place.
+async fn chat_completion(settings: &JudgeSettings, request: &Value) -> Result<String, String> {
+    let url = format!(
+        "{}/chat/completions",
+        settings.base_url.trim_end_matches('/')
+    );
+    let client = reqwest::Client::builder()
+        .timeout(REQUEST_TIMEOUT)
+        .build()
+        .map_err(|e| format!("cannot make an HTTP client: {}", error_chain(&e)))?;
+    let mut attempt = 0;
+    loop {
+        let response = client
+            .post(&url)
+            .bearer_auth(&settings.api_key)
+            .json(request)
+            .send()
+            .await
+            .map_err(|e| format!("cannot reach the judge API at {url}: {}", causes(&e)))?;
+        let status = response.status();
+        let body = response.text().await.map_err(|e| {
+            format!(
+                "cannot read the judge API's answer from {url}: {}",
+                causes(&e)
+            )
+        })?;
+        if status.is_success() {
+            return message_content(&body).ok_or_else(|| {
+                format!(
+                    "the judge API's answer has no message content: {:?}",
+                    truncate(&body, QUOTE_LIMIT)
+                )
+            });
+        }
+        let retryable = status.as_u16() == 429 || status.is_server_error();
+        match RETRY_DELAYS.get(attempt) {
+            Some(delay) if retryable => {
+                tokio::time::sleep(*delay).await;
+                attempt += 1;
+            }
+            _ => {
+                let tries = if attempt > 0 {
+                    format!(" after {} attempts", attempt + 1)
+                } else {
+                    String::new()
+                };
+                return Err(format!(
+                    "the judge API at {url} answered {status}{tries}: {}",
+                    api_message(&body)
+                ));
+            }
+        }
+    }
+}
+
+/// `choices[0].message.content` of a Chat Completions answer.
+fn message_content(body: &str) -> Option<String> {
+    let answer: Value = serde_json::from_str(body).ok()?;
+    answer
+        .pointer("/choices/0/message/content")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// The message of an API error answer (`{"error": {"message": ...}}`), else its text.
+fn api_message(body: &str) -> String {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let message = parsed.as_ref().and_then(|v| {
+        v.pointer("/error/message")
+            .or_else(|| v.get("error"))
+            .or_else(|| v.get("message"))
+            .and_then(Value::as_str)
+    });
+    match message {
+        Some(message) => message.to_owned(),
+        None if body.trim().is_empty() => "(empty body)".to_owned(),
+        None => truncate(body.trim(), QUOTE_LIMIT),
+    }
+}
+
+/// The judge's verdict.
+#[derive(Debug, Deserialize)]
+struct Verdict {
+    passed: bool,
+    #[serde(default)]
+    reason: String,
+}
+
+/// The verdict in a reply: a JSON object, also inside ```json fences or other text.
+fn parse_verdict(content: &str) -> Option<Verdict> {
+    let text = content.trim();
+    if let Ok(verdict) = serde_json::from_str(text) {
+        return Some(verdict);
+    }
+    let start = text.find('{')?;
+    let end = text.rfind('}')?;
+    serde_json::from_str(text.get(start..=end)?).ok()
+}
+
+/// `text` with every occurrence of the key replaced.
+fn redact(text: &str, key: &str) -> String {
+    if key.is_empty() {
+        text.to_owned()
+    } else {
+        text.replace(key, "<redacted>")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_are_found_in_plain_fenced_and_chatty_replies() {
+        let plain = parse_verdict(r#"{"passed": true, "reason": "ok"}"#);
+        assert!(plain.is_some_and(|v| v.passed && v.reason == "ok"));
+        let fenced = parse_verdict("```json\n{\"passed\": false, \"reason\": \"no\"}\n```");
+        assert!(fenced.is_some_and(|v| !v.passed && v.reason == "no"));
+        let chatty = parse_verdict("Sure! {\"passed\": true, \"reason\": \"r\"} Hope it helps");
+        assert!(chatty.is_some_and(|v| v.passed));
+        assert!(parse_verdict("yes, it passes").is_none());
+        assert!(parse_verdict(r#"{"verdict": "yes"}"#).is_none());
+    }
+
+    #[test]
+    fn api_messages_come_from_the_error_object() {
+        assert_eq!(
+            api_message(r#"{"error": {"message": "bad key", "type": "auth"}}"#),
+            "bad key"
+        );
+        assert_eq!(api_message(r#"{"error": "overloaded"}"#), "overloaded");
+        assert_eq!(api_message("  "), "(empty body)");
+        assert_eq!(api_message("Bad Gateway"), "Bad Gateway");
+    }
+
+    #[test]
+    fn settings_debug_hides_the_key() {
+        let settings = JudgeSettings {
+            base_url: "http://x".into(),
+            api_key: "sk-secret".into(),
+            model: "m".into(),
+        };
+        assert!(!format!("{settings:?}").contains("sk-secret"));
+    }
+}
