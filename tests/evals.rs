@@ -1,15 +1,19 @@
 //! The repository's own evals under `evals/`, run exactly as a user's would be, with two
 //! additions: the evals run this crate's `mcpeval` binary as their agent and server (found
-//! through `$MCPEVAL_BIN`), and the builtin agents talk to fake LLM APIs started here, so
-//! everything runs offline. Claude Code comes from `.peers/` (`.ci/install-peers.sh`).
+//! through `$MCPEVAL_BIN`), and the builtin agents and the LLM judge talk to fake LLM APIs
+//! started here, so everything runs offline. Claude Code comes from `.peers/`
+//! (`.ci/install-peers.sh`).
 
 #[path = "support/fake_anthropic.rs"]
 mod fake_anthropic;
+#[path = "support/fake_openai.rs"]
+mod fake_openai;
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use fake_anthropic::{FakeAnthropic, Turn};
+use fake_openai::{FakeOpenAi, args, text, tool_calls};
 use serde_json::json;
 
 fn main() -> ExitCode {
@@ -28,6 +32,14 @@ fn main() -> ExitCode {
         },
         Turn::Text("The sum is 42.".into()),
     ]));
+    // evals/openai-agent: the agent calls add(2, 40), then answers; the judge says yes.
+    let openai = runtime.block_on(FakeOpenAi::start(vec![
+        tool_calls(&[("call_1", "add", args(json!({"a": 2, "b": 40})))]),
+        text("The sum is 42."),
+    ]));
+    let judge = runtime.block_on(FakeOpenAi::start(vec![text(
+        r#"{"passed": true, "reason": "The answer says the sum is 42."}"#,
+    )]));
     let peers_bin = Path::new(env!("CARGO_MANIFEST_DIR")).join(".peers/node_modules/.bin");
     let path = format!(
         "{}:{}",
@@ -40,5 +52,10 @@ fn main() -> ExitCode {
         .env("ANTHROPIC_BASE_URL", anthropic.base_url.as_str())
         .env("ANTHROPIC_API_KEY", "sk-ant-offline-fake-key")
         .env("ENABLE_TOOL_SEARCH", "false")
+        .env("OPENAI_BASE_URL", openai.base_url.as_str())
+        .env("OPENAI_API_KEY", "sk-offline-fake-key")
+        .env("JUDGE_BASE_URL", judge.base_url.as_str())
+        .env("JUDGE_API_KEY", "sk-offline-fake-judge-key")
+        .env("JUDGE_MODEL_NAME", "fake-judge")
         .run()
 }
