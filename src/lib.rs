@@ -17,6 +17,7 @@ pub mod harness;
 pub mod plan;
 pub mod process;
 pub mod proxy;
+pub mod report;
 pub mod snapshot;
 pub mod steps;
 pub mod trace;

@@ -12,7 +12,7 @@ use libtest_mimic::Failed;
 use super::message::{failure_message, verdict_reasons};
 use super::results::{ResultInput, TaskResult};
 use super::run::{RunOptions, run_task};
-use super::{output_dir, runtime};
+use super::runtime;
 use crate::config::{Eval, SnapshotMode, Task};
 use crate::plan::TaskCase;
 use crate::snapshot::{
@@ -38,7 +38,7 @@ pub(super) fn run_case(
         .map_err(|errors| Failed::from(format!("the task file does not load:\n{errors}")))?;
     let runs = run_count(&task, eval)?;
     let min_pass_rate = task.min_pass_rate.or(case.min_pass_rate).unwrap_or(1.0);
-    let out = output_dir();
+    let out = options.output_dir.clone();
     let _lock = TaskLock::acquire(&out, task.parallel || eval.parallel)?;
     let task = Arc::new(task);
     let mut verdicts = Vec::new();
@@ -118,7 +118,7 @@ fn run_once(
     } else {
         format!("{stem}.run{}", index + 1)
     };
-    let run_dir = output_dir().join("runs").join(&run_stem);
+    let run_dir = options.output_dir.join("runs").join(&run_stem);
     let started = Instant::now();
     let phase = Arc::new(Mutex::new("start"));
     let runtime = runtime()?;
@@ -157,6 +157,11 @@ fn run_once(
     let snapshot_fails = eval.snapshot == SnapshotMode::Strict
         && matches!(snapshot, SnapshotStatus::New | SnapshotStatus::Changed(_));
     let passed = report.passed() && !snapshot_fails;
+    let message = if passed {
+        String::new()
+    } else {
+        failure_message(&report, &snapshot, snapshot_fails)
+    };
     let result = TaskResult::new(ResultInput {
         case,
         eval_name: &eval.name,
@@ -164,10 +169,11 @@ fn run_once(
         report: &report,
         passed,
         reasons: verdict_reasons(&report, snapshot_fails),
+        failure_message: (!passed).then(|| message.clone()),
         duration: started.elapsed(),
         run: (runs > 1).then_some((index, runs)),
     });
-    let results_dir = output_dir().join("results");
+    let results_dir = options.output_dir.join("results");
     if let Err(e) = result.write(&results_dir, &run_stem) {
         eprintln!(
             "mcpeval: cannot write the results of {} under {}: {e}",
@@ -175,6 +181,11 @@ fn run_once(
             results_dir.display()
         );
     }
+    options
+        .collected
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(result);
     if passed && matches!(snapshot, SnapshotStatus::Changed(_) | SnapshotStatus::New) {
         eprintln!(
             "note: {}: the call trace changed; review it with `cargo insta review`",

@@ -36,6 +36,7 @@ pub struct Harness {
     source: Source,
     args: Option<Arguments>,
     vars: Vec<(String, String)>,
+    output_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
@@ -51,6 +52,7 @@ impl Harness {
             source: Source::Directory(dir.as_ref().to_path_buf()),
             args: None,
             vars: Vec::new(),
+            output_dir: None,
         }
     }
 
@@ -60,6 +62,7 @@ impl Harness {
             source: Source::Files(files.into_iter().collect()),
             args: None,
             vars: Vec::new(),
+            output_dir: None,
         }
     }
 
@@ -69,6 +72,13 @@ impl Harness {
     /// `.env("MY_SERVER", env!("CARGO_BIN_EXE_my-server"))`.
     pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.vars.push((name.into(), value.into()));
+        self
+    }
+
+    /// Where runs, results files and the task lock go (default: `MCPEVAL_OUTPUT_DIR`, else
+    /// `<target dir>/mcpeval`).
+    pub fn output_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.output_dir = Some(dir.into());
         self
     }
 
@@ -82,7 +92,8 @@ impl Harness {
     /// An eval file that does not load fails the whole run up front (exit code 2).
     pub fn run(self) -> ExitCode {
         let args = self.args.clone().unwrap_or_else(Arguments::from_args);
-        let trials = match self.trials(&args) {
+        let options = self.options();
+        let trials = match self.trials_with(&args, &options) {
             Ok(trials) => trials,
             Err(errors) => {
                 for error in errors.iter() {
@@ -92,30 +103,48 @@ impl Harness {
                 return ExitCode::from(EXIT_INVALID_CONFIG);
             }
         };
-        libtest_mimic::run(&args, trials).exit_code()
+        let conclusion = libtest_mimic::run(&args, trials);
+        let results =
+            std::mem::take(&mut *options.collected.lock().unwrap_or_else(|p| p.into_inner()));
+        // One test per process (nextest) makes no summary; `mcpeval report` merges those.
+        if results.len() > 1 {
+            eprint!("\n{}", crate::report::Summary::of(&results).render());
+            eprintln!(
+                "  results: {}",
+                options.output_dir.join("results").display()
+            );
+        }
+        conclusion.exit_code()
+    }
+
+    fn options(&self) -> Arc<RunOptions> {
+        let dir = self.output_dir.clone().unwrap_or_else(output_dir);
+        Arc::new(RunOptions {
+            live: std::env::var("MCPEVAL_LIVE").is_ok_and(|v| v == "1"),
+            vars: self.vars.clone(),
+            output_dir: std::path::absolute(&dir).unwrap_or(dir),
+            collected: Arc::default(),
+        })
     }
 
     /// The trials these evals plan to, filtered as `args` ask (`--exact NAME` plans only that
     /// task).
     pub fn trials(&self, args: &Arguments) -> Result<Vec<Trial>, ConfigErrors> {
+        self.trials_with(args, &self.options())
+    }
+
+    fn trials_with(
+        &self,
+        args: &Arguments,
+        options: &Arc<RunOptions>,
+    ) -> Result<Vec<Trial>, ConfigErrors> {
         let files = match &self.source {
             Source::Files(files) => files.clone(),
             Source::Directory(dir) => discover_eval_files(dir)?,
         };
         let mut errors = Vec::new();
         let mut evals = Vec::new();
-        let lookup = |name: &str| {
-            self.vars
-                .iter()
-                .rev()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-                .or_else(|| std::env::var(name).ok())
-        };
-        let options = Arc::new(RunOptions {
-            live: std::env::var("MCPEVAL_LIVE").is_ok_and(|v| v == "1"),
-            vars: self.vars.clone(),
-        });
+        let lookup = |name: &str| options.var(name);
         for file in files {
             match load_eval_with(&file, &lookup) {
                 Ok(eval) => evals.push(eval),
@@ -138,7 +167,7 @@ impl Harness {
                 None => plan_eval(eval),
             };
             match plan {
-                Ok(plan) => trials.extend(trials_of(plan, &options)),
+                Ok(plan) => trials.extend(trials_of(plan, options)),
                 Err(e) => errors.extend(e.0),
             }
         }

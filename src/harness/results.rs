@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::run::RunReport;
@@ -18,7 +18,7 @@ use crate::steps::StepResult;
 use crate::trace::{CallKind, Outcome};
 
 /// One task run, as written to its results file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskResult {
     /// The test name, `<eval>::<task>`.
@@ -34,10 +34,13 @@ pub struct TaskResult {
     /// The agent's answer.
     pub task_output: String,
     /// The first reason the task failed, if it did.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_error: Option<String>,
     /// Every reason the task failed.
     pub reasons: Vec<String>,
+    /// The test's failure message (what `cargo test` shows), when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_message: Option<String>,
     /// The task timeout hit.
     pub timed_out: bool,
     /// The agent did not finish successfully.
@@ -45,7 +48,7 @@ pub struct TaskResult {
     /// `easy`, `medium`, `hard` or empty.
     pub difficulty: String,
     /// Per assertion: passed, and the details of each task set that configured it.
-    pub assertion_results: BTreeMap<&'static str, AssertionResult>,
+    pub assertion_results: BTreeMap<String, AssertionResult>,
     /// Every configured assertion held.
     pub all_assertions_passed: bool,
     /// What the proxies recorded.
@@ -63,15 +66,15 @@ pub struct TaskResult {
     /// How long the run took, in milliseconds.
     pub duration_ms: f64,
     /// This run's index, from 0, when the task runs several times.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_index: Option<u32>,
     /// How many times the task runs, when more than once.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_runs: Option<u32>,
 }
 
 /// The outcome of one assertion over all task sets that configured it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AssertionResult {
     /// It held in every task set.
@@ -81,7 +84,7 @@ pub struct AssertionResult {
 }
 
 /// One task set's outcome of an assertion.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AssertionDetail {
     /// e.g. `config.taskSets[0]`.
@@ -89,15 +92,15 @@ pub struct AssertionDetail {
     /// It held.
     pub passed: bool,
     /// What was expected, when it failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected: Option<String>,
     /// What happened, when it failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actual: Option<String>,
 }
 
 /// The recorded calls by kind, in order. No request headers, no credentials.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallHistory {
     /// `tools/call`s.
@@ -109,7 +112,7 @@ pub struct CallHistory {
 }
 
 /// One recorded call.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallRecord {
     /// The server's name.
@@ -121,7 +124,7 @@ pub struct CallRecord {
     /// The arguments.
     pub arguments: Option<Value>,
     /// `ok`, `is_error` or `error`.
-    pub outcome: &'static str,
+    pub outcome: String,
     /// The result (or error) as the agent received it.
     pub result: Value,
     /// When it started, from the start of the run, in milliseconds.
@@ -131,7 +134,7 @@ pub struct CallRecord {
 }
 
 /// One phase: whether it succeeded and its steps.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PhaseOutput {
     /// It ran and succeeded.
@@ -141,7 +144,7 @@ pub struct PhaseOutput {
 }
 
 /// One step's result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepOutput {
     /// e.g. `verify[0] script verify.sh`.
@@ -149,14 +152,14 @@ pub struct StepOutput {
     /// It passed.
     pub passed: bool,
     /// Why it failed.
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
     /// Its output.
     pub output: String,
 }
 
 /// A rough token count.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenEstimate {
     /// Prompt tokens (characters / 4).
@@ -179,6 +182,8 @@ pub struct ResultInput<'a> {
     pub passed: bool,
     /// The failure message's reasons (empty when it passed).
     pub reasons: Vec<String>,
+    /// The failure message, when it failed.
+    pub failure_message: Option<String>,
     /// The run's duration.
     pub duration: Duration,
     /// `(index from 0, total)` when the task runs several times.
@@ -195,6 +200,7 @@ impl TaskResult {
             report,
             passed,
             reasons,
+            failure_message,
             duration,
             run,
         } = input;
@@ -217,6 +223,7 @@ impl TaskResult {
             },
             task_output: answer,
             task_error: reasons.first().cloned(),
+            failure_message,
             reasons,
             timed_out: report.timed_out_in.is_some(),
             agent_execution_error: report.agent.as_ref().is_none_or(|a| !a.passed),
@@ -295,7 +302,7 @@ fn call_history(report: &RunReport) -> CallHistory {
             name: call.name.clone(),
             position: i + 1,
             arguments: call.arguments.clone(),
-            outcome,
+            outcome: outcome.to_owned(),
             result,
             start_offset_ms: call.start_offset.as_secs_f64() * 1000.0,
             duration_ms: call.duration.as_secs_f64() * 1000.0,
@@ -338,14 +345,14 @@ fn configured(a: &Assertions) -> Vec<&'static str> {
 fn assertion_results(
     case: &TaskCase,
     failures: &[AssertionFailure],
-) -> BTreeMap<&'static str, AssertionResult> {
-    let mut results: BTreeMap<&'static str, AssertionResult> = BTreeMap::new();
+) -> BTreeMap<String, AssertionResult> {
+    let mut results: BTreeMap<String, AssertionResult> = BTreeMap::new();
     for set in &case.assertion_sets {
         for key in configured(&set.assertions) {
             let failure = failures
                 .iter()
                 .find(|f| f.task_set == set.task_set && f.assertion == key);
-            let entry = results.entry(key).or_insert(AssertionResult {
+            let entry = results.entry(key.to_owned()).or_insert(AssertionResult {
                 passed: true,
                 details: Vec::new(),
             });

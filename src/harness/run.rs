@@ -36,6 +36,10 @@ pub struct RunOptions {
     pub live: bool,
     /// Environment variables for every server, agent and script of the run.
     pub vars: Vec<(String, String)>,
+    /// Where runs, results and the task lock live.
+    pub output_dir: PathBuf,
+    /// The results of this process's runs, for the summary at the end.
+    pub collected: Arc<Mutex<Vec<crate::harness::TaskResult>>>,
 }
 
 impl RunOptions {

@@ -31,6 +31,10 @@ enum Command {
         /// Eval files (kind: Eval).
         #[arg(required = true, value_name = "EVAL.yaml")]
         files: Vec<PathBuf>,
+        /// Where runs and results files go (default: `MCPEVAL_OUTPUT_DIR`, else
+        /// `target/mcpeval`).
+        #[arg(long, value_name = "DIR")]
+        output: Option<PathBuf>,
         /// Test runner arguments, after `--`.
         #[arg(last = true, value_name = "LIBTEST ARGS")]
         libtest: Vec<String>,
@@ -41,6 +45,34 @@ enum Command {
         /// Eval files (kind: Eval).
         #[arg(required = true, value_name = "EVAL.yaml")]
         files: Vec<PathBuf>,
+    },
+    /// Merge results files into one `{summary, results}` report and print its summary.
+    /// Several directories merge (e.g. the shards of `cargo nextest run --partition`).
+    Report {
+        /// Output directories (with `results/`), results folders, results files or reports;
+        /// default `target/mcpeval`.
+        #[arg(value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+        /// Where to write the merged report (default: `report.json` in the first directory).
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Also write JUnit XML here (one test case per task run).
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+    },
+    /// Compare two reports (or results directories): regressions, fixes, new and removed
+    /// tasks, pass rate and token changes.
+    Diff {
+        /// The baseline.
+        base: PathBuf,
+        /// The current run.
+        current: PathBuf,
+        /// `text` or `markdown` (for a PR comment).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Exit with code 1 when a task regressed.
+        #[arg(long)]
+        fail_on_regression: bool,
     },
     /// A deterministic agent: makes the calls its prompt lists (`call SERVER TOOL {json}`,
     /// `read SERVER URI`, `prompt SERVER NAME {json}`, `list SERVER`, `say TEXT`,
@@ -61,7 +93,22 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Validate { files } => validate(&files),
-        Command::Check { files, libtest } => check(files, libtest),
+        Command::Check {
+            files,
+            output,
+            libtest,
+        } => check(files, output, libtest),
+        Command::Report {
+            dirs,
+            output,
+            junit,
+        } => report(dirs, output, junit),
+        Command::Diff {
+            base,
+            current,
+            format,
+            fail_on_regression,
+        } => diff(&base, &current, format, fail_on_regression),
         Command::ScriptAgent { mcp_config, prompt } => {
             block_on(async { script_agent::run(&mcp_config, &prompt).await })
                 .map_or(ExitCode::FAILURE, |code| {
@@ -90,11 +137,103 @@ fn block_on<T>(future: impl std::future::Future<Output = anyhow::Result<T>>) -> 
     }
 }
 
-fn check(files: Vec<PathBuf>, libtest: Vec<String>) -> ExitCode {
+/// How `diff` prints.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Format {
+    Text,
+    Markdown,
+}
+
+/// A report or results could not be read or written.
+const EXIT_REPORT_ERROR: u8 = 2;
+/// `diff --fail-on-regression` found a regression.
+const EXIT_REGRESSION: u8 = 1;
+
+fn report(dirs: Vec<PathBuf>, output: Option<PathBuf>, junit: Option<PathBuf>) -> ExitCode {
+    let dirs = if dirs.is_empty() {
+        vec![mcpeval::harness::output_dir()]
+    } else {
+        dirs
+    };
+    let results = match mcpeval::report::load_results(&dirs) {
+        Ok(results) if !results.is_empty() => results,
+        Ok(_) => {
+            let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+            eprintln!("mcpeval: no results files in {}", shown.join(", "));
+            return ExitCode::from(EXIT_REPORT_ERROR);
+        }
+        Err(e) => {
+            eprintln!("mcpeval: {e}");
+            return ExitCode::from(EXIT_REPORT_ERROR);
+        }
+    };
+    let report = mcpeval::report::merge(results);
+    let output = output.unwrap_or_else(|| {
+        let first = &dirs[0];
+        if first.is_dir() {
+            first.join("report.json")
+        } else {
+            PathBuf::from("report.json")
+        }
+    });
+    let written = serde_json::to_string_pretty(&report)
+        .map_err(std::io::Error::other)
+        .and_then(|text| std::fs::write(&output, text + "\n"));
+    if let Err(e) = written {
+        eprintln!("mcpeval: cannot write {}: {e}", output.display());
+        return ExitCode::from(EXIT_REPORT_ERROR);
+    }
+    if let Some(junit) = &junit
+        && let Err(e) = std::fs::write(junit, mcpeval::report::junit_xml(&report))
+    {
+        eprintln!("mcpeval: cannot write {}: {e}", junit.display());
+        return ExitCode::from(EXIT_REPORT_ERROR);
+    }
+    print!("{}", report.summary.render());
+    println!("  report: {}", output.display());
+    if let Some(junit) = junit {
+        println!("  junit: {}", junit.display());
+    }
+    ExitCode::SUCCESS
+}
+
+fn diff(
+    base: &std::path::Path,
+    current: &std::path::Path,
+    format: Format,
+    fail_on_regression: bool,
+) -> ExitCode {
+    let load = |path: &std::path::Path| {
+        mcpeval::report::load_results(&[path.to_path_buf()]).map(mcpeval::report::merge)
+    };
+    let (base, current) = match (load(base), load(current)) {
+        (Ok(base), Ok(current)) => (base, current),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("mcpeval: {e}");
+            return ExitCode::from(EXIT_REPORT_ERROR);
+        }
+    };
+    let diff = mcpeval::report::diff_reports(&base, &current);
+    let format = match format {
+        Format::Text => mcpeval::report::DiffFormat::Text,
+        Format::Markdown => mcpeval::report::DiffFormat::Markdown,
+    };
+    print!("{}", diff.render(format));
+    if fail_on_regression && diff.has_regressions() {
+        ExitCode::from(EXIT_REGRESSION)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn check(files: Vec<PathBuf>, output: Option<PathBuf>, libtest: Vec<String>) -> ExitCode {
     let args = libtest_mimic::Arguments::from_iter(
         std::iter::once("mcpeval check".to_owned()).chain(libtest),
     );
     let mut harness = mcpeval::Harness::eval_files(files).with_args(args);
+    if let Some(output) = output {
+        harness = harness.output_dir(output);
+    }
     if let Some(exe) = own_path() {
         harness = harness.env("MCPEVAL_BIN", exe);
     }

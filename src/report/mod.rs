@@ -1,0 +1,278 @@
+//! After the tests ran: results files merged into one report with a summary, JUnit XML for
+//! dashboards, and the difference between two reports for a pull request.
+
+mod diff;
+mod junit;
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub use diff::{DiffFormat, ReportDiff, diff_reports};
+pub use junit::junit_xml;
+
+use crate::harness::TaskResult;
+
+/// Problems reading results.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// A directory or file cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file is not a results file or a report.
+    #[error("{path} is not a mcpeval results file or report: {message}")]
+    Parse {
+        /// The path.
+        path: PathBuf,
+        /// What the parser said.
+        message: String,
+    },
+}
+
+/// A merged report: the summary and every run's results.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// Figures over all results.
+    pub summary: Summary,
+    /// Every run's results, sorted by test name and run.
+    pub results: Vec<TaskResult>,
+}
+
+/// Figures over a set of results.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    /// Task runs.
+    pub runs: usize,
+    /// Task runs that passed.
+    pub passed: usize,
+    /// Task runs that failed.
+    pub failed: usize,
+    /// `passed / runs`.
+    pub pass_rate: f64,
+    /// Per eval.
+    pub by_eval: BTreeMap<String, Tally>,
+    /// Per difficulty (`unset` for none).
+    pub by_difficulty: BTreeMap<String, Tally>,
+    /// Configured assertions that held, over all runs.
+    pub assertions_passed: usize,
+    /// Configured assertions, over all runs.
+    pub assertions_total: usize,
+    /// `assertions_passed / assertions_total` (1 when none are configured).
+    pub assertion_pass_rate: f64,
+    /// Estimated prompt tokens.
+    pub prompt_tokens: usize,
+    /// Estimated answer tokens.
+    pub output_tokens: usize,
+    /// The slowest runs: `(test name, milliseconds)`, slowest first.
+    pub slowest: Vec<(String, f64)>,
+}
+
+/// Passed and total runs of a group.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Tally {
+    /// Runs that passed.
+    pub passed: usize,
+    /// Runs.
+    pub runs: usize,
+}
+
+impl Tally {
+    fn rate(&self) -> f64 {
+        if self.runs == 0 {
+            0.0
+        } else {
+            self.passed as f64 / self.runs as f64
+        }
+    }
+}
+
+/// How many of the slowest runs a summary names.
+const SLOWEST: usize = 5;
+
+impl Summary {
+    /// The figures of `results`.
+    pub fn of(results: &[TaskResult]) -> Self {
+        let mut summary = Summary {
+            runs: results.len(),
+            ..Summary::default()
+        };
+        for result in results {
+            let passed = usize::from(result.task_passed);
+            summary.passed += passed;
+            let tally = summary.by_eval.entry(result.eval_name.clone()).or_default();
+            tally.passed += passed;
+            tally.runs += 1;
+            let difficulty = if result.difficulty.is_empty() {
+                "unset".to_owned()
+            } else {
+                result.difficulty.clone()
+            };
+            let tally = summary.by_difficulty.entry(difficulty).or_default();
+            tally.passed += passed;
+            tally.runs += 1;
+            for assertion in result.assertion_results.values() {
+                summary.assertions_total += assertion.details.len();
+                summary.assertions_passed += assertion.details.iter().filter(|d| d.passed).count();
+            }
+            summary.prompt_tokens += result.token_estimate.prompt_tokens;
+            summary.output_tokens += result.token_estimate.output_tokens;
+        }
+        summary.failed = summary.runs - summary.passed;
+        summary.pass_rate = if summary.runs == 0 {
+            0.0
+        } else {
+            summary.passed as f64 / summary.runs as f64
+        };
+        summary.assertion_pass_rate = if summary.assertions_total == 0 {
+            1.0
+        } else {
+            summary.assertions_passed as f64 / summary.assertions_total as f64
+        };
+        let mut slowest: Vec<(String, f64)> = results
+            .iter()
+            .map(|r| (run_name(r), r.duration_ms))
+            .collect();
+        slowest.sort_by(|a, b| b.1.total_cmp(&a.1));
+        slowest.truncate(SLOWEST);
+        summary.slowest = slowest;
+        summary
+    }
+
+    /// The summary as text for a terminal.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "mcpeval summary: {} of {} task runs passed ({:.1}%); {} failed",
+            self.passed,
+            self.runs,
+            self.pass_rate * 100.0,
+            self.failed
+        );
+        for (eval, tally) in &self.by_eval {
+            let _ = writeln!(
+                out,
+                "  eval {eval}: {}/{} ({:.1}%)",
+                tally.passed,
+                tally.runs,
+                tally.rate() * 100.0
+            );
+        }
+        for (difficulty, tally) in &self.by_difficulty {
+            let _ = writeln!(
+                out,
+                "  difficulty {difficulty}: {}/{} ({:.1}%)",
+                tally.passed,
+                tally.runs,
+                tally.rate() * 100.0
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  assertions: {}/{} held ({:.1}%)",
+            self.assertions_passed,
+            self.assertions_total,
+            self.assertion_pass_rate * 100.0
+        );
+        let _ = writeln!(
+            out,
+            "  tokens (estimated): {} prompt, {} output",
+            self.prompt_tokens, self.output_tokens
+        );
+        if !self.slowest.is_empty() {
+            let slowest: Vec<String> = self
+                .slowest
+                .iter()
+                .map(|(name, ms)| format!("{name} {:.1}s", ms / 1000.0))
+                .collect();
+            let _ = writeln!(out, "  slowest: {}", slowest.join(", "));
+        }
+        out
+    }
+}
+
+/// A run's name: the test name, with `#k` for the k-th of several runs.
+pub fn run_name(result: &TaskResult) -> String {
+    match result.run_index {
+        Some(index) if result.total_runs.is_some_and(|n| n > 1) => {
+            format!("{}#{}", result.test_name, index + 1)
+        }
+        _ => result.test_name.clone(),
+    }
+}
+
+/// Reads results from `paths`: directories of results files (an output directory with a
+/// `results/` folder, or that folder itself), results files, or merged reports.
+pub fn load_results(paths: &[PathBuf]) -> Result<Vec<TaskResult>, ReportError> {
+    let mut results = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let dir = if path.join("results").is_dir() {
+                path.join("results")
+            } else {
+                path.clone()
+            };
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .map_err(|source| ReportError::Read {
+                    path: dir.clone(),
+                    source,
+                })?
+                .flatten()
+                .map(|entry| entry.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "json") && !is_hidden(p))
+                .collect();
+            files.sort();
+            for file in files {
+                results.extend(read_file(&file)?);
+            }
+        } else {
+            results.extend(read_file(path)?);
+        }
+    }
+    results.sort_by(|a, b| (&a.test_name, a.run_index).cmp(&(&b.test_name, b.run_index)));
+    Ok(results)
+}
+
+fn is_hidden(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|name| name.to_string_lossy().starts_with('.'))
+}
+
+fn read_file(path: &Path) -> Result<Vec<TaskResult>, ReportError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ReportError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| ReportError::Parse {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })?;
+    let parsed = if value.get("results").is_some() {
+        serde_json::from_value::<Report>(value).map(|report| report.results)
+    } else {
+        serde_json::from_value::<TaskResult>(value).map(|result| vec![result])
+    };
+    parsed.map_err(|e| ReportError::Parse {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })
+}
+
+/// Merges `results` into a report.
+pub fn merge(results: Vec<TaskResult>) -> Report {
+    Report {
+        summary: Summary::of(&results),
+        results,
+    }
+}

@@ -1,0 +1,259 @@
+//! `mcpeval report` (merge, summary, JUnit) and `mcpeval diff` on prepared result sets, and
+//! the summary the harness prints at the end of a run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/results")
+        .join(path)
+}
+
+fn mcpeval(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn merged(dir: &Path) -> (PathBuf, PathBuf, Output) {
+    let report = dir.join("report.json");
+    let junit = dir.join("junit.xml");
+    let shard1 = fixture("current-shard-1").display().to_string();
+    let shard2 = fixture("current-shard-2").display().to_string();
+    let out = mcpeval(&[
+        "report",
+        &shard1,
+        &shard2,
+        "--output",
+        &report.display().to_string(),
+        "--junit",
+        &junit.display().to_string(),
+    ]);
+    (report, junit, out)
+}
+
+#[test]
+fn report_merges_shards_into_one_report_with_a_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let (report, _, out) = merged(dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.starts_with("mcpeval summary: 3 of 5 task runs passed (60.0%); 2 failed\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("  eval docs: 1/2 (50.0%)\n  eval k8s: 2/3 (66.7%)\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("  difficulty hard: 1/1 (100.0%)\n  difficulty medium: 0/1 (0.0%)\n"),
+        "{shown}"
+    );
+    assert!(shown.contains("  difficulty unset: 1/2 (50.0%)"), "{shown}");
+    assert!(shown.contains("  assertions: 8/10 held (80.0%)"), "{shown}");
+    assert!(
+        shown.contains("  tokens (estimated): 500 prompt, 100 output"),
+        "{shown}"
+    );
+    assert!(shown.contains("  slowest: k8s::delete-pod 3.5s, k8s::create-pod 3.0s, k8s::list-pods 0.9s, docs::search#2 0.7s"), "{shown}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(report["summary"]["runs"], 5);
+    assert_eq!(report["summary"]["passRate"], 0.6);
+    let names: Vec<&str> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["testName"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "docs::search",
+            "docs::search",
+            "k8s::create-pod",
+            "k8s::delete-pod",
+            "k8s::list-pods"
+        ]
+    );
+}
+
+#[test]
+fn junit_has_one_testcase_per_run_with_times_and_failure_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, junit, out) = merged(dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    assert_eq!(
+        (root.attribute("tests"), root.attribute("failures")),
+        (Some("5"), Some("2"))
+    );
+    let suites: Vec<_> = root
+        .children()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .collect();
+    assert_eq!(
+        suites
+            .iter()
+            .map(|s| s.attribute("name").unwrap())
+            .collect::<Vec<_>>(),
+        ["docs", "k8s"]
+    );
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(cases.len(), 5);
+    for case in &cases {
+        let time: f64 = case.attribute("time").unwrap().parse().unwrap();
+        assert!(time > 0.0, "{case:?}");
+    }
+    let create = cases
+        .iter()
+        .find(|c| c.attribute("name") == Some("create-pod"))
+        .unwrap();
+    assert_eq!(create.attribute("classname"), Some("k8s"));
+    assert_eq!(create.attribute("time"), Some("3.000"));
+    let failure = create
+        .children()
+        .find(|n| n.has_tag_name("failure"))
+        .unwrap();
+    assert!(
+        failure
+            .attribute("message")
+            .unwrap()
+            .starts_with("toolsUsed (config.taskSets[0])")
+    );
+    assert_eq!(
+        failure.text().unwrap(),
+        "1 assertion failed:\n  toolsUsed (config.taskSets[0]):\n      expected: a tool call <pods_list> & more"
+    );
+    assert!(
+        cases
+            .iter()
+            .any(|c| c.attribute("name") == Some("search#2"))
+    );
+    let passed = cases
+        .iter()
+        .find(|c| c.attribute("name") == Some("list-pods"))
+        .unwrap();
+    assert!(passed.children().all(|n| !n.has_tag_name("failure")));
+}
+
+#[test]
+fn diff_shows_regressions_fixes_new_and_removed_tasks() {
+    let base = fixture("base").display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let (report, _, _) = merged(dir.path());
+    let current = report.display().to_string();
+
+    let out = mcpeval(&["diff", &base, &current]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out.stdout),
+        "pass rate: 75% -> 60% (-15.0 points)\ntokens (estimated): 480 -> 600 (+120)\n\
+         regressed: k8s::create-pod (100% -> 0%)\nfixed: k8s::delete-pod (0% -> 100%)\n\
+         new: docs::search (50%)\nremoved: k8s::old-task (was 100%)\n"
+    );
+
+    let out = mcpeval(&[
+        "diff",
+        &base,
+        &current,
+        "--format",
+        "markdown",
+        "--fail-on-regression",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a regression with --fail-on-regression"
+    );
+    let markdown = text(&out.stdout);
+    assert!(
+        markdown.starts_with("### mcpeval: 75% → 60% pass rate (-15.0 points)\n"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| change | task | before | after |\n|---|---|---|---|\n"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| ❌ regressed | `k8s::create-pod` | 100% | 0% |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| ✅ fixed | `k8s::delete-pod` | 0% | 100% |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| 🆕 new | `docs::search` | – | 50% |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| 🗑️ removed | `k8s::old-task` | 100% | – |"),
+        "{markdown}"
+    );
+
+    // No regression: exit 0 even with the flag.
+    let out = mcpeval(&["diff", &current, &current, "--fail-on-regression"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).ends_with("no task changed its verdict\n"));
+}
+
+#[test]
+fn report_errors_are_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mcpeval(&["report", &dir.path().display().to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no results files in"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::write(dir.path().join("broken.json"), "{\"taskName\": 3}").unwrap();
+    let out = mcpeval(&["report", &dir.path().display().to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("broken.json is not a mcpeval results file or report"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn the_harness_prints_the_summary_at_the_end_of_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mcpeval(&[
+        "check",
+        "--output",
+        &dir.path().display().to_string(),
+        "tests/fixtures/failing/eval.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(101));
+    let stderr = text(&out.stderr);
+    // The task file that does not load has no run, so 15 of the 16 tests ran.
+    assert!(
+        stderr.contains("mcpeval summary: 1 of 15 task runs passed (6.7%); 14 failed"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "  results: {}",
+            dir.path().join("results").display()
+        )),
+        "{stderr}"
+    );
+    assert!(dir.path().join("results/failing__passes.json").is_file());
+}
