@@ -13,6 +13,7 @@ pub const VERSION: &str = concat!(
 pub mod agent;
 pub mod assert;
 pub mod config;
+pub mod error_text;
 pub mod harness;
 pub mod plan;
 pub mod process;

@@ -93,13 +93,7 @@ pub async fn run_claude_code(
     timeout: Duration,
     live: bool,
 ) -> AgentOutcome {
-    let failed = |reason: String| AgentOutcome {
-        passed: false,
-        reason,
-        answer: String::new(),
-        stdout: String::new(),
-        stderr: String::new(),
-    };
+    let failed = AgentOutcome::failed;
     let path = extra_env
         .iter()
         .rev()

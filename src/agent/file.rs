@@ -187,13 +187,7 @@ pub async fn run_file_agent(
     extra_env: &[(String, String)],
     live: bool,
 ) -> AgentOutcome {
-    let failed = |reason: String| AgentOutcome {
-        passed: false,
-        reason,
-        answer: String::new(),
-        stdout: String::new(),
-        stderr: String::new(),
-    };
+    let failed = AgentOutcome::failed;
     let argv = match render_command(command, prompt, servers, mcp_config_file) {
         Ok(argv) => argv,
         Err(e) => return failed(format!("cannot build the agent's command line: {e}")),

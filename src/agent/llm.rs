@@ -6,6 +6,7 @@
 //! Bodies are plain [`serde_json::Value`]s, not typed structs: OpenAI-compatible servers
 //! differ in small ways that typed clients reject, and JSON is what a cassette stores.
 
+use crate::error_text::error_chain;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -293,21 +294,6 @@ pub(crate) fn shorten(text: &str) -> String {
         Some((cut, _)) => format!("{}… (shortened)", &text[..cut]),
         None => text.to_owned(),
     }
-}
-
-/// An error with its causes, `a: b: c`.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 /// Tokens used by an agent run, summed over every reply's `usage`.

@@ -38,6 +38,19 @@ pub struct AgentOutcome {
     pub stderr: String,
 }
 
+impl AgentOutcome {
+    /// An agent that could not run (or did not finish), for `reason`.
+    pub fn failed(reason: impl Into<String>) -> Self {
+        AgentOutcome {
+            passed: false,
+            reason: reason.into(),
+            answer: String::new(),
+            stdout: String::new(),
+            stderr: String::new(),
+        }
+    }
+}
+
 /// Writes the MCP config the agent gets: every proxied server as `type: http`.
 pub fn write_agent_mcp_config(path: &Path, servers: &[ProxiedServer]) -> std::io::Result<()> {
     let mut entries = serde_json::Map::new();

@@ -364,13 +364,7 @@ async fn run_agent(
     work_dir: &Path,
     options: &RunOptions,
 ) -> AgentOutcome {
-    let not_run = |reason: String| AgentOutcome {
-        passed: false,
-        reason,
-        answer: String::new(),
-        stdout: String::new(),
-        stderr: String::new(),
-    };
+    let not_run = AgentOutcome::failed;
     let kind = agent_kind(&eval.agent);
     // Whether "all tools" must be spelled out as a list (the openai agent lists them itself:
     // an empty list means all).

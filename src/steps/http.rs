@@ -2,6 +2,7 @@
 //! status, raw body and JSON fields. Every failed check is reported, expected beside actual.
 //! Request header values may be secrets: they never appear in the output or the reason.
 
+use crate::error_text::error_chain;
 use std::time::Duration;
 
 use regex::Regex;
@@ -115,21 +116,6 @@ pub(super) fn causes(error: &reqwest::Error) -> String {
         Some(source) => error_chain(source),
         None => error.to_string(),
     }
-}
-
-/// An error and its sources, `: `-separated, each said once.
-pub(super) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 /// Every failed check of the step's `expect` against a response.

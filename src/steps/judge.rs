@@ -3,13 +3,14 @@
 //! (`exact`), and returns a structured verdict `{passed, reason}`.
 //! The API key never appears in a reason, an output or a `Debug` rendering.
 
+use crate::error_text::error_chain;
 use std::fmt;
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::http::{causes, error_chain, truncate};
+use super::http::{causes, truncate};
 use super::{Phase, StepContext, StepResult};
 use crate::config::{JudgeConfig, JudgeStep};
 
