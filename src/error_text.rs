@@ -22,7 +22,7 @@ mod tests {
     #[test]
     fn causes_are_joined_once() {
         let inner = std::io::Error::other("connection refused");
-        let outer = std::io::Error::new(std::io::ErrorKind::Other, inner);
+        let outer = std::io::Error::other(inner);
         assert_eq!(error_chain(&outer), "connection refused");
         let error: Box<dyn std::error::Error> = "plain".into();
         assert_eq!(error_chain(error.as_ref()), "plain");
