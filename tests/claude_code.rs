@@ -83,6 +83,18 @@ async fn claude_code_calls_the_scripted_tools_and_the_assertions_pass() {
             "{tool} not offered: {offered:?}"
         );
     }
+    // Claude Code's reported token usage reaches the results file.
+    let results =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("claude-runs/results/claude__add.json");
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+    assert!(
+        result["agentTokenUsage"]["totalTokens"]
+            .as_u64()
+            .unwrap_or(0)
+            > 0,
+        "{result:#}"
+    );
     // The tool results went back to the model.
     let last = api
         .requests()

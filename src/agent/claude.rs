@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::llm::TokenUsage;
 use super::{AgentOutcome, ProxiedServer};
 use crate::process::{ProcessSpec, run};
 
@@ -58,6 +59,21 @@ pub fn parse_stream_json(stdout: &str) -> ClaudeResult {
             .collect();
     }
     result
+}
+
+/// Claude Code's `usage` (Anthropic's `input_tokens`, cache reads and writes,
+/// `output_tokens`) as a [`TokenUsage`].
+pub fn claude_usage(usage: &Value) -> TokenUsage {
+    let count = |key: &str| usage[key].as_u64().unwrap_or(0);
+    let prompt = count("input_tokens")
+        + count("cache_creation_input_tokens")
+        + count("cache_read_input_tokens");
+    let completion = count("output_tokens");
+    TokenUsage {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+    }
 }
 
 /// The allowed tools as Claude Code names them: `mcp__<server>__<tool>`.
@@ -187,6 +203,7 @@ pub async fn run_claude_code(
         answer: parsed.answer.unwrap_or_default(),
         stdout: finished.stdout,
         stderr,
+        usage: parsed.usage.as_ref().map(claude_usage),
     }
 }
 
@@ -203,7 +220,16 @@ not json
         let parsed = parse_stream_json(out);
         assert_eq!(parsed.answer.as_deref(), Some("The sum is 42"));
         assert_eq!(parsed.turns, Some(2));
-        assert_eq!(parsed.usage.unwrap()["output_tokens"], 40);
+        assert_eq!(parsed.usage.as_ref().unwrap()["output_tokens"], 40);
+        let usage = claude_usage(parsed.usage.as_ref().unwrap());
+        assert_eq!(
+            (
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                usage.total_tokens
+            ),
+            (200, 40, 240)
+        );
         assert_eq!(parsed.denials, ["mcp__demo__delete_user {\"id\":\"2\"}"]);
         assert!(!parsed.is_error);
     }

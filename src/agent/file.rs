@@ -222,6 +222,7 @@ pub async fn run_file_agent(
             answer: finished.stdout.trim().to_owned(),
             stdout: finished.stdout,
             stderr: finished.stderr,
+            usage: None,
         },
         Err(e) => failed(format!(
             "cannot start the agent `{}`: {e}",

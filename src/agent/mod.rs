@@ -36,6 +36,8 @@ pub struct AgentOutcome {
     pub stdout: String,
     /// Its stderr.
     pub stderr: String,
+    /// Tokens the agent used, as its LLM API (or Claude Code) reported them.
+    pub usage: Option<llm::TokenUsage>,
 }
 
 impl AgentOutcome {
@@ -47,6 +49,7 @@ impl AgentOutcome {
             answer: String::new(),
             stdout: String::new(),
             stderr: String::new(),
+            usage: None,
         }
     }
 }

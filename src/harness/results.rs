@@ -63,6 +63,9 @@ pub struct TaskResult {
     pub cleanup_output: PhaseOutput,
     /// A rough token count of the prompt and the answer (characters / 4).
     pub token_estimate: TokenEstimate,
+    /// Tokens the agent used, as its LLM API or Claude Code reported them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_token_usage: Option<crate::agent::llm::TokenUsage>,
     /// How long the run took, in milliseconds.
     pub duration_ms: f64,
     /// This run's index, from 0, when the task runs several times.
@@ -221,6 +224,7 @@ impl TaskResult {
                 prompt_tokens: task.prompt.chars().count() / 4,
                 output_tokens: answer.chars().count() / 4,
             },
+            agent_token_usage: report.agent.as_ref().and_then(|a| a.usage),
             task_output: answer,
             task_error: reasons.first().cloned(),
             failure_message,

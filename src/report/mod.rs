@@ -73,6 +73,9 @@ pub struct Summary {
     pub prompt_tokens: usize,
     /// Estimated answer tokens.
     pub output_tokens: usize,
+    /// Tokens the agents' APIs reported (runs that reported usage).
+    #[serde(default)]
+    pub reported_tokens: u64,
     /// The slowest runs: `(test name, milliseconds)`, slowest first.
     pub slowest: Vec<(String, f64)>,
 }
@@ -127,6 +130,7 @@ impl Summary {
             }
             summary.prompt_tokens += result.token_estimate.prompt_tokens;
             summary.output_tokens += result.token_estimate.output_tokens;
+            summary.reported_tokens += result.agent_token_usage.map_or(0, |u| u.total_tokens);
         }
         summary.failed = summary.runs - summary.passed;
         summary.pass_rate = if summary.runs == 0 {
@@ -190,6 +194,13 @@ impl Summary {
             "  tokens (estimated): {} prompt, {} output",
             self.prompt_tokens, self.output_tokens
         );
+        if self.reported_tokens > 0 {
+            let _ = writeln!(
+                out,
+                "  tokens (reported by the agents' APIs): {}",
+                self.reported_tokens
+            );
+        }
         if !self.slowest.is_empty() {
             let slowest: Vec<String> = self
                 .slowest

@@ -73,6 +73,7 @@ impl OpenAiAgentRun {
             answer: self.answer.clone(),
             stdout: self.log.clone(),
             stderr: String::new(),
+            usage: Some(self.usage),
         }
     }
 
