@@ -11,7 +11,7 @@ use libtest_mimic::Failed;
 
 use super::message::{failure_message, verdict_reasons};
 use super::results::{ResultInput, TaskResult};
-use super::run::{RunOptions, run_task};
+use super::run::{RunOptions, lock, run_task};
 use super::runtime;
 use crate::config::{Eval, SnapshotMode, Task};
 use crate::plan::TaskCase;
@@ -181,11 +181,7 @@ fn run_once(
             results_dir.display()
         );
     }
-    options
-        .collected
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(result);
+    lock(&options.collected).push(result);
     if passed && matches!(snapshot, SnapshotStatus::Changed(_) | SnapshotStatus::New) {
         eprintln!(
             "note: {}: the call trace changed; review it with `cargo insta review`",
@@ -211,7 +207,7 @@ async fn report_progress(label: String, phase: Arc<Mutex<&'static str>>, started
         .unwrap_or(PROGRESS_EVERY);
     loop {
         tokio::time::sleep(every).await;
-        let phase = *phase.lock().unwrap_or_else(|p| p.into_inner());
+        let phase = *lock(&phase);
         eprintln!(
             "test {label} has been running for {} s, in the {phase} phase",
             started.elapsed().as_secs()

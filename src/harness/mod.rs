@@ -104,8 +104,7 @@ impl Harness {
             }
         };
         let conclusion = libtest_mimic::run(&args, trials);
-        let results =
-            std::mem::take(&mut *options.collected.lock().unwrap_or_else(|p| p.into_inner()));
+        let results = std::mem::take(&mut *run::lock(&options.collected));
         // One test per process (nextest) makes no summary; `mcpeval report` merges those.
         if results.len() > 1 {
             eprint!("\n{}", crate::report::Summary::of(&results).render());

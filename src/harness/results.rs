@@ -14,7 +14,7 @@ use super::run::RunReport;
 use crate::assert::AssertionFailure;
 use crate::config::{Assertions, Difficulty, Task};
 use crate::plan::TaskCase;
-use crate::steps::StepResult;
+use crate::steps::{StepResult, phase_passed};
 use crate::trace::{CallKind, Outcome};
 
 /// One task run, as written to its results file.
@@ -277,7 +277,7 @@ impl TaskResult {
 
 fn phase(results: &[StepResult]) -> PhaseOutput {
     PhaseOutput {
-        success: results.iter().all(|r| r.passed || r.continue_on_error),
+        success: phase_passed(results),
         steps: results
             .iter()
             .map(|r| StepOutput {

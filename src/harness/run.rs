@@ -111,7 +111,7 @@ impl Shared {
 }
 
 /// A poisoned lock only means a panic happened elsewhere; the data is still what we have.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
