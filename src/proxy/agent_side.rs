@@ -66,30 +66,6 @@ impl AgentSession {
     }
 }
 
-/// Answers a `server/discover` POST (protocol 2026-07-28, announced by its `Mcp-Method`
-/// header) with HTTP 400 and JSON-RPC "method not found", the answer that makes newer
-/// clients fall back to `initialize`. Left to rmcp it would be a 404, which the streamable
-/// HTTP spec reserves for an unknown session.
-pub(crate) async fn reject_discover(
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let is_discover = request.method() == axum::http::Method::POST
-        && request
-            .headers()
-            .get("mcp-method")
-            .is_some_and(|method| method.as_bytes() == b"server/discover".as_slice());
-    if !is_discover {
-        return next.run(request).await;
-    }
-    let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"server/discover is not supported by this server: use initialize"}}"#;
-    axum::response::Response::builder()
-        .status(axum::http::StatusCode::BAD_REQUEST)
-        .header(axum::http::header::CONTENT_TYPE, "application/json")
-        .body(axum::body::Body::from(body))
-        .unwrap_or_default()
-}
-
 fn paginated(params: Option<PaginatedRequestParams>) -> (Option<String>, ListArgs) {
     let cursor = params.as_ref().and_then(|p| p.cursor.clone());
     (cursor, ListArgs(params))

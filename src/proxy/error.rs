@@ -17,6 +17,15 @@ pub enum ProxyError {
         #[source]
         source: std::io::Error,
     },
+    /// The proxy's thread could not be started.
+    #[error("mcp server `{server}`: could not start the proxy's thread: {source}")]
+    Thread {
+        /// The server's name.
+        server: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
     /// The directory or file for the server's stderr log could not be created.
     #[error("mcp server `{server}`: could not create the stderr log {}: {source}", log.display())]
     Log {

@@ -26,6 +26,11 @@
 //! # Ok(()) }
 //! ```
 //!
+//! The agent-facing transport is our own (`agent_http.rs`): a request answered quickly is
+//! answered with one JSON body, one with progress or server→client requests first, or a
+//! slow one, with an SSE stream. Each proxy runs on a thread of its own (a single-threaded
+//! tokio runtime), so a call's hand-offs between tasks stay on one thread.
+//!
 //! Each agent session (each `initialize`) gets its own connection to the server, made
 //! during that `initialize` with the agent's own client info and capabilities; a stdio
 //! server is started fresh for it. Clients that open with `server/discover` (protocol
@@ -34,6 +39,7 @@
 //! rmcp logs every JSON-RPC error at WARN and notifications at INFO; a program that installs
 //! a `tracing` subscriber should add the directive [`LOG_FILTER`].
 
+mod agent_http;
 mod agent_side;
 mod error;
 mod forward;
@@ -41,21 +47,19 @@ mod process;
 mod record;
 mod record_outcome;
 mod routes;
+mod session;
 mod upstream;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use rmcp::transport::StreamableHttpService;
-use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio_util::sync::CancellationToken;
 
 pub use error::ProxyError;
 pub use record::{CANCELLED_CODE, CallRecorder};
 
-use agent_side::AgentSession;
+use agent_http::AgentHttp;
 use upstream::Connection;
 
 /// The `tracing` directive that keeps rmcp's per-message logging quiet.
@@ -188,9 +192,11 @@ impl Proxy {
             std::fs::create_dir_all(log_dir).map_err(log_error)?;
             std::fs::File::create(&log).map_err(log_error)?;
         }
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .and_then(|listener| Ok((listener.local_addr()?, listener)))
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
+            .and_then(|listener| {
+                listener.set_nonblocking(true)?;
+                Ok((listener.local_addr()?, listener))
+            })
             .map_err(|source| ProxyError::Listen {
                 server: server_name.to_owned(),
                 source,
@@ -206,28 +212,22 @@ impl Proxy {
             connections: Mutex::new(Vec::new()),
             failures: Mutex::new(Vec::new()),
         });
+        let runtime = ProxyRuntime::start(server_name).map_err(|source| ProxyError::Thread {
+            server: server_name.to_owned(),
+            source,
+        })?;
         let cancel = CancellationToken::new();
-        // No SSE priming event before each response: it only serves reconnection, which
-        // the agent of a task run never needs, and it costs an extra event per request.
-        let config = StreamableHttpServerConfig::default()
-            .with_cancellation_token(cancel.child_token())
-            .with_sse_retry(None);
-        let factory_shared = shared.clone();
-        let service = StreamableHttpService::new(
-            move || Ok(AgentSession::new(factory_shared.clone())),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
-        let router = axum::Router::new()
-            .nest_service("/mcp", service)
-            .layer(axum::middleware::from_fn(agent_side::reject_discover));
+        let router = AgentHttp::new(shared.clone(), cancel.clone()).router();
         let shutdown = cancel.clone();
-        // Small JSON-RPC messages: send each SSE event at once instead of waiting for the
-        // previous segment's ACK (Nagle).
-        let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
-            let _ = stream.set_nodelay(true);
-        });
-        let serve = tokio::spawn(async move {
+        let serve = runtime.handle.spawn(async move {
+            let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                return;
+            };
+            // Small JSON-RPC messages: send each SSE event at once instead of waiting for
+            // the previous segment's ACK (Nagle).
+            let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
+                let _ = stream.set_nodelay(true);
+            });
             let _ = axum::serve(listener, router)
                 .with_graceful_shutdown(shutdown.cancelled_owned())
                 .await;
@@ -238,7 +238,38 @@ impl Proxy {
             stderr_log: stdio.then_some(log),
             cancel,
             serve: Some(serve),
+            runtime,
         })
+    }
+}
+
+/// The thread a proxy runs on: a single-threaded tokio runtime of its own, so that
+/// the hand-offs between the proxy's tasks (HTTP connection, session, handler, server
+/// connection) stay on one thread instead of waking another core for each message.
+#[derive(Debug)]
+struct ProxyRuntime {
+    handle: tokio::runtime::Handle,
+    stop: CancellationToken,
+}
+
+impl ProxyRuntime {
+    fn start(server: &str) -> std::io::Result<Self> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let handle = runtime.handle().clone();
+        let stop = CancellationToken::new();
+        let stopped = stop.clone();
+        std::thread::Builder::new()
+            .name(format!("mcpeval-proxy-{server}"))
+            .spawn(move || runtime.block_on(stopped.cancelled_owned()))?;
+        Ok(Self { handle, stop })
+    }
+}
+
+impl Drop for ProxyRuntime {
+    fn drop(&mut self) {
+        self.stop.cancel();
     }
 }
 
@@ -251,6 +282,7 @@ pub struct ProxyHandle {
     stderr_log: Option<PathBuf>,
     cancel: CancellationToken,
     serve: Option<tokio::task::JoinHandle<()>>,
+    runtime: ProxyRuntime,
 }
 
 impl std::fmt::Debug for Shared {
@@ -298,16 +330,20 @@ impl ProxyHandle {
     pub async fn shutdown(mut self) {
         self.cancel.cancel();
         let connections = std::mem::take(&mut *lock(&self.shared.connections));
-        for connection in &connections {
-            connection.shutdown().await;
-        }
-        if let Some(mut serve) = self.serve.take()
-            && tokio::time::timeout(Duration::from_secs(5), &mut serve)
-                .await
-                .is_err()
-        {
-            serve.abort();
-        }
+        let serve = self.serve.take();
+        let stopping = self.runtime.handle.spawn(async move {
+            for connection in &connections {
+                connection.shutdown().await;
+            }
+            if let Some(mut serve) = serve
+                && tokio::time::timeout(Duration::from_secs(5), &mut serve)
+                    .await
+                    .is_err()
+            {
+                serve.abort();
+            }
+        });
+        let _ = stopping.await;
     }
 }
 

@@ -1,0 +1,484 @@
+//! The proxy's face towards the agent: MCP's streamable HTTP transport, served by axum.
+//!
+//! Each `initialize` POST opens a session (`Mcp-Session-Id`) that runs an [`AgentSession`]
+//! under rmcp's service loop, fed through a [`SessionTransport`]. What the loop sends back
+//! is routed by [`Outbox`] to where the agent waits for it:
+//!
+//! - the answer to a request, and the progress notifications and server→client requests
+//!   made on its behalf, go to that request's own POST reply;
+//! - everything else goes to the session's standalone stream (the agent's GET), kept in a
+//!   backlog until the agent opens one.
+//!
+//! A POST whose answer is the first thing the server sends back, and comes within
+//! [`JSON_WINDOW`], is answered with one `application/json` body; otherwise the reply
+//! becomes an SSE stream, with keep-alive comments while the request runs. Both are
+//! allowed by the transport, and clients must accept both. A plain JSON answer keeps the
+//! connection reusable and spares the agent an SSE parse per call, which is most of what
+//! a proxied call costs over HTTP (see the README's performance section).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorCode, ErrorData, ProtocolVersion,
+    RequestId, ServerJsonRpcMessage,
+};
+use rmcp::service::serve_server_with_ct;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Shared;
+use super::agent_side::AgentSession;
+use super::session::{Outbox, SessionTransport};
+
+/// How long a POST waits for its answer before the reply turns into an SSE stream.
+pub(crate) const JSON_WINDOW: Duration = Duration::from_millis(500);
+/// The interval of SSE keep-alive comments.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// The largest request body accepted (rmcp's own limit).
+pub(crate) const MAX_BODY: usize = 4 * 1024 * 1024;
+
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const JSON: &str = "application/json";
+const EVENT_STREAM: &str = "text/event-stream";
+
+/// The sessions of one proxy.
+pub(crate) struct AgentHttp {
+    shared: Arc<Shared>,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// The proxy's stop signal: ends every session and stream.
+    stop: CancellationToken,
+}
+
+struct Session {
+    inbox: mpsc::UnboundedSender<ClientJsonRpcMessage>,
+    outbox: Arc<Outbox>,
+    ct: CancellationToken,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl AgentHttp {
+    pub(crate) fn new(shared: Arc<Shared>, stop: CancellationToken) -> Arc<Self> {
+        Arc::new(Self {
+            shared,
+            sessions: Mutex::new(HashMap::new()),
+            stop,
+        })
+    }
+
+    /// The axum router serving `/mcp`.
+    pub(crate) fn router(self: Arc<Self>) -> axum::Router {
+        axum::Router::new()
+            .route(
+                "/mcp",
+                axum::routing::post(post)
+                    .get(get)
+                    .delete(delete)
+                    .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY)),
+            )
+            .with_state(self)
+    }
+
+    fn session(&self, headers: &HeaderMap) -> Result<Arc<Session>, Refusal> {
+        let Some(id) = headers.get(SESSION_ID) else {
+            return Err(Refusal(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: Session ID is required".into(),
+            ));
+        };
+        let id = id.to_str().unwrap_or_default();
+        lock(&self.sessions)
+            .get(id)
+            .filter(|session| !session.ct.is_cancelled())
+            .cloned()
+            .ok_or_else(|| Refusal(StatusCode::NOT_FOUND, "Not Found: Session not found".into()))
+    }
+
+    /// Opens a session for an `initialize` request and starts its service loop.
+    fn open_session(self: &Arc<Self>) -> (String, Arc<Session>, SessionTransport) {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let (inbox, receiver) = mpsc::unbounded_channel();
+        let outbox = Arc::new(Outbox::default());
+        let session = Arc::new(Session {
+            inbox,
+            outbox: outbox.clone(),
+            ct: self.stop.child_token(),
+        });
+        lock(&self.sessions).insert(id.clone(), session.clone());
+        let transport = SessionTransport::new(receiver, outbox);
+        (id, session, transport)
+    }
+
+    fn run_session(self: &Arc<Self>, id: String, session: &Session, transport: SessionTransport) {
+        let http = self.clone();
+        let ct = session.ct.clone();
+        let outbox = session.outbox.clone();
+        let service = AgentSession::new(self.shared.clone());
+        tokio::spawn(async move {
+            if let Ok(running) = serve_server_with_ct(service, transport, ct.clone()).await {
+                let _ = running.waiting().await;
+            }
+            ct.cancel();
+            lock(&http.sessions).remove(&id);
+            outbox.close();
+        });
+    }
+}
+
+async fn post(State(http): State<Arc<AgentHttp>>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Err(refusal) = check_host(&headers) {
+        return refusal.into_response();
+    }
+    if !(accepts(&headers, JSON) && accepts(&headers, EVENT_STREAM)) {
+        return plain(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: Client must accept both application/json and text/event-stream",
+        );
+    }
+    if !content_type_is_json(&headers) {
+        return plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: Content-Type must be application/json",
+        );
+    }
+    if let Err(refusal) = check_protocol_version(&headers) {
+        return refusal.into_response();
+    }
+    let message: ClientJsonRpcMessage = match serde_json::from_slice(&body) {
+        Ok(message) => message,
+        Err(error) => {
+            return jsonrpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorData::new(
+                    ErrorCode::PARSE_ERROR,
+                    format!("Parse error: {error}"),
+                    None,
+                ),
+            );
+        }
+    };
+    if is_discover(&headers, &message) {
+        // Protocol 2026-07-28 clients probe with `server/discover` and fall back to
+        // `initialize` on HTTP 400 / "method not found".
+        let id = match &message {
+            ClientJsonRpcMessage::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        return jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            id,
+            ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "server/discover is not supported by this server: use initialize",
+                None,
+            ),
+        );
+    }
+    if headers.contains_key(SESSION_ID) {
+        let session = match http.session(&headers) {
+            Ok(session) => session,
+            Err(refusal) => return refusal.into_response(),
+        };
+        return match message {
+            ClientJsonRpcMessage::Request(request) => {
+                let id = request.id.clone();
+                let replies = session.outbox.open(&request);
+                if session
+                    .inbox
+                    .send(ClientJsonRpcMessage::Request(request))
+                    .is_err()
+                {
+                    return plain(StatusCode::NOT_FOUND, "Not Found: Session not found");
+                }
+                reply(id, replies, &session, &http.stop).await
+            }
+            other => {
+                if let ClientJsonRpcMessage::Notification(notification) = &other
+                    && let ClientNotification::CancelledNotification(cancelled) =
+                        &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    session.outbox.cancelled(id);
+                }
+                match session.inbox.send(other) {
+                    Ok(()) => StatusCode::ACCEPTED.into_response(),
+                    Err(_) => plain(StatusCode::NOT_FOUND, "Not Found: Session not found"),
+                }
+            }
+        };
+    }
+    match message {
+        ClientJsonRpcMessage::Request(request)
+            if matches!(request.request, ClientRequest::InitializeRequest(_)) =>
+        {
+            let (session_id, session, transport) = http.open_session();
+            let id = request.id.clone();
+            let replies = session.outbox.open(&request);
+            let _ = session.inbox.send(ClientJsonRpcMessage::Request(request));
+            http.run_session(session_id.clone(), &session, transport);
+            let mut response = reply(id, replies, &session, &http.stop).await;
+            if let Ok(value) = HeaderValue::from_str(&session_id) {
+                response.headers_mut().insert(SESSION_ID, value);
+            }
+            response
+        }
+        _ => plain(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: Session ID is required",
+        ),
+    }
+}
+
+async fn get(State(http): State<Arc<AgentHttp>>, headers: HeaderMap) -> Response {
+    if let Err(refusal) = check_host(&headers) {
+        return refusal.into_response();
+    }
+    if !accepts(&headers, EVENT_STREAM) {
+        return plain(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: Client must accept text/event-stream",
+        );
+    }
+    let session = match http.session(&headers) {
+        Ok(session) => session,
+        Err(refusal) => return refusal.into_response(),
+    };
+    let messages = session.outbox.open_standalone();
+    sse(None, messages, None)
+}
+
+async fn delete(State(http): State<Arc<AgentHttp>>, headers: HeaderMap) -> Response {
+    if let Err(refusal) = check_host(&headers) {
+        return refusal.into_response();
+    }
+    match http.session(&headers) {
+        Ok(session) => {
+            session.ct.cancel();
+            StatusCode::ACCEPTED.into_response()
+        }
+        Err(refusal) => refusal.into_response(),
+    }
+}
+
+/// Waits for the first message for request `id`: its answer comes back as JSON, anything
+/// before it (or a slow answer) makes the reply an SSE stream.
+async fn reply(
+    id: RequestId,
+    mut replies: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+    session: &Session,
+    stop: &CancellationToken,
+) -> Response {
+    // Cancels the request if the agent hangs up before the answer.
+    let guard = Unanswered {
+        id: id.clone(),
+        outbox: session.outbox.clone(),
+        inbox: session.inbox.clone(),
+    };
+    let first = tokio::select! {
+        first = tokio::time::timeout(JSON_WINDOW, replies.recv()) => first,
+        () = stop.cancelled() => Ok(None),
+    };
+    match first {
+        Ok(Some(message)) if is_final(&message) => {
+            drop(guard);
+            json(&message)
+        }
+        Ok(Some(message)) => sse(Some(message), replies, Some(guard)),
+        Ok(None) => {
+            drop(guard);
+            jsonrpc_error(
+                StatusCode::OK,
+                Some(id),
+                ErrorData::internal_error(
+                    "the proxy's session ended before the request was answered",
+                    None,
+                ),
+            )
+        }
+        Err(_slow) => sse(None, replies, Some(guard)),
+    }
+}
+
+/// An SSE stream of `first` and then what arrives on `rest`, with keep-alive comments;
+/// it ends when `rest` closes: after the answer, or when the session ends.
+fn sse(
+    first: Option<ServerJsonRpcMessage>,
+    rest: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+    guard: Option<Unanswered>,
+) -> Response {
+    let rest = futures::stream::unfold(rest, |mut rest| async move {
+        rest.recv().await.map(|message| (message, rest))
+    });
+    let events = futures::stream::iter(first)
+        .chain(rest)
+        .map(move |message| {
+            let _guard = &guard;
+            let data = serde_json::to_string(&message).unwrap_or_default();
+            Ok::<_, Infallible>(Event::default().event("message").data(data))
+        });
+    Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+        .into_response()
+}
+
+/// Notes that a request is still unanswered when the agent's reply is dropped, and then
+/// tells the service it was cancelled, so the server's work stops too.
+struct Unanswered {
+    id: RequestId,
+    outbox: Arc<Outbox>,
+    inbox: mpsc::UnboundedSender<ClientJsonRpcMessage>,
+}
+
+impl Drop for Unanswered {
+    fn drop(&mut self) {
+        if !self.outbox.cancelled(&self.id) {
+            return;
+        }
+        let cancel: ClientJsonRpcMessage = match serde_json::from_value(serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": self.id, "reason": "the agent closed the connection"},
+        })) {
+            Ok(message) => message,
+            Err(_) => return,
+        };
+        let _ = self.inbox.send(cancel);
+    }
+}
+
+fn is_final(message: &ServerJsonRpcMessage) -> bool {
+    matches!(
+        message,
+        ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)
+    )
+}
+
+fn is_discover(headers: &HeaderMap, message: &ClientJsonRpcMessage) -> bool {
+    headers
+        .get(MCP_METHOD)
+        .is_some_and(|method| method.as_bytes() == b"server/discover".as_slice())
+        || matches!(message, ClientJsonRpcMessage::Request(request)
+            if matches!(request.request, ClientRequest::DiscoverRequest(_)))
+}
+
+/// Whether the `Accept` header names `media` (or a wildcard covering it).
+fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(|item| item.split(';').next().unwrap_or_default().trim())
+        .any(|item| {
+            item.eq_ignore_ascii_case(media)
+                || item == "*/*"
+                || item
+                    .strip_suffix("/*")
+                    .is_some_and(|prefix| prefix.eq_ignore_ascii_case(kind))
+        })
+}
+
+fn content_type_is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case(JSON))
+}
+
+/// Loopback hosts only, against DNS rebinding (the proxy listens on 127.0.0.1).
+fn check_host(headers: &HeaderMap) -> Result<(), Refusal> {
+    let Some(host) = headers.get(header::HOST) else {
+        return Ok(());
+    };
+    let authority = host
+        .to_str()
+        .ok()
+        .and_then(|host| host.parse::<axum::http::uri::Authority>().ok());
+    let Some(authority) = authority else {
+        return Err(Refusal(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: Invalid Host header".into(),
+        ));
+    };
+    let host = authority
+        .host()
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    if ["localhost", "127.0.0.1", "::1"]
+        .iter()
+        .any(|allowed| host.eq_ignore_ascii_case(allowed))
+    {
+        Ok(())
+    } else {
+        Err(Refusal(
+            StatusCode::FORBIDDEN,
+            "Forbidden: Host header is not allowed".into(),
+        ))
+    }
+}
+
+/// A `MCP-Protocol-Version` header, when sent, must name a version this proxy knows.
+fn check_protocol_version(headers: &HeaderMap) -> Result<(), Refusal> {
+    let Some(version) = headers.get(PROTOCOL_VERSION) else {
+        return Ok(());
+    };
+    let version = version.to_str().unwrap_or_default();
+    if ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .any(|known| known.as_str() == version)
+    {
+        return Ok(());
+    }
+    Err(Refusal(
+        StatusCode::BAD_REQUEST,
+        format!("Bad Request: Unsupported MCP-Protocol-Version: {version}").into(),
+    ))
+}
+
+fn json(message: &ServerJsonRpcMessage) -> Response {
+    match serde_json::to_vec(message) {
+        Ok(body) => ([(header::CONTENT_TYPE, JSON)], body).into_response(),
+        Err(error) => plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("cannot encode the answer: {error}"),
+        ),
+    }
+}
+
+fn jsonrpc_error(status: StatusCode, id: Option<RequestId>, error: ErrorData) -> Response {
+    let mut response = json(&ServerJsonRpcMessage::error(error, id));
+    *response.status_mut() = status;
+    response
+}
+
+/// An HTTP-level refusal: a status and a plain-text reason.
+struct Refusal(StatusCode, Cow<'static, str>);
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        (self.0, self.1.into_owned()).into_response()
+    }
+}
+
+fn plain(status: StatusCode, text: &str) -> Response {
+    (status, text.to_owned()).into_response()
+}

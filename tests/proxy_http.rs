@@ -1,0 +1,308 @@
+//! The proxy's streamable HTTP endpoint as an agent's HTTP client sees it: a quick answer
+//! comes back as one JSON body, anything sent before the answer (or a slow answer) as an
+//! SSE stream, messages outside a request on the standalone GET stream, and the HTTP
+//! errors of the transport. Plain HTTP requests, no MCP client library.
+
+mod support;
+
+use std::time::Duration;
+
+use reqwest::header::CONTENT_TYPE;
+use serde_json::{Value, json};
+use support::setup::Proxied;
+
+const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+
+/// A bare streamable HTTP client holding one session.
+struct Raw {
+    client: reqwest::Client,
+    url: String,
+    session: String,
+}
+
+impl Raw {
+    async fn open(url: &str) -> Self {
+        let client = reqwest::Client::new();
+        let response = client
+            .post(url)
+            .header("accept", ACCEPT_BOTH)
+            .json(
+                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1.0.0"}}}),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(content_type(&response), "application/json");
+        let session = response.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let init: Value = response.json().await.unwrap();
+        assert_eq!(init["id"], 0);
+        assert!(init["result"]["serverInfo"].is_object(), "{init}");
+        let raw = Self {
+            client,
+            url: url.to_owned(),
+            session,
+        };
+        let initialized = raw
+            .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        assert_eq!(initialized.status(), 202);
+        raw
+    }
+
+    async fn post(&self, body: Value) -> reqwest::Response {
+        self.client
+            .post(&self.url)
+            .header("accept", ACCEPT_BOTH)
+            .header("mcp-session-id", &self.session)
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    async fn call(&self, id: u64, name: &str, arguments: Value, meta: Value) -> reqwest::Response {
+        self.post(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": meta}}))
+            .await
+    }
+}
+
+fn content_type(response: &reqwest::Response) -> String {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .map(|value| value.to_str().unwrap().to_owned())
+        .unwrap_or_default()
+}
+
+/// The JSON messages of a finished SSE body.
+fn events(body: &str) -> Vec<Value> {
+    body.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(|data| serde_json::from_str(data.trim()).unwrap())
+        .collect()
+}
+
+/// Reads an SSE response until a message matching `wanted` arrives (within 10 s).
+async fn read_until(response: &mut reqwest::Response, wanted: impl Fn(&Value) -> bool) -> Value {
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(found) = events(&text).into_iter().find(&wanted) {
+            return found;
+        }
+        let chunk = tokio::time::timeout_at(deadline, response.chunk())
+            .await
+            .expect("the message did not arrive within 10 s")
+            .unwrap()
+            .expect("the stream ended before the message arrived");
+        text.push_str(std::str::from_utf8(&chunk).unwrap());
+        // Only complete lines are parsed.
+        if !text.ends_with('\n') {
+            continue;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quick_answer_comes_back_as_one_json_body() {
+    let setup = Proxied::start().await;
+    let raw = Raw::open(setup.proxy.url()).await;
+    let response = raw.call(1, "echo", json!({"text": "hi"}), json!({})).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(content_type(&response), "application/json");
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(answer["id"], 1);
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "echo: hi",
+        "{answer}"
+    );
+    // A JSON-RPC error of the server is a JSON answer too.
+    let response = raw.call(2, "broken", json!({}), json!({})).await;
+    assert_eq!(content_type(&response), "application/json");
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(answer["id"], 2);
+    assert!(answer["error"]["code"].is_i64(), "{answer}");
+    setup.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_before_the_answer_makes_the_reply_an_sse_stream() {
+    let setup = Proxied::start().await;
+    let raw = Raw::open(setup.proxy.url()).await;
+    let response = raw
+        .call(
+            7,
+            "slow",
+            json!({"steps": 3, "ms": 20}),
+            json!({"progressToken": "agent-token"}),
+        )
+        .await;
+    assert_eq!(response.status(), 200);
+    assert!(content_type(&response).starts_with("text/event-stream"));
+    let messages = events(&response.text().await.unwrap());
+    assert_eq!(messages.len(), 4, "{messages:?}");
+    for (step, message) in messages[..3].iter().enumerate() {
+        assert_eq!(message["method"], "notifications/progress");
+        assert_eq!(message["params"]["progressToken"], "agent-token");
+        assert_eq!(
+            message["params"]["progress"].as_f64(),
+            Some(step as f64 + 1.0)
+        );
+    }
+    assert_eq!(messages[3]["id"], 7);
+    assert_eq!(messages[3]["result"]["content"][0]["text"], "done");
+    setup.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_answer_comes_on_an_sse_stream_opened_before_it() {
+    let setup = Proxied::start().await;
+    let raw = Raw::open(setup.proxy.url()).await;
+    let started = std::time::Instant::now();
+    let response = raw
+        .call(3, "slow", json!({"steps": 1, "ms": 1500}), json!({}))
+        .await;
+    // The headers come before the answer: a client's header timeout never hits a long call.
+    assert!(started.elapsed() < Duration::from_millis(1400));
+    assert!(content_type(&response).starts_with("text/event-stream"));
+    let messages = events(&response.text().await.unwrap());
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0]["id"], 3);
+    assert_eq!(messages[0]["result"]["content"][0]["text"], "done");
+    setup.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_hangs_up_mid_call_cancels_it_on_the_server() {
+    let setup = Proxied::start().await;
+    let raw = Raw::open(setup.proxy.url()).await;
+    let mut response = raw
+        .call(
+            4,
+            "slow",
+            json!({"steps": 600, "ms": 50}),
+            json!({"progressToken": 1}),
+        )
+        .await;
+    read_until(&mut response, |m| m["method"] == "notifications/progress").await;
+    drop(response);
+    let mut cancelled = false;
+    for _ in 0..200 {
+        if !setup.observed.cancelled.lock().unwrap().is_empty() {
+            cancelled = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(cancelled, "the server never saw the cancellation");
+    setup.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_outside_a_request_wait_for_the_standalone_stream() {
+    let setup = Proxied::start().await;
+    let raw = Raw::open(setup.proxy.url()).await;
+    // The server sends `resources/updated` 50 ms after the subscription, before the
+    // agent has a GET stream open: it is kept and delivered once the stream opens.
+    let response = raw
+        .post(
+            json!({"jsonrpc": "2.0", "id": 5, "method": "resources/subscribe",
+            "params": {"uri": "test://doc/1"}}),
+        )
+        .await;
+    assert_eq!(response.status(), 200);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut stream = raw
+        .client
+        .get(&raw.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &raw.session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    assert!(content_type(&stream).starts_with("text/event-stream"));
+    let updated = read_until(&mut stream, |m| {
+        m["method"] == "notifications/resources/updated"
+    })
+    .await;
+    assert_eq!(updated["params"]["uri"], "test://doc/1");
+    setup.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transport_errors_have_their_http_status() {
+    let setup = Proxied::start().await;
+    let url = setup.proxy.url().to_owned();
+    let client = reqwest::Client::new();
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let send = |request: reqwest::RequestBuilder| async move {
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.text().await.unwrap())
+    };
+
+    let no_session = client.post(&url).header("accept", ACCEPT_BOTH).json(&list);
+    assert_eq!(send(no_session).await.0, 400);
+    let unknown = client
+        .post(&url)
+        .header("accept", ACCEPT_BOTH)
+        .header("mcp-session-id", "no-such-session")
+        .json(&list);
+    assert_eq!(send(unknown).await.0, 404);
+    let json_only = client
+        .post(&url)
+        .header("accept", "application/json")
+        .json(&list);
+    assert_eq!(send(json_only).await.0, 406);
+    let not_json = client
+        .post(&url)
+        .header("accept", ACCEPT_BOTH)
+        .header("content-type", "text/plain")
+        .body("hello");
+    assert_eq!(send(not_json).await.0, 415);
+    let malformed = client
+        .post(&url)
+        .header("accept", ACCEPT_BOTH)
+        .header("content-type", "application/json")
+        .body("{not json");
+    let (status, body) = send(malformed).await;
+    assert_eq!(status, 400);
+    assert!(body.contains("-32700"), "{body}");
+    let rebinding = client
+        .post(&url)
+        .header("accept", ACCEPT_BOTH)
+        .header("host", "evil.example")
+        .json(&list);
+    assert_eq!(send(rebinding).await.0, 403);
+    let unknown_version = client
+        .post(&url)
+        .header("accept", ACCEPT_BOTH)
+        .header("mcp-protocol-version", "1999-01-01")
+        .json(&list);
+    assert_eq!(send(unknown_version).await.0, 400);
+    let get_without_session = client.get(&url).header("accept", "text/event-stream");
+    assert_eq!(send(get_without_session).await.0, 400);
+
+    // DELETE ends the session: its id is unknown afterwards.
+    let raw = Raw::open(&url).await;
+    let delete = client.delete(&url).header("mcp-session-id", &raw.session);
+    assert_eq!(send(delete).await.0, 202);
+    let mut status = 0;
+    for _ in 0..50 {
+        status = raw.post(list.clone()).await.status().as_u16();
+        if status == 404 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(status, 404);
+    setup.stop().await;
+}
