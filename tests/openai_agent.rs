@@ -129,7 +129,9 @@ async fn one_tool_call_goes_through_the_proxy_and_its_result_is_fed_back() {
     );
     assert_eq!(
         offered(first),
-        ["echo", "fail", "broken", "slow", "ask", "notify", "ordered"]
+        [
+            "echo", "fail", "broken", "slow", "ask", "confirm", "notify", "ordered"
+        ]
     );
     assert_eq!(
         first["tools"][0],

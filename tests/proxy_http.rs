@@ -1,14 +1,17 @@
 //! The proxy's streamable HTTP endpoint as an agent's HTTP client sees it: a quick answer
 //! comes back as one JSON body, anything sent before the answer (or a slow answer) as an
-//! SSE stream, messages outside a request on the standalone GET stream, and the HTTP
-//! errors of the transport. Plain HTTP requests, no MCP client library.
+//! SSE stream, a server's requests made for a call on that call's stream, messages outside
+//! a request on the standalone GET stream, and the HTTP errors of the transport. Plain
+//! HTTP requests, no MCP client library.
 
 mod support;
 
 use std::time::Duration;
 
+use mcpeval::proxy::{CallRecorder, Proxy, Upstream};
 use reqwest::header::CONTENT_TYPE;
 use serde_json::{Value, json};
+use support::peers::test_server_binary;
 use support::setup::Proxied;
 
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
@@ -28,7 +31,8 @@ impl Raw {
             .header("accept", ACCEPT_BOTH)
             .json(
                 &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25", "capabilities": {},
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"sampling": {}, "roots": {}},
                 "clientInfo": {"name": "raw", "version": "1.0.0"}}}),
             )
             .send()
@@ -89,24 +93,31 @@ fn events(body: &str) -> Vec<Value> {
         .collect()
 }
 
-/// Reads an SSE response until a message matching `wanted` arrives (within 10 s).
-async fn read_until(response: &mut reqwest::Response, wanted: impl Fn(&Value) -> bool) -> Value {
-    let mut text = String::new();
+/// Reads an SSE response until a message matching `wanted` arrives (within 10 s). `text`
+/// holds what was read so far; what it returns is taken out of it.
+async fn read_until(
+    response: &mut reqwest::Response,
+    text: &mut String,
+    wanted: impl Fn(&Value) -> bool,
+) -> Value {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
-        if let Some(found) = events(&text).into_iter().find(&wanted) {
-            return found;
+        // Only complete events (ending in a blank line) are parsed.
+        if let Some(end) = text.find("\n\n") {
+            let event: String = text.drain(..end + 2).collect();
+            match events(&event).into_iter().find(&wanted) {
+                Some(found) => return found,
+                None => continue,
+            }
         }
-        let chunk = tokio::time::timeout_at(deadline, response.chunk())
-            .await
-            .expect("the message did not arrive within 10 s")
-            .unwrap()
-            .expect("the stream ended before the message arrived");
+        let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
+            Ok(chunk) => chunk.unwrap(),
+            Err(_) => panic!("the message did not arrive within 10 s; unread: {text:?}"),
+        };
+        let Some(chunk) = chunk else {
+            panic!("the stream ended before the message arrived; unread: {text:?}")
+        };
         text.push_str(std::str::from_utf8(&chunk).unwrap());
-        // Only complete lines are parsed.
-        if !text.ends_with('\n') {
-            continue;
-        }
     }
 }
 
@@ -161,6 +172,61 @@ async fn progress_before_the_answer_makes_the_reply_an_sse_stream() {
     setup.stop().await;
 }
 
+/// Calls `ask` and answers its sampling and roots requests, which must arrive on the
+/// call's own SSE stream (this client opens no GET stream).
+async fn ask_answering_on_the_calls_own_stream(url: &str) {
+    let raw = Raw::open(url).await;
+    let mut response = raw.call(8, "ask", json!({}), json!({})).await;
+    assert!(content_type(&response).starts_with("text/event-stream"));
+    let mut body = String::new();
+    for (method, answer) in [
+        (
+            "sampling/createMessage",
+            json!({"model": "m", "role": "assistant",
+                "content": {"type": "text", "text": "4"}}),
+        ),
+        (
+            "roots/list",
+            json!({"roots": [{"uri": "file:///w", "name": "w"}]}),
+        ),
+    ] {
+        let request = read_until(&mut response, &mut body, |m| m["method"] == method).await;
+        let answered = raw
+            .post(json!({"jsonrpc": "2.0", "id": request["id"], "result": answer}))
+            .await;
+        assert_eq!(answered.status(), 202);
+    }
+    let result = read_until(&mut response, &mut body, |m| m["id"] == 8).await;
+    assert_eq!(
+        result["result"]["structuredContent"]["roots"]["roots"][0]["name"], "w",
+        "{result}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_requests_made_for_a_call_ride_that_calls_own_stream() {
+    let setup = Proxied::start().await;
+    ask_answering_on_the_calls_own_stream(setup.proxy.url()).await;
+    setup.stop().await;
+}
+
+/// Over stdio nothing ties a server's request to a call: it rides the latest open one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_requests_of_a_stdio_server_ride_the_open_calls_stream() {
+    let logs = tempfile::tempdir().unwrap();
+    let upstream = Upstream::Stdio {
+        command: test_server_binary().display().to_string(),
+        args: vec![],
+        env: vec![],
+        cwd: None,
+    };
+    let proxy = Proxy::start("stdio", upstream, &CallRecorder::new(), logs.path())
+        .await
+        .unwrap();
+    ask_answering_on_the_calls_own_stream(proxy.url()).await;
+    proxy.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_answer_comes_on_an_sse_stream_opened_before_it() {
     let setup = Proxied::start().await;
@@ -191,7 +257,10 @@ async fn an_agent_that_hangs_up_mid_call_cancels_it_on_the_server() {
             json!({"progressToken": 1}),
         )
         .await;
-    read_until(&mut response, |m| m["method"] == "notifications/progress").await;
+    read_until(&mut response, &mut String::new(), |m| {
+        m["method"] == "notifications/progress"
+    })
+    .await;
     drop(response);
     let mut cancelled = false;
     for _ in 0..200 {
@@ -229,7 +298,7 @@ async fn messages_outside_a_request_wait_for_the_standalone_stream() {
         .unwrap();
     assert_eq!(stream.status(), 200);
     assert!(content_type(&stream).starts_with("text/event-stream"));
-    let updated = read_until(&mut stream, |m| {
+    let updated = read_until(&mut stream, &mut String::new(), |m| {
         m["method"] == "notifications/resources/updated"
     })
     .await;

@@ -213,7 +213,7 @@ async fn a_server_that_dies_mid_run_gives_an_error_not_a_hang() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sampling_and_roots_from_a_stdio_server_reach_the_agent() {
+async fn sampling_roots_and_elicitation_from_a_stdio_server_reach_the_agent() {
     let logs = tempfile::tempdir().unwrap();
     let proxy = start(&[], logs.path(), Duration::from_secs(60)).await;
     let agent = TestAgent::new("agent");
@@ -229,6 +229,12 @@ async fn sampling_and_roots_from_a_stdio_server_reach_the_agent() {
         "work"
     );
     assert_eq!(received.requests.lock().unwrap().len(), 2);
+    let confirmed = ok(&agent, "tools/call", json!({"name": "confirm"})).await;
+    assert_eq!(
+        confirmed["structuredContent"]["answer"]["content"]["confirm"],
+        true
+    );
+    assert_eq!(received.requests.lock().unwrap().len(), 3);
     let _ = agent.cancel().await;
     proxy.shutdown().await;
 }

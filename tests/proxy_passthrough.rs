@@ -69,6 +69,10 @@ async fn the_agents_client_info_and_capabilities_reach_the_server() {
         clients[0]["capabilities"]["sampling"].is_object(),
         "{clients:?}"
     );
+    assert!(
+        clients[0]["capabilities"]["elicitation"]["form"].is_object(),
+        "{clients:?}"
+    );
     let _ = agent.cancel().await;
     setup.stop().await;
 }
@@ -78,7 +82,7 @@ async fn tool_results_pass_through_with_key_order() {
     let setup = Proxied::start().await;
     let agents = pair(&setup).await;
     let listed = agents.same("tools/list", json!({})).await.unwrap();
-    assert_eq!(listed["tools"].as_array().unwrap().len(), 7);
+    assert_eq!(listed["tools"].as_array().unwrap().len(), 8);
     let echo = agents
         .same(
             "tools/call",
@@ -357,6 +361,34 @@ async fn sampling_and_roots_requests_are_relayed_to_the_agent_mid_call() {
         .map(|r| r["method"].clone())
         .collect();
     assert_eq!(methods, ["sampling/createMessage", "roots/list"]);
+    agents.close().await;
+    setup.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_requests_are_relayed_to_the_agent_and_answered() {
+    let setup = Proxied::start().await;
+    let agent = TestAgent::new("proxied");
+    let received = agent.received.clone();
+    let agents = Pair {
+        direct: connect(TestAgent::new("direct"), &setup.server_url).await,
+        proxied: connect(agent, setup.proxy.url()).await,
+    };
+    let confirmed = agents
+        .same("tools/call", json!({"name": "confirm"}))
+        .await
+        .unwrap();
+    let answer = &confirmed["structuredContent"]["answer"];
+    assert_eq!(answer["action"], "accept", "{confirmed}");
+    assert_eq!(answer["content"]["confirm"], true, "{confirmed}");
+    let requests = received.requests.lock().unwrap().clone();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    assert_eq!(requests[0]["method"], "elicitation/create");
+    assert_eq!(requests[0]["params"]["message"], "Deploy to production?");
+    assert_eq!(
+        requests[0]["params"]["requestedSchema"]["required"][0],
+        "confirm"
+    );
     agents.close().await;
     setup.stop().await;
 }

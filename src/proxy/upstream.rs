@@ -229,11 +229,17 @@ impl Service<RoleClient> for Relay {
                 .extensions_mut()
                 .insert(OriginatingRequestId(agent_id));
         }
-        let handle = self
-            .agent
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-            .map_err(|error| relay_error(&error))?;
+        // Sent from a task of its own: inside this handler rmcp would stamp the request
+        // with the *server's* request id as its origin (a task-local), overriding ours.
+        let agent = self.agent.clone();
+        let handle = tokio::spawn(async move {
+            agent
+                .send_request_with_option(request, PeerRequestOptions::no_options())
+                .await
+        })
+        .await
+        .map_err(|error| McpError::internal_error(format!("relaying failed: {error}"), None))?
+        .map_err(|error| relay_error(&error))?;
         let agent_id = handle.id.clone();
         tokio::select! {
             response = handle.await_response() => response.map_err(|error| relay_error(&error)),

@@ -82,6 +82,9 @@ impl Service<RoleClient> for TestAgent {
             Some("roots/list") => Ok(from_json(json!({
                 "roots": [{"uri": "file:///work", "name": "work"}]
             }))),
+            Some("elicitation/create") => Ok(from_json(json!({
+                "action": "accept", "content": {"confirm": true}
+            }))),
             Some("ping") => Ok(ClientResult::empty(())),
             _ => Err(McpError::new(
                 rmcp::model::ErrorCode::METHOD_NOT_FOUND,
@@ -104,7 +107,7 @@ impl Service<RoleClient> for TestAgent {
     fn get_info(&self) -> ClientInfo {
         from_json(json!({
             "protocolVersion": "2025-06-18",
-            "capabilities": {"sampling": {}, "roots": {"listChanged": true}},
+            "capabilities": {"sampling": {}, "elicitation": {"form": {}}, "roots": {"listChanged": true}},
             "clientInfo": {"name": self.name, "version": "0.0.7"}
         }))
     }

@@ -108,6 +108,7 @@ impl ServerHandler for TestServer {
             tool("broken", "Fails with a JSON-RPC error"),
             tool("slow", "Reports progress, can be cancelled"),
             tool("ask", "Asks the client for a sampling and its roots"),
+            tool("confirm", "Asks the user through the client (elicitation)"),
             tool("notify", "Sends notifications"),
             tool("ordered", "Returns JSON whose keys are not sorted"),
         ]})))
@@ -139,6 +140,7 @@ impl ServerHandler for TestServer {
             }
             "slow" => return self.slow(&args, context).await,
             "ask" => return self.ask(context).await,
+            "confirm" => return self.confirm(context).await,
             "notify" => {
                 let peer = &context.peer;
                 let _ = peer
@@ -359,6 +361,35 @@ impl TestServer {
         Ok(CallToolResponse::Complete(from_json(json!({
             "content": [{"type": "text", "text": "asked"}],
             "structuredContent": {"sampled": sampled, "roots": roots}
+        }))))
+    }
+}
+
+impl TestServer {
+    /// `confirm`: an elicitation request to the client, mid-call; its answer comes back as
+    /// structured content.
+    async fn confirm(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let request: ServerRequest = from_json(json!({
+            "method": "elicitation/create",
+            "params": {
+                "mode": "form",
+                "message": "Deploy to production?",
+                "requestedSchema": {"type": "object",
+                    "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+            }
+        }));
+        let answer = context
+            .peer
+            .send_request(request)
+            .await
+            .map_err(|e| McpError::internal_error(format!("elicitation failed: {e}"), None))?;
+        let answer = serde_json::to_value(&answer).unwrap();
+        Ok(CallToolResponse::Complete(from_json(json!({
+            "content": [{"type": "text", "text": "confirmed"}],
+            "structuredContent": {"answer": answer}
         }))))
     }
 }
