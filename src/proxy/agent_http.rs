@@ -19,7 +19,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -29,23 +29,23 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorCode, ErrorData, ProtocolVersion,
-    RequestId, ServerJsonRpcMessage,
+    CancelledNotification, CancelledNotificationParam, ClientJsonRpcMessage, ClientNotification,
+    ClientRequest, ErrorCode, ErrorData, ProtocolVersion, RequestId, ServerJsonRpcMessage,
 };
 use rmcp::service::serve_server_with_ct;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::Shared;
 use super::agent_side::AgentSession;
 use super::session::{Outbox, SessionTransport};
+use super::{Shared, lock};
 
 /// How long a POST waits for its answer before the reply turns into an SSE stream.
-pub(crate) const JSON_WINDOW: Duration = Duration::from_millis(500);
+const JSON_WINDOW: Duration = Duration::from_millis(500);
 /// The interval of SSE keep-alive comments.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// The largest request body accepted (rmcp's own limit).
-pub(crate) const MAX_BODY: usize = 4 * 1024 * 1024;
+const MAX_BODY: usize = 4 * 1024 * 1024;
 
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -65,12 +65,6 @@ struct Session {
     inbox: mpsc::UnboundedSender<ClientJsonRpcMessage>,
     outbox: Arc<Outbox>,
     ct: CancellationToken,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl AgentHttp {
@@ -351,14 +345,12 @@ impl Drop for Unanswered {
         if !self.outbox.cancelled(&self.id) {
             return;
         }
-        let cancel: ClientJsonRpcMessage = match serde_json::from_value(serde_json::json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
-            "params": {"requestId": self.id, "reason": "the agent closed the connection"},
-        })) {
-            Ok(message) => message,
-            Err(_) => return,
-        };
+        let cancel = CancelledNotification::new(CancelledNotificationParam::new(
+            Some(self.id.clone()),
+            Some("the agent closed the connection".into()),
+        ));
+        let cancel =
+            ClientJsonRpcMessage::notification(ClientNotification::CancelledNotification(cancel));
         let _ = self.inbox.send(cancel);
     }
 }

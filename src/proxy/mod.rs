@@ -128,7 +128,8 @@ pub(crate) struct Shared {
     failures: Mutex<Vec<String>>,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+/// Locks `mutex`; a panic elsewhere while holding it leaves plain data behind: keep using it.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())

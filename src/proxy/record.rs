@@ -71,11 +71,7 @@ impl CallRecorder {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        // A panic elsewhere while holding the lock leaves plain data behind: keep using it.
-        self.inner
-            .state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        super::lock(&self.inner.state)
     }
 
     fn next_seq(&self) -> (u64, Instant, Duration) {

@@ -33,9 +33,7 @@ const RETIRED_TOKENS: usize = 256;
 
 impl Routes {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        super::lock(&self.state)
     }
 
     /// Notes an upstream request made on behalf of agent request `agent_id`.

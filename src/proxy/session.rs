@@ -43,9 +43,7 @@ struct OpenRequest {
 
 impl Outbox {
     fn lock(&self) -> MutexGuard<'_, Routing> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        super::lock(&self.state)
     }
 
     /// Registers an agent request before it enters the service loop; its reply arrives
@@ -105,25 +103,24 @@ impl Outbox {
         let mut state = self.lock();
         let target = match &message {
             ServerJsonRpcMessage::Response(response) => {
-                state.finish(&response.id).map(|open| (open.reply, true))
+                state.finish(&response.id).map(|open| open.reply)
             }
             ServerJsonRpcMessage::Error(error) => error
                 .id
                 .as_ref()
                 .and_then(|id| state.finish(id))
-                .map(|open| (open.reply, true)),
+                .map(|open| open.reply),
             ServerJsonRpcMessage::Request(request) => {
                 let origin = request
                     .request
                     .extensions()
                     .get::<OriginatingRequestId>()
                     .map(|origin| origin.0.clone());
-                let reply = origin.and_then(|origin| {
+                origin.and_then(|origin| {
                     let reply = state.requests.get(&origin)?.reply.clone();
                     state.server_requests.insert(request.id.clone(), origin);
                     Some(reply)
-                });
-                reply.map(|reply| (reply, false))
+                })
             }
             ServerJsonRpcMessage::Notification(notification) => {
                 let owner = match &notification.notification {
@@ -140,11 +137,11 @@ impl Outbox {
                 };
                 owner
                     .and_then(|owner| state.requests.get(&owner))
-                    .map(|open| (open.reply.clone(), false))
+                    .map(|open| open.reply.clone())
             }
         };
         match target {
-            Some((reply, _final)) => {
+            Some(reply) => {
                 let _ = reply.send(message);
             }
             None => state.standalone(message),

@@ -22,10 +22,10 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, ServiceError};
 
-use super::Upstream;
 use super::error::ProxyError;
 use super::process::{ProcessGroupGuard, spawn_stdio};
 use super::routes::Routes;
+use super::{Upstream, lock};
 
 /// One live connection to the real server, serving one agent session.
 pub(crate) struct Connection {
@@ -42,11 +42,7 @@ pub(crate) struct Connection {
 impl Connection {
     /// The process group of a stdio server, while it runs.
     pub(crate) fn pgid(&self) -> Option<u32> {
-        self.group
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .as_ref()
-            .and_then(ProcessGroupGuard::pgid)
+        lock(&self.group).as_ref().and_then(ProcessGroupGuard::pgid)
     }
 
     /// Closes the connection (a stdio server gets EOF on stdin and a few seconds to exit),
@@ -60,12 +56,7 @@ impl Connection {
 
     /// Kills the server's process group now.
     pub(crate) fn kill(&self) {
-        if let Some(mut group) = self
-            .group
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()
-        {
+        if let Some(mut group) = lock(&self.group).take() {
             group.kill();
         }
     }
