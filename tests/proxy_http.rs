@@ -98,14 +98,14 @@ fn events(body: &str) -> Vec<Value> {
 async fn read_until(
     response: &mut reqwest::Response,
     text: &mut String,
-    wanted: impl Fn(&Value) -> bool,
+    mut wanted: impl FnMut(&Value) -> bool,
 ) -> Value {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
         // Only complete events (ending in a blank line) are parsed.
         if let Some(end) = text.find("\n\n") {
             let event: String = text.drain(..end + 2).collect();
-            match events(&event).into_iter().find(&wanted) {
+            match events(&event).into_iter().find(&mut wanted) {
                 Some(found) => return found,
                 None => continue,
             }
@@ -271,6 +271,60 @@ async fn an_agent_that_hangs_up_mid_call_cancels_it_on_the_server() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(cancelled, "the server never saw the cancellation");
+    setup.stop().await;
+}
+
+/// The transport allows an answer only on its request's own stream; rmcp drops the answer
+/// to a cancelled request, and the proxy must not put it anywhere else either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_answer_to_a_call_the_agent_hung_up_on_goes_nowhere() {
+    let setup = Proxied::start().await;
+    let raw = Raw::open(setup.proxy.url()).await;
+    let mut stream = raw
+        .client
+        .get(&raw.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &raw.session)
+        .send()
+        .await
+        .unwrap();
+    let mut call = raw
+        .call(
+            4,
+            "slow",
+            json!({"steps": 600, "ms": 50}),
+            json!({"progressToken": 1}),
+        )
+        .await;
+    read_until(&mut call, &mut String::new(), |m| {
+        m["method"] == "notifications/progress"
+    })
+    .await;
+    drop(call);
+    for _ in 0..500 {
+        if !setup.observed.cancelled.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!setup.observed.cancelled.lock().unwrap().is_empty());
+    // Something for the standalone stream after the cancelled call's answer.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    raw.post(
+        json!({"jsonrpc": "2.0", "id": 5, "method": "resources/subscribe",
+        "params": {"uri": "test://doc/1"}}),
+    )
+    .await;
+    let mut seen = Vec::new();
+    read_until(&mut stream, &mut String::new(), |m| {
+        seen.push(m.clone());
+        m["method"] == "notifications/resources/updated"
+    })
+    .await;
+    assert!(
+        seen.iter().all(|m| m.get("id").is_none()),
+        "an answer reached the standalone stream: {seen:?}"
+    );
     setup.stop().await;
 }
 

@@ -301,7 +301,7 @@ async fn reply(
                 StatusCode::OK,
                 Some(id),
                 ErrorData::internal_error(
-                    "the proxy's session ended before the request was answered",
+                    "the request was cancelled, or the proxy's session ended, before it was answered",
                     None,
                 ),
             )
