@@ -82,7 +82,7 @@ async fn tool_results_pass_through_with_key_order() {
     let setup = Proxied::start().await;
     let agents = pair(&setup).await;
     let listed = agents.same("tools/list", json!({})).await.unwrap();
-    assert_eq!(listed["tools"].as_array().unwrap().len(), 8);
+    assert_eq!(listed["tools"].as_array().unwrap().len(), 9);
     let echo = agents
         .same(
             "tools/call",
@@ -390,6 +390,29 @@ async fn elicitation_requests_are_relayed_to_the_agent_and_answered() {
         "confirm"
     );
     agents.close().await;
+    setup.stop().await;
+}
+
+/// The server cancels its own sampling request: the agent's handler for it is cancelled.
+/// (Both hops number their requests alike here, so this cannot tell the two ids apart.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancellation_by_the_server_reaches_the_agent() {
+    let setup = Proxied::start().await;
+    let agent = TestAgent::new("proxied");
+    let received = agent.received.clone();
+    let proxied = connect(agent, setup.proxy.url()).await;
+    ok(&proxied, "tools/call", json!({"name": "withdraw"})).await;
+    let mut cancelled = Vec::new();
+    for _ in 0..200 {
+        cancelled = received.cancelled.lock().unwrap().clone();
+        if !cancelled.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(cancelled.len(), 1, "the agent never saw the cancellation");
+    assert_eq!(cancelled[0]["method"], "sampling/createMessage");
+    let _ = proxied.cancel().await;
     setup.stop().await;
 }
 

@@ -20,6 +20,8 @@ pub struct Received {
     pub notifications: Mutex<Vec<Value>>,
     /// Server→client requests.
     pub requests: Mutex<Vec<Value>>,
+    /// Server→client requests the server cancelled while the agent worked on them.
+    pub cancelled: Mutex<Vec<Value>>,
 }
 
 impl Received {
@@ -70,10 +72,18 @@ impl Service<RoleClient> for TestAgent {
     async fn handle_request(
         &self,
         request: ServerRequest,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ClientResult, McpError> {
         let json = serde_json::to_value(&request).unwrap();
         self.received.requests.lock().unwrap().push(json.clone());
+        if json["params"]["messages"][0]["content"]["text"] == "wait for cancellation" {
+            // Answers only when the server cancels the request (or after 20 s).
+            let cancelled = tokio::time::timeout(Duration::from_secs(20), context.ct.cancelled());
+            if cancelled.await.is_ok() {
+                self.received.cancelled.lock().unwrap().push(json);
+            }
+            return Err(McpError::internal_error("cancelled", None));
+        }
         match json["method"].as_str() {
             Some("sampling/createMessage") => Ok(from_json(json!({
                 "model": "fake-model", "role": "assistant", "stopReason": "endTurn",

@@ -109,6 +109,7 @@ impl ServerHandler for TestServer {
             tool("slow", "Reports progress, can be cancelled"),
             tool("ask", "Asks the client for a sampling and its roots"),
             tool("confirm", "Asks the user through the client (elicitation)"),
+            tool("withdraw", "Asks the client for a sampling, then cancels it"),
             tool("notify", "Sends notifications"),
             tool("ordered", "Returns JSON whose keys are not sorted"),
         ]})))
@@ -141,6 +142,7 @@ impl ServerHandler for TestServer {
             "slow" => return self.slow(&args, context).await,
             "ask" => return self.ask(context).await,
             "confirm" => return self.confirm(context).await,
+            "withdraw" => return self.withdraw(context).await,
             "notify" => {
                 let peer = &context.peer;
                 let _ = peer
@@ -391,6 +393,28 @@ impl TestServer {
             "content": [{"type": "text", "text": "confirmed"}],
             "structuredContent": {"answer": answer}
         }))))
+    }
+}
+
+impl TestServer {
+    /// `withdraw`: a sampling request the client is to hold, cancelled 200 ms later.
+    async fn withdraw(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let request: ServerRequest = from_json(json!({
+            "method": "sampling/createMessage",
+            "params": {"maxTokens": 10, "messages": [{"role": "user",
+                "content": {"type": "text", "text": "wait for cancellation"}}]}
+        }));
+        let handle = context
+            .peer
+            .send_request_with_option(request, rmcp::service::PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| McpError::internal_error(format!("sampling failed: {e}"), None))?;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let _ = handle.cancel(Some("not needed any more".into())).await;
+        Ok(CallToolResponse::Complete(text_result("withdrawn")))
     }
 }
 
