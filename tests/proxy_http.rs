@@ -70,6 +70,21 @@ impl Raw {
             .unwrap()
     }
 
+    /// Opens the standalone SSE stream (GET).
+    async fn open_stream(&self) -> reqwest::Response {
+        let stream = self
+            .client
+            .get(&self.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &self.session)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stream.status(), 200);
+        assert!(content_type(&stream).starts_with("text/event-stream"));
+        stream
+    }
+
     async fn call(&self, id: u64, name: &str, arguments: Value, meta: Value) -> reqwest::Response {
         self.post(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": name, "arguments": arguments, "_meta": meta}}))
@@ -83,6 +98,17 @@ fn content_type(response: &reqwest::Response) -> String {
         .get(CONTENT_TYPE)
         .map(|value| value.to_str().unwrap().to_owned())
         .unwrap_or_default()
+}
+
+/// Waits (up to 10 s) until the server saw a call cancelled.
+async fn wait_for_cancellation(setup: &Proxied) {
+    for _ in 0..200 {
+        if !setup.observed.cancelled.lock().unwrap().is_empty() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the server never saw the cancellation");
 }
 
 /// The JSON messages of a finished SSE body.
@@ -262,15 +288,7 @@ async fn an_agent_that_hangs_up_mid_call_cancels_it_on_the_server() {
     })
     .await;
     drop(response);
-    let mut cancelled = false;
-    for _ in 0..200 {
-        if !setup.observed.cancelled.lock().unwrap().is_empty() {
-            cancelled = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(cancelled, "the server never saw the cancellation");
+    wait_for_cancellation(&setup).await;
     setup.stop().await;
 }
 
@@ -280,14 +298,7 @@ async fn an_agent_that_hangs_up_mid_call_cancels_it_on_the_server() {
 async fn the_answer_to_a_call_the_agent_hung_up_on_goes_nowhere() {
     let setup = Proxied::start().await;
     let raw = Raw::open(setup.proxy.url()).await;
-    let mut stream = raw
-        .client
-        .get(&raw.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &raw.session)
-        .send()
-        .await
-        .unwrap();
+    let mut stream = raw.open_stream().await;
     let mut call = raw
         .call(
             4,
@@ -301,13 +312,7 @@ async fn the_answer_to_a_call_the_agent_hung_up_on_goes_nowhere() {
     })
     .await;
     drop(call);
-    for _ in 0..500 {
-        if !setup.observed.cancelled.lock().unwrap().is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(!setup.observed.cancelled.lock().unwrap().is_empty());
+    wait_for_cancellation(&setup).await;
     // Something for the standalone stream after the cancelled call's answer.
     tokio::time::sleep(Duration::from_millis(200)).await;
     raw.post(
@@ -342,16 +347,7 @@ async fn messages_outside_a_request_wait_for_the_standalone_stream() {
         .await;
     assert_eq!(response.status(), 200);
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let mut stream = raw
-        .client
-        .get(&raw.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &raw.session)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(stream.status(), 200);
-    assert!(content_type(&stream).starts_with("text/event-stream"));
+    let mut stream = raw.open_stream().await;
     let updated = read_until(&mut stream, &mut String::new(), |m| {
         m["method"] == "notifications/resources/updated"
     })
@@ -372,47 +368,61 @@ async fn transport_errors_have_their_http_status() {
         (status, response.text().await.unwrap())
     };
 
-    let no_session = client.post(&url).header("accept", ACCEPT_BOTH).json(&list);
-    assert_eq!(send(no_session).await.0, 400);
-    let unknown = client
-        .post(&url)
-        .header("accept", ACCEPT_BOTH)
-        .header("mcp-session-id", "no-such-session")
-        .json(&list);
-    assert_eq!(send(unknown).await.0, 404);
-    let json_only = client
-        .post(&url)
-        .header("accept", "application/json")
-        .json(&list);
-    assert_eq!(send(json_only).await.0, 406);
-    let not_json = client
-        .post(&url)
-        .header("accept", ACCEPT_BOTH)
-        .header("content-type", "text/plain")
-        .body("hello");
-    assert_eq!(send(not_json).await.0, 415);
-    let malformed = client
-        .post(&url)
-        .header("accept", ACCEPT_BOTH)
-        .header("content-type", "application/json")
-        .body("{not json");
-    let (status, body) = send(malformed).await;
-    assert_eq!(status, 400);
-    assert!(body.contains("-32700"), "{body}");
-    let rebinding = client
-        .post(&url)
-        .header("accept", ACCEPT_BOTH)
-        .header("host", "evil.example")
-        .json(&list);
-    assert_eq!(send(rebinding).await.0, 403);
-    let unknown_version = client
-        .post(&url)
-        .header("accept", ACCEPT_BOTH)
-        .header("mcp-protocol-version", "1999-01-01")
-        .json(&list);
-    assert_eq!(send(unknown_version).await.0, 400);
-    let get_without_session = client.get(&url).header("accept", "text/event-stream");
-    assert_eq!(send(get_without_session).await.0, 400);
+    let post = || client.post(&url).header("accept", ACCEPT_BOTH);
+    let cases = [
+        ("no session id", post().json(&list), 400),
+        (
+            "an unknown session id",
+            post()
+                .header("mcp-session-id", "no-such-session")
+                .json(&list),
+            404,
+        ),
+        (
+            "a client that does not accept SSE",
+            client
+                .post(&url)
+                .header("accept", "application/json")
+                .json(&list),
+            406,
+        ),
+        (
+            "a body that is not JSON",
+            post().header("content-type", "text/plain").body("hello"),
+            415,
+        ),
+        (
+            "a malformed JSON body",
+            post()
+                .header("content-type", "application/json")
+                .body("{not json"),
+            400,
+        ),
+        (
+            "a foreign Host (DNS rebinding)",
+            post().header("host", "evil.example").json(&list),
+            403,
+        ),
+        (
+            "an unknown protocol version",
+            post()
+                .header("mcp-protocol-version", "1999-01-01")
+                .json(&list),
+            400,
+        ),
+        (
+            "a GET without a session id",
+            client.get(&url).header("accept", "text/event-stream"),
+            400,
+        ),
+    ];
+    for (what, request, expected) in cases {
+        let (status, body) = send(request).await;
+        assert_eq!(status, expected, "{what}: {body}");
+        if what == "a malformed JSON body" {
+            assert!(body.contains("-32700"), "{body}");
+        }
+    }
 
     // DELETE ends the session: its id is unknown afterwards.
     let raw = Raw::open(&url).await;
