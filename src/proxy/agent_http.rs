@@ -51,6 +51,7 @@ const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
 const JSON: &str = "application/json";
+const SESSION_REQUIRED: &str = "Bad Request: Session ID is required";
 const EVENT_STREAM: &str = "text/event-stream";
 
 /// The sessions of one proxy.
@@ -91,10 +92,7 @@ impl AgentHttp {
 
     fn session(&self, headers: &HeaderMap) -> Result<Arc<Session>, Refusal> {
         let Some(id) = headers.get(SESSION_ID) else {
-            return Err(Refusal(
-                StatusCode::BAD_REQUEST,
-                "Bad Request: Session ID is required".into(),
-            ));
+            return Err(Refusal(StatusCode::BAD_REQUEST, SESSION_REQUIRED.into()));
         };
         let id = id.to_str().unwrap_or_default();
         lock(&self.sessions)
@@ -233,10 +231,7 @@ async fn post(State(http): State<Arc<AgentHttp>>, headers: HeaderMap, body: Byte
             }
             response
         }
-        _ => plain(
-            StatusCode::BAD_REQUEST,
-            "Bad Request: Session ID is required",
-        ),
+        _ => plain(StatusCode::BAD_REQUEST, SESSION_REQUIRED),
     }
 }
 

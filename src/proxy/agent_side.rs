@@ -12,14 +12,13 @@ use std::sync::Arc;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, ClientNotification, ClientRequest,
     CompleteRequest, CompleteRequestParams, CompleteResult, CustomNotification, CustomRequest,
-    CustomResult, DiscoverRequestMethod, DiscoverResult, GetPromptRequest, GetPromptRequestParams,
-    GetPromptResponse, InitializeRequestParams, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesRequest, ListResourceTemplatesResult, ListResourcesRequest,
-    ListResourcesResult, ListToolsRequest, ListToolsResult, PaginatedRequestParams, PingRequest,
-    ProtocolVersion, ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse,
-    RootsListChangedNotification, ServerConfig, ServerResult, SetLevelRequest,
-    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, UnsubscribeRequest,
-    UnsubscribeRequestParams,
+    CustomResult, GetPromptRequest, GetPromptRequestParams, GetPromptResponse,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesRequest,
+    ListResourceTemplatesResult, ListResourcesRequest, ListResourcesResult, ListToolsRequest,
+    ListToolsResult, PaginatedRequestParams, PingRequest, ProtocolVersion, ReadResourceRequest,
+    ReadResourceRequestParams, ReadResourceResponse, RootsListChangedNotification, ServerConfig,
+    ServerResult, SetLevelRequest, SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams,
+    UnsubscribeRequest, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -132,15 +131,6 @@ impl ServerHandler for AgentSession {
                 Err(McpError::internal_error(message, None))
             }
         }
-    }
-
-    /// The proxy speaks the initialize lifecycle only: "method not found" makes newer
-    /// clients (protocol 2026-07-28) fall back to `initialize`.
-    async fn discover(
-        &self,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<DiscoverResult, McpError> {
-        Err(McpError::method_not_found::<DiscoverRequestMethod>())
     }
 
     async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), McpError> {
