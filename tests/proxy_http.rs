@@ -100,17 +100,6 @@ fn content_type(response: &reqwest::Response) -> String {
         .unwrap_or_default()
 }
 
-/// Waits (up to 10 s) until the server saw a call cancelled.
-async fn wait_for_cancellation(setup: &Proxied) {
-    for _ in 0..200 {
-        if !setup.observed.cancelled.lock().unwrap().is_empty() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the server never saw the cancellation");
-}
-
 /// The JSON messages of a finished SSE body.
 fn events(body: &str) -> Vec<Value> {
     body.lines()
@@ -288,7 +277,7 @@ async fn an_agent_that_hangs_up_mid_call_cancels_it_on_the_server() {
     })
     .await;
     drop(response);
-    wait_for_cancellation(&setup).await;
+    setup.wait_for_cancellation(Duration::from_secs(10)).await;
     setup.stop().await;
 }
 
@@ -312,7 +301,7 @@ async fn the_answer_to_a_call_the_agent_hung_up_on_goes_nowhere() {
     })
     .await;
     drop(call);
-    wait_for_cancellation(&setup).await;
+    setup.wait_for_cancellation(Duration::from_secs(10)).await;
     // Something for the standalone stream after the cancelled call's answer.
     tokio::time::sleep(Duration::from_millis(200)).await;
     raw.post(

@@ -4,24 +4,30 @@
 
 mod support;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::ClientRequest;
 use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
-use support::agent::{Agent, TestAgent, connect, ok, request};
+use support::agent::{Agent, Received, TestAgent, connect, ok, request};
 use support::server::from_json;
 use support::setup::Proxied;
 
 struct Pair {
     direct: Agent,
     proxied: Agent,
+    /// What the proxied agent received from the server side.
+    received: Arc<Received>,
 }
 
 async fn pair(setup: &Proxied) -> Pair {
+    let agent = TestAgent::new("proxied");
+    let received = agent.received.clone();
     Pair {
         direct: connect(TestAgent::new("direct"), &setup.server_url).await,
-        proxied: connect(TestAgent::new("proxied"), setup.proxy.url()).await,
+        proxied: connect(agent, setup.proxy.url()).await,
+        received,
     }
 }
 
@@ -318,15 +324,7 @@ async fn cancellation_by_the_agent_reaches_the_server() {
         .unwrap();
     received.wait_for("notifications/progress", 1).await;
     handle.cancel(Some("changed my mind".into())).await.unwrap();
-    let mut cancelled = false;
-    for _ in 0..400 {
-        if !setup.observed.cancelled.lock().unwrap().is_empty() {
-            cancelled = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(cancelled, "the server never saw the cancellation");
+    setup.wait_for_cancellation(Duration::from_secs(20)).await;
     let _ = proxied.cancel().await;
     setup.stop().await;
 }
@@ -334,12 +332,8 @@ async fn cancellation_by_the_agent_reaches_the_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sampling_and_roots_requests_are_relayed_to_the_agent_mid_call() {
     let setup = Proxied::start().await;
-    let agent = TestAgent::new("proxied");
-    let received = agent.received.clone();
-    let agents = Pair {
-        direct: connect(TestAgent::new("direct"), &setup.server_url).await,
-        proxied: connect(agent, setup.proxy.url()).await,
-    };
+    let agents = pair(&setup).await;
+    let received = agents.received.clone();
     let asked = agents
         .same("tools/call", json!({"name": "ask"}))
         .await
@@ -368,12 +362,8 @@ async fn sampling_and_roots_requests_are_relayed_to_the_agent_mid_call() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn elicitation_requests_are_relayed_to_the_agent_and_answered() {
     let setup = Proxied::start().await;
-    let agent = TestAgent::new("proxied");
-    let received = agent.received.clone();
-    let agents = Pair {
-        direct: connect(TestAgent::new("direct"), &setup.server_url).await,
-        proxied: connect(agent, setup.proxy.url()).await,
-    };
+    let agents = pair(&setup).await;
+    let received = agents.received.clone();
     let confirmed = agents
         .same("tools/call", json!({"name": "confirm"}))
         .await

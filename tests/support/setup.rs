@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use mcpeval::proxy::{CallRecorder, Proxy, ProxyHandle, Upstream};
 use tokio_util::sync::CancellationToken;
@@ -38,6 +39,18 @@ impl Proxied {
             proxy,
             server,
             logs,
+        }
+    }
+
+    /// Waits until the server saw a call cancelled; panics after `within`.
+    pub async fn wait_for_cancellation(&self, within: Duration) {
+        let deadline = tokio::time::Instant::now() + within;
+        while self.observed.cancelled.lock().unwrap().is_empty() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the server never saw the cancellation"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 
