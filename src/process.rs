@@ -13,6 +13,8 @@ use nix::unistd::Pid;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
+use crate::lock::lock;
+
 /// How long a process group gets between SIGTERM and SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_secs(2);
 
@@ -175,8 +177,7 @@ pub async fn run_leaving_group(
         let _ = stderr.await;
     })
     .await;
-    let text =
-        |captured: &Arc<Mutex<Captured>>| captured.lock().unwrap_or_else(|p| p.into_inner()).text();
+    let text = |captured: &Arc<Mutex<Captured>>| lock(captured).text();
     let finished = Finished {
         status,
         stdout: text(&out),
@@ -233,9 +234,7 @@ async fn capture(stream: Option<impl AsyncRead + Unpin>, into: Arc<Mutex<Capture
             use std::io::Write;
             let _ = std::io::stderr().write_all(&buffer[..n]);
         }
-        into.lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(&buffer[..n]);
+        lock(&into).push(&buffer[..n]);
     }
 }
 

@@ -4,17 +4,18 @@
 
 use std::fs::File;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use libtest_mimic::Failed;
 
 use super::message::{failure_message, verdict_reasons};
-use super::results::{ResultInput, TaskResult};
-use super::run::{RunOptions, lock, run_task};
-use super::runtime;
+use super::results::ResultInput;
+use super::run::{RunOptions, run_task};
 use crate::config::{Eval, SnapshotMode, Task};
+use crate::lock::lock;
 use crate::plan::TaskCase;
+use crate::report::TaskResult;
 use crate::snapshot::{
     SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir, snapshot_name,
 };
@@ -194,6 +195,20 @@ fn run_once(
         failure_message(&report, &snapshot, snapshot_fails)
     };
     Ok(RunVerdict { passed, message })
+}
+
+/// The tokio runtime every trial of this process blocks on.
+fn runtime() -> Result<&'static tokio::runtime::Runtime, Failed> {
+    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| Failed::from(format!("cannot start the async runtime: {e}")))
 }
 
 /// Prints a line to stderr while a run goes on past the progress interval, as libtest does

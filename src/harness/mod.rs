@@ -11,17 +11,17 @@ mod case;
 mod message;
 mod results;
 mod run;
-mod tools;
+mod servers;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, LazyLock};
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Trial};
 use regex::Regex;
 
 pub use message::{failure_message, verdict_reasons};
-pub use results::{ResultInput, TaskResult};
+pub use results::ResultInput;
 pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, RunOptions, RunReport, run_task};
 
 use crate::config::{ConfigError, ConfigErrors, load_eval_with};
@@ -104,7 +104,7 @@ impl Harness {
             }
         };
         let conclusion = libtest_mimic::run(&args, trials);
-        let results = std::mem::take(&mut *run::lock(&options.collected));
+        let results = std::mem::take(&mut *crate::lock::lock(&options.collected));
         // One test per process (nextest) makes no summary; `mcpeval report` merges those.
         if results.len() > 1 {
             eprint!("\n{}", crate::report::Summary::of(&results).render());
@@ -189,20 +189,6 @@ fn trials_of(plan: EvalPlan, options: &Arc<RunOptions>) -> Vec<Trial> {
             })
         })
         .collect()
-}
-
-/// The tokio runtime every trial of this process blocks on.
-fn runtime() -> Result<&'static tokio::runtime::Runtime, Failed> {
-    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
-    RUNTIME
-        .get_or_init(|| {
-            tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map_err(|e| Failed::from(format!("cannot start the async runtime: {e}")))
 }
 
 /// Where runs keep their files: `MCPEVAL_OUTPUT_DIR`, else `<target dir>/mcpeval`.

@@ -1,175 +1,18 @@
-//! The results file of one task run: JSON in mcpchecker's documented shape (`taskName`,
-//! `taskPath`, `taskPassed`, `assertionResults`, `callHistory`, phase outputs, …) plus our
-//! additions (test name, durations, the verdict's reasons), written atomically under
-//! `<output dir>/results/`.
+//! Builds the results file of one task run ([`TaskResult`]) from what the run produced.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::run::RunReport;
 use crate::assert::AssertionFailure;
 use crate::config::{Assertions, Difficulty, Task};
 use crate::plan::TaskCase;
+use crate::report::{
+    AssertionDetail, AssertionResult, CallHistory, CallRecord, PhaseOutput, StepOutput, TaskResult,
+    TokenEstimate,
+};
 use crate::steps::{StepResult, phase_passed};
 use crate::trace::{CallKind, Outcome};
-
-/// One task run, as written to its results file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TaskResult {
-    /// The test name, `<eval>::<task>`.
-    pub test_name: String,
-    /// The eval's name.
-    pub eval_name: String,
-    /// The task's name.
-    pub task_name: String,
-    /// The task file.
-    pub task_path: String,
-    /// The verdict.
-    pub task_passed: bool,
-    /// The agent's answer.
-    pub task_output: String,
-    /// The first reason the task failed, if it did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_error: Option<String>,
-    /// Every reason the task failed.
-    pub reasons: Vec<String>,
-    /// The test's failure message (what `cargo test` shows), when it failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failure_message: Option<String>,
-    /// The task timeout hit.
-    pub timed_out: bool,
-    /// The agent did not finish successfully.
-    pub agent_execution_error: bool,
-    /// `easy`, `medium`, `hard` or empty.
-    pub difficulty: String,
-    /// Per assertion: passed, and the details of each task set that configured it.
-    pub assertion_results: BTreeMap<String, AssertionResult>,
-    /// Every configured assertion held.
-    pub all_assertions_passed: bool,
-    /// What the proxies recorded.
-    pub call_history: CallHistory,
-    /// Setup steps.
-    pub setup_output: PhaseOutput,
-    /// The agent.
-    pub agent_output: PhaseOutput,
-    /// Verify steps.
-    pub verify_output: PhaseOutput,
-    /// Cleanup steps.
-    pub cleanup_output: PhaseOutput,
-    /// A rough token count of the prompt and the answer (characters / 4).
-    pub token_estimate: TokenEstimate,
-    /// Tokens the agent used, as its LLM API or Claude Code reported them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_token_usage: Option<crate::agent::llm::TokenUsage>,
-    /// How long the run took, in milliseconds.
-    pub duration_ms: f64,
-    /// This run's index, from 0, when the task runs several times.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_index: Option<u32>,
-    /// How many times the task runs, when more than once.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total_runs: Option<u32>,
-}
-
-/// The outcome of one assertion over all task sets that configured it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AssertionResult {
-    /// It held in every task set.
-    pub passed: bool,
-    /// Each task set's outcome.
-    pub details: Vec<AssertionDetail>,
-}
-
-/// One task set's outcome of an assertion.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AssertionDetail {
-    /// e.g. `config.taskSets[0]`.
-    pub task_set: String,
-    /// It held.
-    pub passed: bool,
-    /// What was expected, when it failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expected: Option<String>,
-    /// What happened, when it failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub actual: Option<String>,
-}
-
-/// The recorded calls by kind, in order. No request headers, no credentials.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallHistory {
-    /// `tools/call`s.
-    pub tool_calls: Vec<CallRecord>,
-    /// `resources/read`s.
-    pub resource_reads: Vec<CallRecord>,
-    /// `prompts/get`s.
-    pub prompt_gets: Vec<CallRecord>,
-}
-
-/// One recorded call.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallRecord {
-    /// The server's name.
-    pub server_name: String,
-    /// Tool name, resource URI or prompt name.
-    pub name: String,
-    /// Its position among all calls of the run, from 1.
-    pub position: usize,
-    /// The arguments.
-    pub arguments: Option<Value>,
-    /// `ok`, `is_error` or `error`.
-    pub outcome: String,
-    /// The result (or error) as the agent received it.
-    pub result: Value,
-    /// When it started, from the start of the run, in milliseconds.
-    pub start_offset_ms: f64,
-    /// How long it took, in milliseconds.
-    pub duration_ms: f64,
-}
-
-/// One phase: whether it succeeded and its steps.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PhaseOutput {
-    /// It ran and succeeded.
-    pub success: bool,
-    /// Its steps (for the agent: one entry).
-    pub steps: Vec<StepOutput>,
-}
-
-/// One step's result.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StepOutput {
-    /// e.g. `verify[0] script verify.sh`.
-    pub label: String,
-    /// It passed.
-    pub passed: bool,
-    /// Why it failed.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub reason: String,
-    /// Its output.
-    pub output: String,
-}
-
-/// A rough token count.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TokenEstimate {
-    /// Prompt tokens (characters / 4).
-    pub prompt_tokens: usize,
-    /// Answer tokens (characters / 4).
-    pub output_tokens: usize,
-}
 
 /// Everything the results file of a run is made of.
 pub struct ResultInput<'a> {
@@ -260,18 +103,6 @@ impl TaskResult {
             run_index: run.map(|(index, _)| index),
             total_runs: run.map(|(_, total)| total),
         }
-    }
-
-    /// Writes the result to `<dir>/<file_stem>.json` atomically: a reader never sees half a
-    /// file, even when the run is interrupted.
-    pub fn write(&self, dir: &Path, file_stem: &str) -> std::io::Result<PathBuf> {
-        std::fs::create_dir_all(dir)?;
-        let path = dir.join(format!("{file_stem}.json"));
-        let temporary = dir.join(format!(".{file_stem}.json.{}.tmp", std::process::id()));
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(&temporary, text + "\n")?;
-        std::fs::rename(&temporary, &path)?;
-        Ok(path)
     }
 }
 

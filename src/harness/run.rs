@@ -14,15 +14,16 @@ use crate::config::Step;
 use crate::config::template::Field;
 use crate::config::{
     AgentCommand, AgentSpec, AllowedTools, BuiltinAgent, DEFAULT_AGENT_TIMEOUT, Eval, McpServer,
-    Task, Transport,
+    Task,
 };
 use crate::plan::TaskCase;
 use crate::process::ProcessGroupGuard;
-use crate::proxy::{CallRecorder, Proxy, ProxyHandle, Upstream};
+use crate::proxy::{CallRecorder, Proxy, ProxyHandle};
 use crate::steps::{Phase, StepContext, StepResult, phase_passed, resolve_judge, run_phase};
 use crate::trace::CallTrace;
 
-use super::tools::list_allowed_tools;
+use super::servers::{list_allowed_tools, upstream_of};
+use crate::lock::lock;
 
 /// Bound on setup + agent + verify when neither the task nor the eval sets one.
 pub const DEFAULT_TASK_TIMEOUT: Duration = Duration::from_secs(600);
@@ -39,7 +40,7 @@ pub struct RunOptions {
     /// Where runs, results and the task lock live.
     pub output_dir: PathBuf,
     /// The results of this process's runs, for the summary at the end.
-    pub collected: Arc<Mutex<Vec<crate::harness::TaskResult>>>,
+    pub collected: Arc<Mutex<Vec<crate::report::TaskResult>>>,
 }
 
 impl RunOptions {
@@ -108,13 +109,6 @@ impl Shared {
     fn report(&self) -> std::sync::MutexGuard<'_, RunReport> {
         lock(&self.report)
     }
-}
-
-/// A poisoned lock only means a panic happened elsewhere; the data is still what we have.
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Runs one task case in `run_dir` (made empty first). `phase` always names the phase
@@ -469,35 +463,6 @@ fn step_context(
         live: options.live,
         agent_output: None,
         judge: None,
-    }
-}
-
-/// The proxy's view of a configured server; a stdio server also gets the run's `vars`
-/// (its own `env` wins).
-pub fn upstream_of(server: &McpServer, vars: &[(String, String)]) -> Upstream {
-    match &server.transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => Upstream::Stdio {
-            command: command.clone(),
-            args: args.clone(),
-            env: vars
-                .iter()
-                .cloned()
-                .chain(env.iter().map(|(k, v)| (k.clone(), v.clone())))
-                .collect(),
-            cwd: cwd.clone(),
-        },
-        Transport::Http { url, headers } => Upstream::Http {
-            url: url.clone(),
-            headers: headers
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        },
     }
 }
 

@@ -38,7 +38,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::agent_side::AgentSession;
 use super::session::{Outbox, SessionTransport};
-use super::{Shared, lock};
+use super::shared::Shared;
+use crate::lock::lock;
 
 /// How long a POST waits for its answer before the reply turns into an SSE stream.
 const JSON_WINDOW: Duration = Duration::from_millis(500);

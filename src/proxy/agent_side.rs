@@ -23,9 +23,9 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use super::Shared;
 use super::forward::{forward, result_as};
 use super::record_outcome::{call_outcome, json, list_outcome};
+use super::shared::Shared;
 use super::upstream::{Connection, connect};
 use crate::trace::{CallKind, ListKind};
 

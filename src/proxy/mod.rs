@@ -48,108 +48,26 @@ mod record;
 mod record_outcome;
 mod routes;
 mod session;
+mod shared;
+mod spec;
 mod upstream;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 pub use error::ProxyError;
 pub use record::{CANCELLED_CODE, CallRecorder};
+pub use spec::{ProxyOptions, Upstream};
 
+use crate::lock::lock;
 use agent_http::AgentHttp;
-use upstream::Connection;
+use shared::Shared;
 
 /// The `tracing` directive that keeps rmcp's per-message logging quiet.
 pub const LOG_FILTER: &str = "rmcp=error";
-
-/// How to reach the real MCP server. The proxy's own input type: the config module maps
-/// its server entries onto it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Upstream {
-    /// A server started as a child process, speaking MCP on stdin/stdout.
-    Stdio {
-        /// The program (looked up on `PATH` when it has no slash).
-        command: String,
-        /// Its arguments.
-        args: Vec<String>,
-        /// Extra environment variables (values are never recorded or shown).
-        env: Vec<(String, String)>,
-        /// The working directory; the proxy's own when `None`.
-        cwd: Option<PathBuf>,
-    },
-    /// A server reached over streamable HTTP.
-    Http {
-        /// The endpoint, e.g. `http://127.0.0.1:3000/mcp`.
-        url: String,
-        /// Headers sent with every request (values are never recorded or shown).
-        headers: Vec<(String, String)>,
-    },
-}
-
-impl Upstream {
-    /// The command line or URL, for messages. Never includes env or header values.
-    pub fn describe(&self) -> String {
-        match self {
-            Upstream::Stdio { command, args, .. } => std::iter::once(command.as_str())
-                .chain(args.iter().map(String::as_str))
-                .collect::<Vec<_>>()
-                .join(" "),
-            Upstream::Http { url, .. } => url.clone(),
-        }
-    }
-}
-
-/// Tunables of a proxy.
-#[derive(Debug, Clone)]
-pub struct ProxyOptions {
-    /// How long the server may take to start and answer `initialize` (default 60 s).
-    pub startup_timeout: Duration,
-}
-
-impl Default for ProxyOptions {
-    fn default() -> Self {
-        Self {
-            startup_timeout: Duration::from_secs(60),
-        }
-    }
-}
-
-/// State shared by the sessions of one proxy.
-pub(crate) struct Shared {
-    pub(crate) server: String,
-    pub(crate) upstream: Upstream,
-    pub(crate) log: PathBuf,
-    pub(crate) recorder: CallRecorder,
-    pub(crate) options: ProxyOptions,
-    connections: Mutex<Vec<Arc<Connection>>>,
-    failures: Mutex<Vec<String>>,
-}
-
-/// Locks `mutex`; a panic elsewhere while holding it leaves plain data behind: keep using it.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-impl Shared {
-    pub(crate) fn register(&self, connection: Arc<Connection>) {
-        let mut connections = lock(&self.connections);
-        if !connections
-            .iter()
-            .any(|known| Arc::ptr_eq(known, &connection))
-        {
-            connections.push(connection);
-        }
-    }
-
-    pub(crate) fn note_failure(&self, message: String) {
-        lock(&self.failures).push(message);
-    }
-}
 
 /// Starts recording proxies.
 #[derive(Debug)]
@@ -284,15 +202,6 @@ pub struct ProxyHandle {
     cancel: CancellationToken,
     serve: Option<tokio::task::JoinHandle<()>>,
     runtime: ProxyRuntime,
-}
-
-impl std::fmt::Debug for Shared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared")
-            .field("server", &self.server)
-            .field("upstream", &self.upstream.describe())
-            .finish_non_exhaustive()
-    }
 }
 
 impl ProxyHandle {

@@ -9,8 +9,8 @@ use rmcp::transport::TokioChildProcess;
 
 pub(crate) use crate::process::ProcessGroupGuard;
 
-use super::Upstream;
 use super::error::ProxyError;
+use super::spec::Upstream;
 
 /// A started stdio server: the transport rmcp talks over, and the guard of its process group.
 pub(crate) struct StartedServer {

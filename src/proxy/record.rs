@@ -3,6 +3,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::lock::lock;
 use crate::trace::{CallKind, CallTrace, DiscoveryEvent, ListKind, Outcome, RecordedCall};
 
 /// JSON-RPC code recorded for a call that never got an answer (the agent cancelled it or
@@ -71,7 +72,7 @@ impl CallRecorder {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        super::lock(&self.inner.state)
+        lock(&self.inner.state)
     }
 
     fn next_seq(&self) -> (u64, Instant, Duration) {

@@ -10,6 +10,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use rmcp::model::{ProgressToken, RequestId};
 
+use crate::lock::lock;
+
 /// The translation tables of one agent session.
 #[derive(Debug, Default)]
 pub(crate) struct Routes {
@@ -33,7 +35,7 @@ const RETIRED_TOKENS: usize = 256;
 
 impl Routes {
     fn lock(&self) -> MutexGuard<'_, State> {
-        super::lock(&self.state)
+        lock(&self.state)
     }
 
     /// Notes an upstream request made on behalf of agent request `agent_id`.

@@ -14,6 +14,8 @@ use rmcp::service::OriginatingRequestId;
 use rmcp::transport::Transport;
 use tokio::sync::mpsc;
 
+use crate::lock::lock;
+
 /// How many messages for the standalone stream are kept until the agent opens it.
 const BACKLOG: usize = 1024;
 
@@ -43,7 +45,7 @@ struct OpenRequest {
 
 impl Outbox {
     fn lock(&self) -> MutexGuard<'_, Routing> {
-        super::lock(&self.state)
+        lock(&self.state)
     }
 
     /// Registers an agent request before it enters the service loop; its reply arrives

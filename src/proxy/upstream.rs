@@ -25,7 +25,8 @@ use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, Service
 use super::error::ProxyError;
 use super::process::{ProcessGroupGuard, spawn_stdio};
 use super::routes::Routes;
-use super::{Upstream, lock};
+use super::spec::Upstream;
+use crate::lock::lock;
 
 /// One live connection to the real server, serving one agent session.
 pub(crate) struct Connection {

@@ -8,7 +8,7 @@ use super::{Report, run_name};
 
 /// The report as JUnit XML.
 pub fn junit_xml(report: &Report) -> String {
-    let mut by_eval: BTreeMap<&str, Vec<&crate::harness::TaskResult>> = BTreeMap::new();
+    let mut by_eval: BTreeMap<&str, Vec<&super::TaskResult>> = BTreeMap::new();
     for result in &report.results {
         by_eval.entry(&result.eval_name).or_default().push(result);
     }

@@ -3,6 +3,7 @@
 
 mod diff;
 mod junit;
+mod result;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -12,8 +13,10 @@ use serde::{Deserialize, Serialize};
 
 pub use diff::{DiffFormat, ReportDiff, diff_reports};
 pub use junit::junit_xml;
-
-use crate::harness::TaskResult;
+pub use result::{
+    AssertionDetail, AssertionResult, CallHistory, CallRecord, PhaseOutput, StepOutput, TaskResult,
+    TokenEstimate,
+};
 
 /// Problems reading results.
 #[derive(Debug, thiserror::Error)]

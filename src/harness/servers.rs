@@ -1,5 +1,6 @@
-//! The tools of a server whose allowed tools are "all of them": listed through a proxy of
-//! its own, so that the listing never enters the run's trace.
+//! The configured MCP servers as the proxies see them ([`upstream_of`]), and the tools of a
+//! server whose allowed tools are "all of them": listed through a proxy of its own, so that
+//! the listing never enters the run's trace.
 
 use std::path::Path;
 use std::time::Duration;
@@ -7,15 +8,43 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 
-use super::run::upstream_of;
-use crate::config::McpServer;
-use crate::proxy::{CallRecorder, Proxy};
+use crate::config::{McpServer, Transport};
+use crate::proxy::{CallRecorder, Proxy, Upstream};
+
+/// The proxy's view of a configured server; a stdio server also gets the run's `vars`
+/// (its own `env` wins).
+pub(super) fn upstream_of(server: &McpServer, vars: &[(String, String)]) -> Upstream {
+    match &server.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => Upstream::Stdio {
+            command: command.clone(),
+            args: args.clone(),
+            env: vars
+                .iter()
+                .cloned()
+                .chain(env.iter().map(|(k, v)| (k.clone(), v.clone())))
+                .collect(),
+            cwd: cwd.clone(),
+        },
+        Transport::Http { url, headers } => Upstream::Http {
+            url: url.clone(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        },
+    }
+}
 
 /// Bound on starting the server and listing its tools.
 const LIST_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Every tool name of `server` (all pages).
-pub async fn list_allowed_tools(
+pub(super) async fn list_allowed_tools(
     server: &McpServer,
     vars: &[(String, String)],
     log_dir: &Path,

@@ -1,0 +1,45 @@
+//! The state that the sessions of one proxy share.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use super::record::CallRecorder;
+use super::spec::{ProxyOptions, Upstream};
+use super::upstream::Connection;
+use crate::lock::lock;
+
+/// State shared by the sessions of one proxy.
+pub(crate) struct Shared {
+    pub(crate) server: String,
+    pub(crate) upstream: Upstream,
+    pub(crate) log: PathBuf,
+    pub(crate) recorder: CallRecorder,
+    pub(crate) options: ProxyOptions,
+    pub(super) connections: Mutex<Vec<Arc<Connection>>>,
+    pub(super) failures: Mutex<Vec<String>>,
+}
+
+impl Shared {
+    pub(crate) fn register(&self, connection: Arc<Connection>) {
+        let mut connections = lock(&self.connections);
+        if !connections
+            .iter()
+            .any(|known| Arc::ptr_eq(known, &connection))
+        {
+            connections.push(connection);
+        }
+    }
+
+    pub(crate) fn note_failure(&self, message: String) {
+        lock(&self.failures).push(message);
+    }
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("server", &self.server)
+            .field("upstream", &self.upstream.describe())
+            .finish_non_exhaustive()
+    }
+}
