@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::config::{Assertions, CallMatcher, OrderedCall, kind_name};
+use crate::config::{AssertionKind, Assertions, CallMatcher, OrderedCall, kind_name};
 use crate::plan::AssertionSet;
 use crate::trace::{CallKind, CallTrace, RecordedCall};
 
@@ -14,8 +14,8 @@ use crate::trace::{CallKind, CallTrace, RecordedCall};
 pub struct AssertionFailure {
     /// The task set whose assertion failed, e.g. `config.taskSets[1]`.
     pub task_set: String,
-    /// The assertion's key, e.g. `toolsUsed`.
-    pub assertion: &'static str,
+    /// The assertion, e.g. `toolsUsed`.
+    pub assertion: AssertionKind,
     /// What the assertion asked for.
     pub expected: String,
     /// What the trace shows instead.
@@ -42,7 +42,7 @@ pub fn check_all(sets: &[AssertionSet], trace: &CallTrace) -> Vec<AssertionFailu
 /// Checks one task set's assertions against `trace`.
 pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<AssertionFailure> {
     let mut failures = Vec::new();
-    let mut fail = |assertion: &'static str, expected: String, actual: String| {
+    let mut fail = |assertion: AssertionKind, expected: String, actual: String| {
         failures.push(AssertionFailure {
             task_set: task_set.to_owned(),
             assertion,
@@ -52,9 +52,17 @@ pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<
     };
     let a = assertions;
     for (key, kind, entries) in [
-        ("toolsUsed", CallKind::Tool, &a.tools_used),
-        ("resourcesRead", CallKind::Resource, &a.resources_read),
-        ("promptsUsed", CallKind::Prompt, &a.prompts_used),
+        (AssertionKind::ToolsUsed, CallKind::Tool, &a.tools_used),
+        (
+            AssertionKind::ResourcesRead,
+            CallKind::Resource,
+            &a.resources_read,
+        ),
+        (
+            AssertionKind::PromptsUsed,
+            CallKind::Prompt,
+            &a.prompts_used,
+        ),
     ] {
         let missing: Vec<String> = entries
             .iter()
@@ -80,7 +88,7 @@ pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<
     {
         let wanted: Vec<String> = a.require_any.iter().map(CallMatcher::describe).collect();
         fail(
-            "requireAny",
+            AssertionKind::RequireAny,
             format!(
                 "a tool call matching at least one of: {}",
                 wanted.join(", ")
@@ -89,13 +97,21 @@ pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<
         );
     }
     for (key, kind, entries) in [
-        ("toolsNotUsed", CallKind::Tool, &a.tools_not_used),
         (
-            "resourcesNotRead",
+            AssertionKind::ToolsNotUsed,
+            CallKind::Tool,
+            &a.tools_not_used,
+        ),
+        (
+            AssertionKind::ResourcesNotRead,
             CallKind::Resource,
             &a.resources_not_read,
         ),
-        ("promptsNotUsed", CallKind::Prompt, &a.prompts_not_used),
+        (
+            AssertionKind::PromptsNotUsed,
+            CallKind::Prompt,
+            &a.prompts_not_used,
+        ),
     ] {
         let offending: Vec<String> = entries
             .iter()
@@ -123,26 +139,26 @@ pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<
     let tool_calls = calls_of(trace, CallKind::Tool).count();
     if let Some(min) = a.min_tool_calls.filter(|min| tool_calls < *min as usize) {
         fail(
-            "minToolCalls",
+            AssertionKind::MinToolCalls,
             format!("at least {min} tool calls"),
             format!("{tool_calls} tool calls"),
         );
     }
     if let Some(max) = a.max_tool_calls.filter(|max| tool_calls > *max as usize) {
         fail(
-            "maxToolCalls",
+            AssertionKind::MaxToolCalls,
             format!("at most {max} tool calls"),
             format!("{tool_calls} tool calls"),
         );
     }
     if let Some((expected, actual)) = check_order(&a.call_order, trace) {
-        fail("callOrder", expected, actual);
+        fail(AssertionKind::CallOrder, expected, actual);
     }
     if a.no_duplicate_calls {
         let duplicates = find_duplicates(trace);
         if !duplicates.is_empty() {
             fail(
-                "noDuplicateCalls",
+                AssertionKind::NoDuplicateCalls,
                 "no two tool calls with the same server, tool and arguments".into(),
                 duplicates.join("; "),
             );

@@ -92,7 +92,7 @@ fn tools_used_requires_every_entry_and_reports_every_missing_one() {
         ..Default::default()
     };
     let f = only(a, &t);
-    assert_eq!(f.assertion, "toolsUsed");
+    assert_eq!(f.assertion.key(), "toolsUsed");
     assert!(
         f.expected.contains("k8s/pods_create") && f.expected.contains("other/pods_list"),
         "{f}"
@@ -113,7 +113,7 @@ fn patterns_are_unanchored() {
         tools_used: vec![pattern("k8s", "^pods_")],
         ..Default::default()
     };
-    assert_eq!(only(a, &t).assertion, "toolsUsed");
+    assert_eq!(only(a, &t).assertion.key(), "toolsUsed");
 }
 
 #[test]
@@ -129,7 +129,7 @@ fn neither_tool_nor_pattern_matches_any_tool_of_that_server_only() {
         ..Default::default()
     };
     let f = only(a, &t);
-    assert_eq!(f.assertion, "requireAny");
+    assert_eq!(f.assertion.key(), "requireAny");
     assert!(f.expected.contains("docs/*"), "{f}");
 }
 
@@ -155,7 +155,7 @@ fn tools_not_used_reports_every_offending_call() {
         ..Default::default()
     };
     let f = only(a, &t);
-    assert_eq!(f.assertion, "toolsNotUsed");
+    assert_eq!(f.assertion.key(), "toolsNotUsed");
     assert!(f.actual.contains("tool k8s/pods_delete (call #1"), "{f}");
     assert!(f.actual.contains("tool k8s/ns_delete (call #3"), "{f}");
     assert!(!f.actual.contains("pods_list"), "{f}");
@@ -173,7 +173,7 @@ fn tool_assertions_ignore_resources_and_prompts_of_the_same_name() {
         ..Default::default()
     };
     let f = only(a, &t);
-    assert_eq!(f.assertion, "toolsUsed");
+    assert_eq!(f.assertion.key(), "toolsUsed");
     assert!(f.actual.contains("no tool calls at all"), "{f}");
 }
 
@@ -200,7 +200,7 @@ fn resource_and_prompt_assertions() {
         resources_read: vec![exact("docs", "file:///secret")],
         ..Default::default()
     };
-    let names: Vec<&str> = failures(a, &t).iter().map(|f| f.assertion).collect();
+    let names: Vec<&str> = failures(a, &t).iter().map(|f| f.assertion.key()).collect();
     assert_eq!(
         names,
         ["resourcesRead", "resourcesNotRead", "promptsNotUsed"]
@@ -238,7 +238,7 @@ fn counts_include_failed_and_is_error_calls() {
         &t,
     );
     assert_eq!(
-        (f.assertion, f.actual.as_str()),
+        (f.assertion.key(), f.actual.as_str()),
         ("maxToolCalls", "3 tool calls")
     );
     let f = only(
@@ -249,7 +249,7 @@ fn counts_include_failed_and_is_error_calls() {
         &t,
     );
     assert_eq!(
-        (f.assertion, f.expected.as_str()),
+        (f.assertion.key(), f.expected.as_str()),
         ("minToolCalls", "at least 4 tool calls")
     );
 }
@@ -282,7 +282,7 @@ fn call_order_out_of_order_fails_and_says_how_far_it_got() {
         ..Default::default()
     };
     let f = only(a, &t);
-    assert_eq!(f.assertion, "callOrder");
+    assert_eq!(f.assertion.key(), "callOrder");
     assert!(
         f.actual
             .starts_with("matched 1 of 2: tool k8s/pods_list (call #2)"),
@@ -348,7 +348,8 @@ fn call_order_uses_each_call_once() {
             },
             &t
         )
-        .assertion,
+        .assertion
+        .key(),
         "callOrder"
     );
 }
@@ -392,7 +393,7 @@ fn no_duplicate_calls_compares_arguments_as_json_values() {
         },
         &t,
     );
-    assert_eq!(f.assertion, "noDuplicateCalls");
+    assert_eq!(f.assertion.key(), "noDuplicateCalls");
     assert!(
         f.actual
             .contains("k8s/get {\"name\":\"x\",\"ns\":\"a\"} called 2 times (calls #1, #2)"),
@@ -444,7 +445,7 @@ fn several_task_sets_each_apply_and_are_named_in_failures() {
     let all = check_all(&sets, &t);
     let got: Vec<(&str, &str)> = all
         .iter()
-        .map(|f| (f.task_set.as_str(), f.assertion))
+        .map(|f| (f.task_set.as_str(), f.assertion.key()))
         .collect();
     assert_eq!(
         got,
@@ -459,7 +460,7 @@ fn several_task_sets_each_apply_and_are_named_in_failures() {
 fn failure_renders_expected_and_actual_side_by_side() {
     let f = AssertionFailure {
         task_set: "config.taskSets[0]".into(),
-        assertion: "maxToolCalls",
+        assertion: crate::config::AssertionKind::MaxToolCalls,
         expected: "at most 2 tool calls".into(),
         actual: "3 tool calls".into(),
     };

@@ -10,6 +10,7 @@ mod assertions;
 mod check;
 mod error;
 mod eval;
+mod matchers;
 mod mcp;
 mod steps;
 mod task;
@@ -21,9 +22,10 @@ pub(crate) use yaml::LocationIndex;
 pub use agent::{
     AgentCommand, AgentFile, AgentSpec, BuiltinAgent, DEFAULT_AGENT_TIMEOUT, load_agent_file,
 };
-pub use assertions::{Assertions, CallMatcher, OrderedCall, kind_name};
+pub use assertions::{AssertionKind, Assertions};
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
 pub use eval::{Eval, JudgeConfig, SnapshotMode, TaskSet, TaskSource, load_eval, load_eval_with};
+pub use matchers::{CallMatcher, OrderedCall, kind_name};
 pub use mcp::{
     AllowedTools, McpConfig, McpServer, Transport, expand_vars, load_mcp_config,
     load_mcp_config_with,

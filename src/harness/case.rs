@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 
 use libtest_mimic::Failed;
 
-use super::message::{failure_message, verdict_reasons};
-use super::results::ResultInput;
+use super::message::failure_message;
+use super::results::{ResultInput, task_result};
 use super::run::{RunOptions, run_task};
-use crate::config::{Eval, SnapshotMode, Task};
+use super::verdict::{RunPhase, Verdict};
+use crate::config::{Eval, Task};
 use crate::lock::lock;
 use crate::plan::TaskCase;
-use crate::report::TaskResult;
 use crate::snapshot::{
     SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir, snapshot_name,
 };
@@ -121,7 +121,7 @@ fn run_once(
     };
     let run_dir = options.output_dir.join("runs").join(&run_stem);
     let started = Instant::now();
-    let phase = Arc::new(Mutex::new("start"));
+    let phase = Arc::new(Mutex::new(RunPhase::Start));
     let runtime = runtime()?;
     let label = if runs == 1 {
         case.name.clone()
@@ -155,21 +155,19 @@ fn run_once(
     } else {
         SnapshotStatus::Off
     };
-    let snapshot_fails = eval.snapshot == SnapshotMode::Strict
-        && matches!(snapshot, SnapshotStatus::New | SnapshotStatus::Changed(_));
-    let passed = report.passed() && !snapshot_fails;
+    let verdict = Verdict::of(&report, &snapshot, eval.snapshot);
+    let passed = verdict.passed();
     let message = if passed {
         String::new()
     } else {
-        failure_message(&report, &snapshot, snapshot_fails)
+        failure_message(&report, &verdict, &snapshot)
     };
-    let result = TaskResult::new(ResultInput {
+    let result = task_result(ResultInput {
         case,
         eval_name: &eval.name,
         task,
         report: &report,
-        passed,
-        reasons: verdict_reasons(&report, snapshot_fails),
+        verdict: &verdict,
         failure_message: (!passed).then(|| message.clone()),
         duration: started.elapsed(),
         run: (runs > 1).then_some((index, runs)),
@@ -189,11 +187,6 @@ fn run_once(
             case.name
         );
     }
-    let message = if passed {
-        String::new()
-    } else {
-        failure_message(&report, &snapshot, snapshot_fails)
-    };
     Ok(RunVerdict { passed, message })
 }
 
@@ -213,7 +206,7 @@ fn runtime() -> Result<&'static tokio::runtime::Runtime, Failed> {
 
 /// Prints a line to stderr while a run goes on past the progress interval, as libtest does
 /// for slow tests.
-async fn report_progress(label: String, phase: Arc<Mutex<&'static str>>, started: Instant) {
+async fn report_progress(label: String, phase: Arc<Mutex<RunPhase>>, started: Instant) {
     let every = std::env::var("MCPEVAL_PROGRESS_SECS")
         .ok()
         .and_then(|s| s.parse::<f64>().ok())

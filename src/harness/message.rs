@@ -4,97 +4,65 @@
 use std::fmt::Write;
 
 use super::run::RunReport;
+use super::verdict::{AgentVerdict, SnapshotFailure, StepFailure, Verdict, step_failures};
 use crate::process::tail;
 use crate::snapshot::{SnapshotStatus, render_call_lines};
-use crate::steps::StepResult;
+use crate::steps::Phase;
 
 /// Lines of a script's or the agent's output shown in a message.
 const OUTPUT_LINES: usize = 30;
 
-/// One line per reason the run failed (empty when it passed), for results files.
-pub fn verdict_reasons(report: &RunReport, snapshot_fails: bool) -> Vec<String> {
-    let mut reasons: Vec<String> = report.errors.clone();
-    if let Some((phase, _)) = report.timed_out_in {
-        reasons.push(format!("timed out in the {phase} phase"));
-    }
-    let steps = report
-        .setup
-        .iter()
-        .chain(&report.verify)
-        .filter(|r| !r.passed && !r.continue_on_error);
-    reasons.extend(steps.map(|r| format!("{}: {}", r.label, r.reason)));
-    if let Some(agent) = report.agent.as_ref().filter(|a| !a.passed) {
-        reasons.push(format!("agent: {}", agent.reason));
-    }
-    reasons.extend(report.failures.iter().map(|f| {
-        format!(
-            "{} ({}): expected {}; actual {}",
-            f.assertion, f.task_set, f.expected, f.actual
-        )
-    }));
-    if snapshot_fails {
-        reasons.push("snapshot: the call trace is not the accepted one (strict mode)".into());
-    }
-    reasons
-}
-
-/// Renders why the run failed. `snapshot` is the comparison with the accepted snapshot.
-pub fn failure_message(
-    report: &RunReport,
-    snapshot: &SnapshotStatus,
-    snapshot_fails: bool,
-) -> String {
+/// Renders why the run failed: the verdict's reasons, then what helps to understand them
+/// (cleanup, server failures, the trace, the snapshot diff, the agent's answer, the logs).
+/// `snapshot` is the comparison with the accepted snapshot.
+pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &SnapshotStatus) -> String {
     let mut out = String::new();
-    for error in &report.errors {
+    for error in &verdict.errors {
         let _ = writeln!(out, "error: {error}");
     }
-    if let Some((phase, after)) = report.timed_out_in {
+    if let Some((phase, after)) = verdict.timed_out {
         let _ = writeln!(
             out,
             "timed out: the task took longer than its timeout; it was in the {phase} phase after {}",
             humantime::format_duration(std::time::Duration::from_secs(after.as_secs()))
         );
     }
-    write_steps(&mut out, "setup", &report.setup);
-    if let Some(agent) = report.agent.as_ref().filter(|agent| !agent.passed) {
-        let _ = writeln!(out, "agent failed: {}", agent.reason);
+    write_step_failures(&mut out, verdict, Phase::Setup);
+    if let (AgentVerdict::Failed(reason), Some(agent)) = (&verdict.agent, &report.agent) {
+        let _ = writeln!(out, "agent failed: {reason}");
         write_output(&mut out, "stdout", &agent.stdout);
         write_output(&mut out, "stderr", &agent.stderr);
     }
-    write_steps(&mut out, "verify", &report.verify);
-    if !report.failures.is_empty() {
-        let n = report.failures.len();
+    write_step_failures(&mut out, verdict, Phase::Verify);
+    if !verdict.assertions.is_empty() {
+        let n = verdict.assertions.len();
         let _ = writeln!(
             out,
             "{n} assertion{} failed:",
             if n == 1 { "" } else { "s" }
         );
-        for failure in &report.failures {
+        for failure in &verdict.assertions {
             let _ = writeln!(out, "  {}", failure.to_string().replace('\n', "\n  "));
         }
     }
-    if snapshot_fails {
-        match snapshot {
-            SnapshotStatus::New => {
-                let _ = writeln!(
-                    out,
-                    "snapshot: no accepted snapshot yet (strict mode); review it with `cargo insta review`"
-                );
-            }
-            SnapshotStatus::Changed(_) => {
-                let _ = writeln!(
-                    out,
-                    "snapshot: the call trace differs from the accepted snapshot (strict mode)"
-                );
-            }
-            _ => {}
+    match verdict.snapshot {
+        Some(SnapshotFailure::New) => {
+            let _ = writeln!(
+                out,
+                "snapshot: no accepted snapshot yet (strict mode); review it with `cargo insta review`"
+            );
         }
+        Some(SnapshotFailure::Changed) => {
+            let _ = writeln!(
+                out,
+                "snapshot: the call trace differs from the accepted snapshot (strict mode)"
+            );
+        }
+        None => {}
     }
-    write_steps(
-        &mut out,
-        "cleanup (does not change the verdict)",
-        &report.cleanup,
-    );
+    for step in step_failures(Phase::Cleanup, &report.cleanup) {
+        write_step(&mut out, "cleanup (does not change the verdict)", &step);
+    }
     for failure in &report.upstream_failures {
         let _ = writeln!(out, "server: {failure}");
     }
@@ -127,20 +95,24 @@ pub fn failure_message(
     out
 }
 
-fn write_steps(out: &mut String, phase: &str, results: &[StepResult]) {
-    for result in results.iter().filter(|r| !r.passed) {
-        let tolerated = if result.continue_on_error {
-            " (continueOnError)"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            out,
-            "{phase} step failed{tolerated}: {}: {}",
-            result.label, result.reason
-        );
-        write_output(out, "output", &result.output);
+fn write_step_failures(out: &mut String, verdict: &Verdict, phase: Phase) {
+    for step in verdict.steps.iter().filter(|step| step.phase == phase) {
+        write_step(out, phase.name(), step);
     }
+}
+
+fn write_step(out: &mut String, phase: &str, step: &StepFailure) {
+    let tolerated = if step.tolerated {
+        " (continueOnError)"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        out,
+        "{phase} step failed{tolerated}: {}: {}",
+        step.label, step.reason
+    );
+    write_output(out, "output", &step.output);
 }
 
 fn write_output(out: &mut String, what: &str, text: &str) {

@@ -12,6 +12,7 @@ mod message;
 mod results;
 mod run;
 mod servers;
+mod verdict;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -20,9 +21,10 @@ use std::sync::{Arc, LazyLock};
 use libtest_mimic::{Arguments, Trial};
 use regex::Regex;
 
-pub use message::{failure_message, verdict_reasons};
-pub use results::ResultInput;
+pub use message::failure_message;
+pub use results::{ResultInput, task_result};
 pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, RunOptions, RunReport, run_task};
+pub use verdict::{AgentVerdict, RunPhase, SnapshotFailure, StepFailure, Verdict};
 
 use crate::config::{ConfigError, ConfigErrors, load_eval_with};
 use crate::plan::{EvalPlan, plan_eval, plan_task};

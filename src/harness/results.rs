@@ -5,8 +5,10 @@ use std::time::Duration;
 
 use super::run::RunReport;
 use crate::assert::AssertionFailure;
-use crate::config::{Assertions, Difficulty, Task};
+use crate::config::{Difficulty, Task};
 use crate::plan::TaskCase;
+
+use super::verdict::Verdict;
 use crate::report::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, PhaseOutput, StepOutput, TaskResult,
     TokenEstimate,
@@ -25,9 +27,7 @@ pub struct ResultInput<'a> {
     /// The run.
     pub report: &'a RunReport,
     /// The verdict, snapshot included.
-    pub passed: bool,
-    /// The failure message's reasons (empty when it passed).
-    pub reasons: Vec<String>,
+    pub verdict: &'a Verdict,
     /// The failure message, when it failed.
     pub failure_message: Option<String>,
     /// The run's duration.
@@ -36,73 +36,71 @@ pub struct ResultInput<'a> {
     pub run: Option<(u32, u32)>,
 }
 
-impl TaskResult {
-    /// Builds the result of one run.
-    pub fn new(input: ResultInput<'_>) -> Self {
-        let ResultInput {
-            case,
-            eval_name,
-            task,
-            report,
-            passed,
-            reasons,
-            failure_message,
-            duration,
-            run,
-        } = input;
-        let answer = report
-            .agent
-            .as_ref()
-            .map(|a| a.answer.clone())
-            .unwrap_or_default();
-        let assertion_results = assertion_results(case, &report.failures);
-        let all_assertions_passed = assertion_results.values().all(|r| r.passed);
-        TaskResult {
-            test_name: case.name.clone(),
-            eval_name: eval_name.to_owned(),
-            task_name: task.name.clone(),
-            task_path: case.path.display().to_string(),
-            task_passed: passed,
-            token_estimate: TokenEstimate {
-                prompt_tokens: task.prompt.chars().count() / 4,
-                output_tokens: answer.chars().count() / 4,
-            },
-            agent_token_usage: report.agent.as_ref().and_then(|a| a.usage),
-            task_output: answer,
-            task_error: reasons.first().cloned(),
-            failure_message,
-            reasons,
-            timed_out: report.timed_out_in.is_some(),
-            agent_execution_error: report.agent.as_ref().is_none_or(|a| !a.passed),
-            difficulty: match task.difficulty {
-                Some(Difficulty::Easy) => "easy",
-                Some(Difficulty::Medium) => "medium",
-                Some(Difficulty::Hard) => "hard",
-                None => "",
-            }
-            .to_owned(),
-            assertion_results,
-            all_assertions_passed,
-            call_history: call_history(report),
-            setup_output: phase(&report.setup),
-            agent_output: match &report.agent {
-                Some(agent) => PhaseOutput {
-                    success: agent.passed,
-                    steps: vec![StepOutput {
-                        label: "agent".into(),
-                        passed: agent.passed,
-                        reason: agent.reason.clone(),
-                        output: format!("{}{}", agent.stdout, agent.stderr),
-                    }],
-                },
-                None => PhaseOutput::default(),
-            },
-            verify_output: phase(&report.verify),
-            cleanup_output: phase(&report.cleanup),
-            duration_ms: duration.as_secs_f64() * 1000.0,
-            run_index: run.map(|(index, _)| index),
-            total_runs: run.map(|(_, total)| total),
+/// Builds the results file of one run.
+pub fn task_result(input: ResultInput<'_>) -> TaskResult {
+    let ResultInput {
+        case,
+        eval_name,
+        task,
+        report,
+        verdict,
+        failure_message,
+        duration,
+        run,
+    } = input;
+    let answer = report
+        .agent
+        .as_ref()
+        .map(|a| a.answer.clone())
+        .unwrap_or_default();
+    let reasons = verdict.reasons();
+    let assertion_results = assertion_results(case, &verdict.assertions);
+    let all_assertions_passed = assertion_results.values().all(|r| r.passed);
+    TaskResult {
+        test_name: case.name.clone(),
+        eval_name: eval_name.to_owned(),
+        task_name: task.name.clone(),
+        task_path: case.path.display().to_string(),
+        task_passed: verdict.passed(),
+        token_estimate: TokenEstimate {
+            prompt_tokens: task.prompt.chars().count() / 4,
+            output_tokens: answer.chars().count() / 4,
+        },
+        agent_token_usage: report.agent.as_ref().and_then(|a| a.usage),
+        task_output: answer,
+        task_error: reasons.first().cloned(),
+        failure_message,
+        reasons,
+        timed_out: verdict.timed_out.is_some(),
+        agent_execution_error: verdict.agent_failed(),
+        difficulty: match task.difficulty {
+            Some(Difficulty::Easy) => "easy",
+            Some(Difficulty::Medium) => "medium",
+            Some(Difficulty::Hard) => "hard",
+            None => "",
         }
+        .to_owned(),
+        assertion_results,
+        all_assertions_passed,
+        call_history: call_history(report),
+        setup_output: phase(&report.setup),
+        agent_output: match &report.agent {
+            Some(agent) => PhaseOutput {
+                success: agent.passed,
+                steps: vec![StepOutput {
+                    label: "agent".into(),
+                    passed: agent.passed,
+                    reason: agent.reason.clone(),
+                    output: format!("{}{}", agent.stdout, agent.stderr),
+                }],
+            },
+            None => PhaseOutput::default(),
+        },
+        verify_output: phase(&report.verify),
+        cleanup_output: phase(&report.cleanup),
+        duration_ms: duration.as_secs_f64() * 1000.0,
+        run_index: run.map(|(index, _)| index),
+        total_runs: run.map(|(_, total)| total),
     }
 }
 
@@ -151,46 +149,22 @@ fn call_history(report: &RunReport) -> CallHistory {
     history
 }
 
-/// The assertion keys a task set configured.
-fn configured(a: &Assertions) -> Vec<&'static str> {
-    let mut keys = Vec::new();
-    let lists: [(&'static str, bool); 7] = [
-        ("toolsUsed", !a.tools_used.is_empty()),
-        ("requireAny", !a.require_any.is_empty()),
-        ("toolsNotUsed", !a.tools_not_used.is_empty()),
-        ("resourcesRead", !a.resources_read.is_empty()),
-        ("resourcesNotRead", !a.resources_not_read.is_empty()),
-        ("promptsUsed", !a.prompts_used.is_empty()),
-        ("promptsNotUsed", !a.prompts_not_used.is_empty()),
-    ];
-    keys.extend(lists.iter().filter(|(_, on)| *on).map(|(k, _)| *k));
-    for (key, on) in [
-        ("minToolCalls", a.min_tool_calls.is_some()),
-        ("maxToolCalls", a.max_tool_calls.is_some()),
-        ("callOrder", !a.call_order.is_empty()),
-        ("noDuplicateCalls", a.no_duplicate_calls),
-    ] {
-        if on {
-            keys.push(key);
-        }
-    }
-    keys
-}
-
 fn assertion_results(
     case: &TaskCase,
     failures: &[AssertionFailure],
 ) -> BTreeMap<String, AssertionResult> {
     let mut results: BTreeMap<String, AssertionResult> = BTreeMap::new();
     for set in &case.assertion_sets {
-        for key in configured(&set.assertions) {
+        for kind in set.assertions.configured() {
             let failure = failures
                 .iter()
-                .find(|f| f.task_set == set.task_set && f.assertion == key);
-            let entry = results.entry(key.to_owned()).or_insert(AssertionResult {
-                passed: true,
-                details: Vec::new(),
-            });
+                .find(|f| f.task_set == set.task_set && f.assertion == kind);
+            let entry = results
+                .entry(kind.key().to_owned())
+                .or_insert(AssertionResult {
+                    passed: true,
+                    details: Vec::new(),
+                });
             entry.passed &= failure.is_none();
             entry.details.push(AssertionDetail {
                 task_set: set.task_set.clone(),

@@ -20,6 +20,8 @@ use crate::plan::TaskCase;
 use crate::process::ProcessGroupGuard;
 use crate::proxy::{CallRecorder, Proxy, ProxyHandle};
 use crate::steps::{Phase, StepContext, StepResult, phase_passed, resolve_judge, run_phase};
+
+use super::verdict::RunPhase;
 use crate::trace::CallTrace;
 
 use super::servers::{list_allowed_tools, upstream_of};
@@ -71,7 +73,7 @@ pub struct RunReport {
     /// Cleanup step results (reported; they never flip the verdict).
     pub cleanup: Vec<StepResult>,
     /// The phase that was running when the task timeout hit.
-    pub timed_out_in: Option<(&'static str, Duration)>,
+    pub timed_out_in: Option<(RunPhase, Duration)>,
     /// What the proxies recorded.
     pub trace: CallTrace,
     /// Why upstream servers failed, as the proxies saw it.
@@ -82,27 +84,15 @@ pub struct RunReport {
     pub work_dir: PathBuf,
 }
 
-impl RunReport {
-    /// Setup, agent, verify and every assertion passed.
-    pub fn passed(&self) -> bool {
-        self.errors.is_empty()
-            && self.timed_out_in.is_none()
-            && phase_passed(&self.setup)
-            && self.agent.as_ref().is_some_and(|a| a.passed)
-            && phase_passed(&self.verify)
-            && self.failures.is_empty()
-    }
-}
-
 /// What the timed part of a run shares with the code that waits for it.
 struct Shared {
-    phase: Arc<Mutex<&'static str>>,
+    phase: Arc<Mutex<RunPhase>>,
     report: Mutex<RunReport>,
     groups: Mutex<Vec<ProcessGroupGuard>>,
 }
 
 impl Shared {
-    fn set_phase(&self, phase: &'static str) {
+    fn set_phase(&self, phase: RunPhase) {
         *lock(&self.phase) = phase;
     }
 
@@ -111,15 +101,15 @@ impl Shared {
     }
 }
 
-/// Runs one task case in `run_dir` (made empty first). `phase` always names the phase
-/// running now (`setup`, `agent`, `verify`, …), for progress lines.
+/// Runs one task case in `run_dir` (made empty first). `phase` always holds the phase
+/// running now, for progress lines.
 pub async fn run_task(
     eval: Arc<Eval>,
     case: &TaskCase,
     task: Arc<Task>,
     run_dir: PathBuf,
     options: Arc<RunOptions>,
-    phase: Arc<Mutex<&'static str>>,
+    phase: Arc<Mutex<RunPhase>>,
 ) -> RunReport {
     let work_dir = run_dir.join("agent-workdir");
     let mut report = RunReport {
@@ -219,7 +209,7 @@ pub async fn run_task(
     }
 
     // Cleanup always runs once setup has started, with its own timeout.
-    if !task.cleanup.is_empty() && *lock(&shared.phase) != "start" {
+    if !task.cleanup.is_empty() && *lock(&shared.phase) != RunPhase::Start {
         let context = step_context(&task, &run_dir, &[], &options);
         let mut groups = Vec::new();
         let results = tokio::time::timeout(
@@ -263,7 +253,7 @@ async fn run_main(
 ) {
     let run_dir = shared.report().run_dir.clone();
     let work_dir = shared.report().work_dir.clone();
-    shared.set_phase("setup");
+    shared.set_phase(RunPhase::Setup);
     let context = step_context(task, &run_dir, &[], options);
     let mut groups = Vec::new();
     let setup = run_phase(Phase::Setup, &task.setup, &context, &mut groups).await;
@@ -274,12 +264,12 @@ async fn run_main(
         return;
     }
 
-    shared.set_phase("agent");
+    shared.set_phase(RunPhase::Agent);
     let agent = run_agent(eval, task, servers, &run_dir, &work_dir, options).await;
     let answer = agent.answer.clone();
     shared.report().agent = Some(agent);
 
-    shared.set_phase("verify");
+    shared.set_phase(RunPhase::Verify);
     let trace = recorder.trace();
     let trace_file = run_dir.join("trace.json");
     let answer_file = run_dir.join("agent-output.txt");
@@ -316,9 +306,9 @@ async fn run_main(
     let verify = run_phase(Phase::Verify, &task.verify, &context, &mut Vec::new()).await;
     shared.report().verify = verify;
 
-    shared.set_phase("assertions");
+    shared.set_phase(RunPhase::Assertions);
     shared.report().failures = check_all(assertion_sets, &trace);
-    shared.set_phase("done");
+    shared.set_phase(RunPhase::Done);
 }
 
 /// Which agent a run uses, resolved from the eval's `config.agent` and its Agent file.

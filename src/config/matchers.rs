@@ -1,0 +1,264 @@
+//! Entries of the assertion lists: which calls an entry matches ([`CallMatcher`], a
+//! `callOrder` entry [`OrderedCall`]), their raw serde form and its validation.
+
+use regex::Regex;
+use serde::Deserialize;
+
+use super::check::Checker;
+use super::error::did_you_mean;
+use crate::trace::CallKind;
+
+/// One tool, resource or prompt entry. The name keys differ by kind (`tool`/`toolPattern`,
+/// `uri`/`uriPattern`, `prompt`/`promptPattern`), so all are accepted here and the
+/// validation pass rejects the ones that do not belong to the list's kind.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(super) struct RawMatcher {
+    server: Option<String>,
+    tool: Option<String>,
+    tool_pattern: Option<String>,
+    uri: Option<String>,
+    uri_pattern: Option<String>,
+    prompt: Option<String>,
+    prompt_pattern: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCallOrder {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    server: Option<String>,
+    name: Option<String>,
+}
+
+/// The YAML spelling of a call kind: `tool`, `resource` or `prompt`.
+pub fn kind_name(kind: CallKind) -> &'static str {
+    match kind {
+        CallKind::Tool => "tool",
+        CallKind::Resource => "resource",
+        CallKind::Prompt => "prompt",
+    }
+}
+
+/// The keys naming a call of `kind` in an assertion entry: exact name and pattern.
+fn name_keys(kind: CallKind) -> (&'static str, &'static str) {
+    match kind {
+        CallKind::Tool => ("tool", "toolPattern"),
+        CallKind::Resource => ("uri", "uriPattern"),
+        CallKind::Prompt => ("prompt", "promptPattern"),
+    }
+}
+
+/// Which calls of one server an assertion entry matches.
+#[derive(Debug, Clone)]
+pub struct CallMatcher {
+    /// The MCP server name; must equal the call's server exactly.
+    pub server: String,
+    /// Exact name (tool name, URI or prompt name).
+    pub name: Option<String>,
+    /// Unanchored regex over the name. With `name` too, either may match.
+    pub pattern: Option<Regex>,
+}
+
+impl CallMatcher {
+    /// Whether a call of `server` named `name` matches this entry.
+    pub fn matches(&self, server: &str, name: &str) -> bool {
+        if self.server != server {
+            return false;
+        }
+        match (&self.name, &self.pattern) {
+            (None, None) => true,
+            (exact, pattern) => {
+                exact.as_deref() == Some(name) || pattern.as_ref().is_some_and(|p| p.is_match(name))
+            }
+        }
+    }
+
+    /// How the entry reads in a failure message, e.g. `kubernetes/pods_.*` or `kubernetes/*`.
+    pub fn describe(&self) -> String {
+        match (&self.name, &self.pattern) {
+            (Some(name), None) => format!("{}/{name}", self.server),
+            (None, Some(pattern)) => format!("{}/~{}", self.server, pattern.as_str()),
+            (Some(name), Some(pattern)) => {
+                format!("{}/{name} or ~{}", self.server, pattern.as_str())
+            }
+            (None, None) => format!("{}/*", self.server),
+        }
+    }
+}
+
+/// One entry of `callOrder`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderedCall {
+    /// Tool, resource or prompt.
+    pub kind: CallKind,
+    /// The MCP server name.
+    pub server: String,
+    /// The exact tool name, URI or prompt name.
+    pub name: String,
+}
+
+/// Checks that `server` (written at `path`) names a server of the MCP config.
+pub fn check_server(
+    check: &mut Checker<'_>,
+    path: &str,
+    server: &str,
+    servers: Option<&[&str]>,
+) -> bool {
+    let Some(servers) = servers else {
+        // The MCP config did not load; its own errors are reported.
+        return true;
+    };
+    if servers.contains(&server) {
+        return true;
+    }
+    let known = if servers.is_empty() {
+        "none".to_owned()
+    } else {
+        servers.join(", ")
+    };
+    check.error(
+        path,
+        format!(
+            "unknown MCP server `{server}`{}; servers in the MCP config: {known}",
+            did_you_mean(server, servers.iter().copied())
+        ),
+    );
+    false
+}
+
+impl RawMatcher {
+    pub(super) fn validate(
+        self,
+        check: &mut Checker<'_>,
+        path: &str,
+        kind: CallKind,
+        servers: Option<&[&str]>,
+    ) -> Option<CallMatcher> {
+        let (name_key, pattern_key) = name_keys(kind);
+        let all = [
+            ("tool", self.tool.is_some()),
+            ("toolPattern", self.tool_pattern.is_some()),
+            ("uri", self.uri.is_some()),
+            ("uriPattern", self.uri_pattern.is_some()),
+            ("prompt", self.prompt.is_some()),
+            ("promptPattern", self.prompt_pattern.is_some()),
+        ];
+        let mut ok = true;
+        for (key, present) in all {
+            if present && key != name_key && key != pattern_key {
+                check.error(
+                    format!("{path}.{key}"),
+                    format!("`{key}` does not belong in a {} entry; expected server, {name_key} or {pattern_key}", kind_name(kind)),
+                );
+                ok = false;
+            }
+        }
+        let (name, pattern) = match kind {
+            CallKind::Tool => (self.tool, self.tool_pattern),
+            CallKind::Resource => (self.uri, self.uri_pattern),
+            CallKind::Prompt => (self.prompt, self.prompt_pattern),
+        };
+        let pattern = match pattern {
+            Some(p) => match check.regex(&format!("{path}.{pattern_key}"), &p) {
+                Some(regex) => Some(regex),
+                None => {
+                    ok = false;
+                    None
+                }
+            },
+            None => None,
+        };
+        let server = match check.non_empty(&format!("{path}.server"), self.server.as_deref()) {
+            Some(server) => server.to_owned(),
+            None => return None,
+        };
+        ok &= check_server(check, &format!("{path}.server"), &server, servers);
+        ok.then_some(CallMatcher {
+            server,
+            name,
+            pattern,
+        })
+    }
+}
+
+impl RawCallOrder {
+    pub(super) fn validate(
+        self,
+        check: &mut Checker<'_>,
+        path: &str,
+        servers: Option<&[&str]>,
+    ) -> Option<OrderedCall> {
+        let kind = match self.kind.as_deref() {
+            Some("tool") => Some(CallKind::Tool),
+            Some("resource") => Some(CallKind::Resource),
+            Some("prompt") => Some(CallKind::Prompt),
+            Some(other) => {
+                check.error(
+                    format!("{path}.type"),
+                    format!(
+                        "unknown call type `{other}`; expected one of tool, resource, prompt{}",
+                        did_you_mean(other, ["tool", "resource", "prompt"])
+                    ),
+                );
+                None
+            }
+            None => {
+                check.error(
+                    format!("{path}.type"),
+                    "missing required field; expected tool, resource or prompt",
+                );
+                None
+            }
+        };
+        let server = check
+            .non_empty(&format!("{path}.server"), self.server.as_deref())
+            .map(str::to_owned);
+        let name = check
+            .non_empty(&format!("{path}.name"), self.name.as_deref())
+            .map(str::to_owned);
+        let server_ok = server
+            .as_deref()
+            .is_some_and(|s| check_server(check, &format!("{path}.server"), s, servers));
+        match (kind, server, name) {
+            (Some(kind), Some(server), Some(name)) if server_ok => {
+                Some(OrderedCall { kind, server, name })
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matcher(name: Option<&str>, pattern: Option<&str>) -> CallMatcher {
+        CallMatcher {
+            server: "k8s".into(),
+            name: name.map(Into::into),
+            pattern: pattern.map(|p| Regex::new(p).unwrap()),
+        }
+    }
+
+    #[test]
+    fn pattern_is_unanchored() {
+        assert!(matcher(None, Some("pods_")).matches("k8s", "list_pods_all"));
+        assert!(!matcher(None, Some("^pods_$")).matches("k8s", "pods_list"));
+    }
+
+    #[test]
+    fn neither_name_nor_pattern_matches_any_call_of_the_server() {
+        assert!(matcher(None, None).matches("k8s", "anything"));
+        assert!(!matcher(None, None).matches("other", "anything"));
+    }
+
+    #[test]
+    fn name_and_pattern_either_may_match() {
+        let m = matcher(Some("exact"), Some("^pods_"));
+        assert!(m.matches("k8s", "exact"));
+        assert!(m.matches("k8s", "pods_list"));
+        assert!(!m.matches("k8s", "other"));
+    }
+}

@@ -1,0 +1,187 @@
+//! The verdict of one task run, decided in one place: [`Verdict::of`] reads what the run
+//! produced and the snapshot comparison, and holds every reason the run failed as typed
+//! data. The failure message, the results file and the report only render it.
+
+use std::fmt;
+use std::time::Duration;
+
+use super::run::RunReport;
+use crate::assert::AssertionFailure;
+use crate::config::SnapshotMode;
+use crate::snapshot::SnapshotStatus;
+use crate::steps::{Phase, StepResult};
+
+/// The part of a task run that is going on (or was, when it ended).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunPhase {
+    /// Proxies starting; nothing of the task has run.
+    Start,
+    /// Setup steps.
+    Setup,
+    /// The agent works the prompt.
+    Agent,
+    /// Verify steps.
+    Verify,
+    /// Assertions over the trace.
+    Assertions,
+    /// Everything but cleanup is over.
+    Done,
+}
+
+impl RunPhase {
+    /// `start`, `setup`, `agent`, `verify`, `assertions` or `done`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunPhase::Start => "start",
+            RunPhase::Setup => "setup",
+            RunPhase::Agent => "agent",
+            RunPhase::Verify => "verify",
+            RunPhase::Assertions => "assertions",
+            RunPhase::Done => "done",
+        }
+    }
+}
+
+impl fmt::Display for RunPhase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How the agent's part of the run went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentVerdict {
+    /// It finished with success.
+    Passed,
+    /// It failed, for this reason (exit code, timeout, could not start).
+    Failed(String),
+    /// It never ran (the run stopped before it).
+    NotRun,
+}
+
+/// A setup or verify step that failed.
+#[derive(Debug, Clone)]
+pub struct StepFailure {
+    /// `Setup` or `Verify`.
+    pub phase: Phase,
+    /// The step as its result names it, e.g. `verify[0] script verify.sh`.
+    pub label: String,
+    /// Why it failed.
+    pub reason: String,
+    /// Its output.
+    pub output: String,
+    /// It has `continueOnError`: shown, but it does not fail the run.
+    pub tolerated: bool,
+}
+
+/// Why the snapshot fails the run (strict mode only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnapshotFailure {
+    /// No accepted snapshot yet.
+    New,
+    /// The trace differs from the accepted snapshot.
+    Changed,
+}
+
+/// The verdict of one run: passed when no reason below holds.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// Problems that stopped the run (a proxy that cannot start, files that cannot be
+    /// written, a judge that is not configured, a bug of mcpeval's).
+    pub errors: Vec<String>,
+    /// The task timeout hit, in this phase, after this long.
+    pub timed_out: Option<(RunPhase, Duration)>,
+    /// Failed setup and verify steps, tolerated ones included (in run order).
+    pub steps: Vec<StepFailure>,
+    /// The agent.
+    pub agent: AgentVerdict,
+    /// Failed assertions.
+    pub assertions: Vec<AssertionFailure>,
+    /// The snapshot, when it fails the run.
+    pub snapshot: Option<SnapshotFailure>,
+}
+
+impl Verdict {
+    /// Decides the verdict of `report`, given how its trace compared with the accepted
+    /// snapshot and the eval's snapshot mode.
+    pub fn of(report: &RunReport, snapshot: &SnapshotStatus, mode: SnapshotMode) -> Self {
+        let steps = step_failures(Phase::Setup, &report.setup)
+            .chain(step_failures(Phase::Verify, &report.verify))
+            .collect();
+        let agent = match &report.agent {
+            Some(agent) if agent.passed => AgentVerdict::Passed,
+            Some(agent) => AgentVerdict::Failed(agent.reason.clone()),
+            None => AgentVerdict::NotRun,
+        };
+        let snapshot = match snapshot {
+            _ if mode != SnapshotMode::Strict => None,
+            SnapshotStatus::New => Some(SnapshotFailure::New),
+            SnapshotStatus::Changed(_) => Some(SnapshotFailure::Changed),
+            _ => None,
+        };
+        Verdict {
+            errors: report.errors.clone(),
+            timed_out: report.timed_out_in,
+            steps,
+            agent,
+            assertions: report.failures.clone(),
+            snapshot,
+        }
+    }
+
+    /// Whether the run passed: setup, agent, verify and every assertion (and the snapshot,
+    /// in strict mode).
+    pub fn passed(&self) -> bool {
+        self.errors.is_empty()
+            && self.timed_out.is_none()
+            && self.steps.iter().all(|step| step.tolerated)
+            && self.agent == AgentVerdict::Passed
+            && self.assertions.is_empty()
+            && self.snapshot.is_none()
+    }
+
+    /// The agent did not finish with success (or never ran).
+    pub fn agent_failed(&self) -> bool {
+        self.agent != AgentVerdict::Passed
+    }
+
+    /// One line per reason the run failed (empty when it passed), for results files.
+    pub fn reasons(&self) -> Vec<String> {
+        let mut reasons = self.errors.clone();
+        if let Some((phase, _)) = self.timed_out {
+            reasons.push(format!("timed out in the {phase} phase"));
+        }
+        let steps = self.steps.iter().filter(|step| !step.tolerated);
+        reasons.extend(steps.map(|step| format!("{}: {}", step.label, step.reason)));
+        if let AgentVerdict::Failed(reason) = &self.agent {
+            reasons.push(format!("agent: {reason}"));
+        }
+        reasons.extend(self.assertions.iter().map(|f| {
+            format!(
+                "{} ({}): expected {}; actual {}",
+                f.assertion, f.task_set, f.expected, f.actual
+            )
+        }));
+        if self.snapshot.is_some() {
+            reasons.push("snapshot: the call trace is not the accepted one (strict mode)".into());
+        }
+        reasons
+    }
+}
+
+/// The failed steps among `results` of `phase`.
+pub(super) fn step_failures(
+    phase: Phase,
+    results: &[StepResult],
+) -> impl Iterator<Item = StepFailure> + '_ {
+    results
+        .iter()
+        .filter(|result| !result.passed)
+        .map(move |result| StepFailure {
+            phase,
+            label: result.label.clone(),
+            reason: result.reason.clone(),
+            output: result.output.clone(),
+            tolerated: result.continue_on_error,
+        })
+}
