@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcpeval::config::{
-    AgentSpec, AllowedTools, BuiltinAgent, Difficulty, HttpBody, JsonType, JudgeStep, ScriptSource,
-    Step, TaskVersion, Transport, load_agent_file, load_eval,
+    Agent, AllowedTools, Difficulty, HttpBody, JsonType, JudgeStep, ScriptSource, Step,
+    TaskVersion, Transport, load_agent_file, load_eval,
 };
 use mcpeval::plan::{plan_eval, validate_eval};
 use mcpeval::trace::CallKind;
@@ -28,7 +28,7 @@ fn example_simple_eval_with_builtin_agent() {
         ["kubernetes-basic::create-pod"]
     );
     let eval = load_eval(&fixture("examples/simple-builtin/eval.yaml")).unwrap();
-    assert!(matches!(eval.agent, AgentSpec::ClaudeCode { model: None }));
+    assert!(matches!(eval.agent, Agent::ClaudeCode { model: None }));
     let assertions = &eval.task_sets[0].assertions;
     assert_eq!(
         (assertions.min_tool_calls, assertions.max_tool_calls),
@@ -45,11 +45,13 @@ fn example_simple_eval_with_custom_agent_file() {
         ["kubernetes-basic::create-pod"]
     );
     let eval = load_eval(&fixture("examples/simple-file-agent/eval.yaml")).unwrap();
-    let AgentSpec::File(agent) = &eval.agent else {
+    let Agent::Command(command) = &eval.agent else {
         panic!("{:?}", eval.agent)
     };
-    assert_eq!(agent.path, fixture("examples/simple-file-agent/agent.yaml"));
-    let command = agent.command.as_ref().unwrap();
+    assert_eq!(
+        command.file,
+        fixture("examples/simple-file-agent/agent.yaml")
+    );
     assert_eq!(command.allowed_tools_separator, ",");
     assert_eq!(command.timeout, Duration::from_secs(300));
 }
@@ -111,7 +113,7 @@ fn example_flexible_eval() {
         ["flexible-eval::creative-task"]
     );
     let eval = load_eval(&fixture("examples/flexible/eval.yaml")).unwrap();
-    assert!(matches!(&eval.agent, AgentSpec::OpenAiAgent { model } if model == "gpt-4"));
+    assert!(matches!(&eval.agent, Agent::OpenAi { model } if model == "gpt-4"));
     let any = &eval.task_sets[0].assertions.require_any[0];
     assert!(any.name.is_none() && any.pattern.is_none());
     assert!(any.matches("kubernetes", "whatever_tool"));
@@ -270,20 +272,24 @@ fn v1alpha2_task_with_every_step_type_and_limits() {
 fn agent_files_load_with_builtin_and_shell() {
     let openai = load_agent_file(&fixture("mcpchecker/agents/openai-builtin.yaml")).unwrap();
     assert_eq!(
-        openai.builtin,
-        Some(BuiltinAgent::OpenAiAgent {
+        openai,
+        Agent::OpenAi {
             model: "gpt-4o".into()
-        })
+        }
     );
-    assert!(openai.command.is_none());
     let shell = load_agent_file(&fixture("mcpchecker/agents/shell-agent.yaml")).unwrap();
-    let command = shell.command.unwrap();
+    let Agent::Command(command) = shell else {
+        panic!("{shell:?}")
+    };
     assert!(command.shell);
     assert_eq!(command.timeout, Duration::from_secs(90));
     // With a shell the pipe stays in the text, for `sh -c`.
     assert_eq!(command.run_prompt.words.len(), 1);
     let claude = load_agent_file(&fixture("mcpchecker/agents/claude-code.yaml")).unwrap();
-    let run = claude.command.unwrap().run_prompt;
+    let Agent::Command(command) = claude else {
+        panic!("{claude:?}")
+    };
+    let run = command.run_prompt;
     assert_eq!(run.words.len(), 7, "{:?}", run.words);
 }
 

@@ -3,14 +3,13 @@
 //! the turns, the token usage and the permission denials.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 use super::llm::TokenUsage;
-use super::{AgentOutcome, ProxiedServer};
-use crate::process::{ProcessSpec, run};
+use super::{AgentOutcome, AgentRun, ProxiedServer};
+use crate::process::{self, ProcessSpec};
 
 /// The npm package that provides `claude`.
 pub const CLAUDE_PACKAGE: &str = "@anthropic-ai/claude-code";
@@ -95,46 +94,31 @@ fn find_on_path(program: &str, path: Option<&OsString>) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-/// Runs `claude` once. `extra_env` goes to the process (and its `PATH` is used to find
-/// `claude`); `config_dir` becomes its private `CLAUDE_CONFIG_DIR`.
-#[allow(clippy::too_many_arguments)]
-pub async fn run_claude_code(
-    model: Option<&str>,
-    prompt: &str,
-    servers: &[ProxiedServer],
-    mcp_config_file: &Path,
-    work_dir: &Path,
-    config_dir: &Path,
-    extra_env: &[(String, String)],
-    timeout: Duration,
-    live: bool,
-) -> AgentOutcome {
+/// Runs `claude` once in `run.work_dir`. `run.env` goes to the process (and its `PATH` is
+/// used to find `claude`); `run.private_dir` becomes its private `CLAUDE_CONFIG_DIR`.
+pub async fn run_claude_code(model: Option<&str>, run: &AgentRun<'_>) -> AgentOutcome {
     let failed = AgentOutcome::failed;
-    let path = extra_env
-        .iter()
-        .rev()
-        .find(|(k, _)| k == "PATH")
-        .map(|(_, v)| OsString::from(v))
-        .or_else(|| std::env::var_os("PATH"));
+    let path = run.var("PATH").map(OsString::from);
     let Some(claude) = find_on_path("claude", path.as_ref()) else {
         return failed(format!(
             "`claude` is not on PATH: builtin.claude-code runs Claude Code, install it with `npm install -g {CLAUDE_PACKAGE}`"
         ));
     };
-    if let Err(e) = std::fs::create_dir_all(config_dir) {
+    let config_dir = run.private_dir.join("claude-config");
+    if let Err(e) = std::fs::create_dir_all(&config_dir) {
         return failed(format!("cannot create {}: {e}", config_dir.display()));
     }
     let mut args: Vec<OsString> = vec![
         "--print".into(),
-        prompt.into(),
+        run.prompt.into(),
         "--mcp-config".into(),
-        mcp_config_file.into(),
+        run.mcp_config_file.into(),
         "--strict-mcp-config".into(),
         "--output-format".into(),
         "stream-json".into(),
         "--verbose".into(),
     ];
-    let allowed = allowed_tool_names(servers);
+    let allowed = allowed_tool_names(run.servers);
     if !allowed.is_empty() {
         args.push("--allowedTools".into());
         args.push(allowed.join(",").into());
@@ -143,10 +127,8 @@ pub async fn run_claude_code(
         args.push("--model".into());
         args.push(model.into());
     }
-    let mut env: Vec<(OsString, OsString)> = extra_env
-        .iter()
-        .map(|(k, v)| (k.into(), v.into()))
-        .collect();
+    let mut env: Vec<(OsString, OsString)> =
+        run.env.iter().map(|(k, v)| (k.into(), v.into())).collect();
     env.push((
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
         "1".into(),
@@ -156,10 +138,11 @@ pub async fn run_claude_code(
         program: claude.into(),
         args,
         env,
-        cwd: work_dir.to_path_buf(),
-        live,
+        cwd: run.work_dir.to_path_buf(),
+        live: run.live,
     };
-    let finished = match run(&spec, timeout).await {
+    let timeout = run.timeout;
+    let finished = match process::run(&spec, timeout).await {
         Ok(finished) => finished,
         Err(e) => return failed(format!("cannot start `claude`: {e}")),
     };
@@ -210,6 +193,7 @@ pub async fn run_claude_code(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn parses_the_result_line() {
@@ -251,18 +235,17 @@ not json
     async fn a_missing_claude_names_the_npm_package() {
         let dir = tempfile::tempdir().unwrap();
         let env = [("PATH".to_owned(), dir.path().display().to_string())];
-        let outcome = run_claude_code(
-            None,
-            "hi",
-            &[],
-            &dir.path().join("m.json"),
-            dir.path(),
-            &dir.path().join("c"),
-            &env,
-            Duration::from_secs(5),
-            false,
-        )
-        .await;
+        let run = AgentRun {
+            prompt: "hi",
+            servers: &[],
+            mcp_config_file: &dir.path().join("m.json"),
+            work_dir: dir.path(),
+            private_dir: &dir.path().join("c"),
+            env: &env,
+            live: false,
+            timeout: Duration::from_secs(5),
+        };
+        let outcome = run_claude_code(None, &run).await;
         assert!(!outcome.passed);
         assert!(
             outcome.reason.contains("`claude` is not on PATH")

@@ -4,10 +4,10 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use super::{AgentOutcome, ProxiedServer};
+use super::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::config::AgentCommand;
 use crate::config::template::{Field, Segment, Template};
-use crate::process::{ProcessSpec, run};
+use crate::process::{self, ProcessSpec};
 
 /// The values a command line is rendered from.
 struct Values<'a> {
@@ -176,19 +176,11 @@ fn shell_text(template: &Template, values: &Values<'_>) -> Result<String, String
     Ok(text)
 }
 
-/// Runs the file agent once: command line rendered, fresh `work_dir`, environment plus
-/// `extra_env` plus the Agent file's `env`, bounded by its timeout.
-pub async fn run_file_agent(
-    command: &AgentCommand,
-    prompt: &str,
-    servers: &[ProxiedServer],
-    mcp_config_file: &Path,
-    work_dir: &Path,
-    extra_env: &[(String, String)],
-    live: bool,
-) -> AgentOutcome {
+/// Runs the file agent once: command line rendered, in `run.work_dir`, environment plus
+/// `run.env` plus the Agent file's `env`, bounded by its timeout.
+pub async fn run_file_agent(command: &AgentCommand, run: &AgentRun<'_>) -> AgentOutcome {
     let failed = AgentOutcome::failed;
-    let argv = match render_command(command, prompt, servers, mcp_config_file) {
+    let argv = match render_command(command, run.prompt, run.servers, run.mcp_config_file) {
         Ok(argv) => argv,
         Err(e) => return failed(format!("cannot build the agent's command line: {e}")),
     };
@@ -196,28 +188,26 @@ pub async fn run_file_agent(
         program: argv[0].clone(),
         args: argv[1..].to_vec(),
         // The Agent file's own `env` wins over the harness's variables.
-        env: extra_env
+        env: run
+            .env
             .iter()
             .map(|(k, v)| (k, v))
             .chain(&command.env)
             .map(|(k, v)| (k.into(), v.into()))
             .collect(),
-        cwd: work_dir.to_path_buf(),
-        live,
+        cwd: run.work_dir.to_path_buf(),
+        live: run.live,
     };
-    match run(&spec, command.timeout).await {
+    match process::run(&spec, run.timeout).await {
         Ok(finished) => AgentOutcome {
             passed: finished.success(),
             reason: match finished.status {
                 _ if finished.success() => String::new(),
                 None => format!(
                     "the agent {} (its commands.timeout)",
-                    finished.describe(command.timeout)
+                    finished.describe(run.timeout)
                 ),
-                Some(_) => format!(
-                    "the agent failed with {}",
-                    finished.describe(command.timeout)
-                ),
+                Some(_) => format!("the agent failed with {}", finished.describe(run.timeout)),
             },
             answer: finished.stdout.trim().to_owned(),
             stdout: finished.stdout,

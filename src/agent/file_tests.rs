@@ -5,11 +5,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::*;
+use crate::agent::AgentRun;
 use crate::config::template::{self, Field};
 
 fn command(mcp: &str, tool: &str, separator: &str, run: &str, shell: bool) -> AgentCommand {
     let split = !shell;
     AgentCommand {
+        file: "agent.yaml".into(),
+        name: "test-agent".into(),
         mcp_server_arg: template::parse(mcp, &[Field::File, Field::Url, Field::ServerName], split)
             .unwrap(),
         allowed_tool_arg: template::parse(tool, &[Field::ServerName, Field::ToolName], split)
@@ -54,17 +57,29 @@ fn argv(c: &AgentCommand, prompt: &str) -> Vec<String> {
         .collect()
 }
 
-async fn run_with(c: &AgentCommand, prompt: &str, dir: &Path) -> AgentOutcome {
-    run_file_agent(
-        c,
+fn agent_run<'a>(
+    c: &AgentCommand,
+    prompt: &'a str,
+    servers: &'a [ProxiedServer],
+    mcp_config_file: &'a Path,
+    dir: &'a Path,
+) -> AgentRun<'a> {
+    AgentRun {
         prompt,
-        &servers(),
-        Path::new("/run/mcp.json"),
-        dir,
-        &[],
-        false,
-    )
-    .await
+        servers,
+        mcp_config_file,
+        work_dir: dir,
+        private_dir: dir,
+        env: &[],
+        live: false,
+        timeout: c.timeout,
+    }
+}
+
+async fn run_with(c: &AgentCommand, prompt: &str, dir: &Path) -> AgentOutcome {
+    let servers = servers();
+    let run = agent_run(c, prompt, &servers, Path::new("/run/mcp.json"), dir);
+    run_file_agent(c, &run).await
 }
 
 const NASTY: &str = "it's \"quoted\" $HOME $(rm -rf /) `id`\nsecond line; | > x";
@@ -239,16 +254,9 @@ async fn a_missing_agent_program_is_a_clear_failure() {
         "no-such-agent-program {{ .Prompt }}",
         false,
     );
-    let outcome = run_file_agent(
-        &c,
-        "hi",
-        &servers(),
-        Path::new("/x"),
-        dir.path(),
-        &[],
-        false,
-    )
-    .await;
+    let servers = servers();
+    let run = agent_run(&c, "hi", &servers, Path::new("/x"), dir.path());
+    let outcome = run_file_agent(&c, &run).await;
     assert!(!outcome.passed);
     assert!(
         outcome

@@ -6,11 +6,57 @@ pub mod llm;
 pub mod openai;
 
 use std::path::Path;
+use std::time::Duration;
 
 pub use claude::{
     CLAUDE_PACKAGE, ClaudeResult, allowed_tool_names, parse_stream_json, run_claude_code,
 };
 pub use file::{render_command, run_file_agent};
+
+use crate::config::Agent;
+
+/// What every agent is given for one run.
+#[derive(Debug, Clone, Copy)]
+pub struct AgentRun<'a> {
+    /// The task's prompt.
+    pub prompt: &'a str,
+    /// The proxied MCP servers, with the tools the agent may call.
+    pub servers: &'a [ProxiedServer],
+    /// The MCP config file naming every proxied server (see [`write_agent_mcp_config`]).
+    pub mcp_config_file: &'a Path,
+    /// The agent's working directory: fresh and empty.
+    pub work_dir: &'a Path,
+    /// A private directory of the run for the agent's own files (its config, …).
+    pub private_dir: &'a Path,
+    /// Environment variables for the agent on top of the process's own (later ones win).
+    pub env: &'a [(String, String)],
+    /// Copy the agent's output to stderr as it arrives.
+    pub live: bool,
+    /// The bound on the run.
+    pub timeout: Duration,
+}
+
+impl AgentRun<'_> {
+    /// A variable as the agent sees it: [`AgentRun::env`] first, else the process's own.
+    pub fn var(&self, name: &str) -> Option<String> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.clone())
+            .or_else(|| std::env::var(name).ok())
+    }
+}
+
+/// Runs `agent` once. Never panics: an agent that cannot start, fails or times out is an
+/// [`AgentOutcome`] that says so.
+pub async fn run_agent(agent: &Agent, run: &AgentRun<'_>) -> AgentOutcome {
+    match agent {
+        Agent::ClaudeCode { model } => run_claude_code(model.as_deref(), run).await,
+        Agent::OpenAi { model } => openai::run_openai_agent_for(model, run).await,
+        Agent::Command(command) => run_file_agent(command, run).await,
+    }
+}
 
 /// One proxied MCP server as the agent sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]

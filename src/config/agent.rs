@@ -23,28 +23,53 @@ pub struct RawAgentRef {
     model: Option<String>,
 }
 
-/// The agent of an eval.
-#[derive(Debug, Clone)]
-pub enum AgentSpec {
+/// The validated agent of an eval: what works a task's prompt. One variant per kind of
+/// agent, whether the eval names it (`builtin.…`) or an Agent file does (`builtin.type`, or
+/// a `runPrompt` command line).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Agent {
     /// `builtin.claude-code`: the real `claude` CLI.
     ClaudeCode {
         /// `--model`, when set.
         model: Option<String>,
     },
     /// `builtin.openai-agent`: mcpeval's own loop over a Chat Completions API.
-    OpenAiAgent {
+    OpenAi {
         /// The model name.
         model: String,
     },
-    /// `file`: an Agent file describing a command line.
-    File(Box<AgentFile>),
+    /// An Agent file's command line (`commands.runPrompt`).
+    Command(Box<AgentCommand>),
+}
+
+impl Agent {
+    /// Whether the agent needs the allowed tools of a server spelled out even when they
+    /// are "all of them" (its command line or its flags name each tool).
+    pub fn needs_tool_list(&self) -> bool {
+        match self {
+            Agent::ClaudeCode { .. } => true,
+            Agent::OpenAi { .. } => false,
+            Agent::Command(command) => command
+                .run_prompt
+                .fields()
+                .any(|field| field == Field::AllowedToolArgs),
+        }
+    }
+
+    /// The bound on one run of the agent.
+    pub fn timeout(&self) -> Duration {
+        match self {
+            Agent::Command(command) => command.timeout,
+            Agent::ClaudeCode { .. } | Agent::OpenAi { .. } => DEFAULT_AGENT_TIMEOUT,
+        }
+    }
 }
 
 const AGENT_TYPES: [&str; 3] = ["builtin.claude-code", "builtin.openai-agent", "file"];
 
 impl RawAgentRef {
     /// Validates `config.agent`, loading the Agent file of a `file` agent.
-    pub fn validate(self, check: &mut Checker<'_>) -> Option<AgentSpec> {
+    pub fn validate(self, check: &mut Checker<'_>) -> Option<Agent> {
         let path = "config.agent";
         let kind = check
             .non_empty(&format!("{path}.type"), self.kind.as_deref())?
@@ -57,7 +82,7 @@ impl RawAgentRef {
                         "`path` belongs to `type: file` agents only",
                     );
                 }
-                Some(AgentSpec::ClaudeCode { model: self.model })
+                Some(Agent::ClaudeCode { model: self.model })
             }
             "builtin.openai-agent" => {
                 if self.path.is_some() {
@@ -67,7 +92,7 @@ impl RawAgentRef {
                     );
                 }
                 match self.model.as_deref().map(str::trim) {
-                    Some(model) if !model.is_empty() => Some(AgentSpec::OpenAiAgent {
+                    Some(model) if !model.is_empty() => Some(Agent::OpenAi {
                         model: model.to_owned(),
                     }),
                     _ => {
@@ -95,7 +120,7 @@ impl RawAgentRef {
                 }
                 let file = check.existing_file(&format!("{path}.path"), relative)?;
                 match load_agent_file(&file) {
-                    Ok(agent) => Some(AgentSpec::File(Box::new(agent))),
+                    Ok(agent) => Some(agent),
                     Err(errors) => {
                         check.extend(errors);
                         None
@@ -165,37 +190,13 @@ struct RawBuiltin {
     api_key: Option<IgnoredAny>,
 }
 
-/// A loaded Agent file.
-#[derive(Debug, Clone)]
-pub struct AgentFile {
-    /// The file it came from.
-    pub path: PathBuf,
-    /// `metadata.name`.
-    pub name: String,
-    /// `builtin`: the builtin agent this file starts from, if any.
-    pub builtin: Option<BuiltinAgent>,
-    /// The command line, when the agent is a command (no `builtin`, or `builtin` plus `runPrompt`).
-    pub command: Option<AgentCommand>,
-}
-
-/// A builtin agent chosen in an Agent file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BuiltinAgent {
-    /// `claude-code`
-    ClaudeCode {
-        /// Model override.
-        model: Option<String>,
-    },
-    /// `openai-agent`
-    OpenAiAgent {
-        /// The model.
-        model: String,
-    },
-}
-
 /// How to run a command-line agent.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgentCommand {
+    /// The Agent file it comes from.
+    pub file: PathBuf,
+    /// The Agent file's `metadata.name`.
+    pub name: String,
     /// Rendered once per MCP config file (or per server when it names `.URL`/`.ServerName`).
     pub mcp_server_arg: Template,
     /// Rendered once per allowed tool.
@@ -215,8 +216,9 @@ pub struct AgentCommand {
 /// Default bound on one agent run.
 pub const DEFAULT_AGENT_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// Loads and validates the Agent file at `path`.
-pub fn load_agent_file(path: &Path) -> Result<AgentFile, ConfigErrors> {
+/// Loads and validates the Agent file at `path`: its command line when it has one
+/// (`commands.runPrompt`, also beside a `builtin`), else the builtin agent it names.
+pub fn load_agent_file(path: &Path) -> Result<Agent, ConfigErrors> {
     let parsed = read_file::<RawAgentFile>(path)?;
     let raw = parsed.value;
     let mut check = Checker::new(path, &parsed.locations);
@@ -239,17 +241,20 @@ pub fn load_agent_file(path: &Path) -> Result<AgentFile, ConfigErrors> {
         }
     }
     let builtin = raw.builtin.and_then(|b| b.validate(&mut check));
-    let command = raw.commands.validate(&mut check, builtin.is_some());
-    check.finish(AgentFile {
-        path: path.to_path_buf(),
-        name,
-        builtin,
-        command,
-    })
+    let command = raw
+        .commands
+        .validate(&mut check, builtin.is_some(), path, name);
+    // Validation reported an error when neither is there.
+    let agent = match (command, builtin) {
+        (Some(command), _) => Agent::Command(Box::new(command)),
+        (None, Some(builtin)) => builtin,
+        (None, None) => Agent::ClaudeCode { model: None },
+    };
+    check.finish(agent)
 }
 
 impl RawBuiltin {
-    fn validate(self, check: &mut Checker<'_>) -> Option<BuiltinAgent> {
+    fn validate(self, check: &mut Checker<'_>) -> Option<Agent> {
         for (key, present) in [
             ("baseUrl", self.base_url.is_some()),
             ("apiKey", self.api_key.is_some()),
@@ -263,11 +268,9 @@ impl RawBuiltin {
         }
         let kinds = ["claude-code", "openai-agent"];
         match self.kind.as_deref() {
-            Some("claude-code") => Some(BuiltinAgent::ClaudeCode { model: self.model }),
+            Some("claude-code") => Some(Agent::ClaudeCode { model: self.model }),
             Some("openai-agent") => match self.model {
-                Some(model) if !model.trim().is_empty() => {
-                    Some(BuiltinAgent::OpenAiAgent { model })
-                }
+                Some(model) if !model.trim().is_empty() => Some(Agent::OpenAi { model }),
                 _ => {
                     check.error("builtin.model", "the openai-agent builtin needs `model`");
                     None
@@ -296,7 +299,13 @@ impl RawBuiltin {
 }
 
 impl RawCommands {
-    fn validate(self, check: &mut Checker<'_>, has_builtin: bool) -> Option<AgentCommand> {
+    fn validate(
+        self,
+        check: &mut Checker<'_>,
+        has_builtin: bool,
+        file: &Path,
+        name: String,
+    ) -> Option<AgentCommand> {
         for (key, present) in [
             ("useVirtualHome", self.use_virtual_home.is_some()),
             ("getVersion", self.get_version.is_some()),
@@ -365,6 +374,8 @@ impl RawCommands {
             None => DEFAULT_AGENT_TIMEOUT,
         };
         Some(AgentCommand {
+            file: file.to_path_buf(),
+            name,
             mcp_server_arg: mcp_server_arg?,
             allowed_tool_arg: allowed_tool_arg?,
             allowed_tools_separator: self

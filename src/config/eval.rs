@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::agent::{AgentSpec, RawAgentRef};
+use super::agent::{Agent, RawAgentRef};
 use super::assertions::{Assertions, RawAssertions};
 use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};
@@ -83,7 +83,7 @@ pub struct Eval {
     /// `metadata.name`: the first part of every test name.
     pub name: String,
     /// The agent that works the tasks.
-    pub agent: AgentSpec,
+    pub agent: Agent,
     /// The MCP servers.
     pub mcp: McpConfig,
     /// The task sets, in order.

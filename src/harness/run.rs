@@ -5,17 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::agent::openai::{OpenAiAgentOptions, run_openai_agent_from_env};
-use crate::agent::{
-    AgentOutcome, ProxiedServer, run_claude_code, run_file_agent, write_agent_mcp_config,
-};
+use crate::agent::{AgentOutcome, AgentRun, ProxiedServer, write_agent_mcp_config};
 use crate::assert::{AssertionFailure, check_all};
 use crate::config::Step;
-use crate::config::template::Field;
-use crate::config::{
-    AgentCommand, AgentSpec, AllowedTools, BuiltinAgent, DEFAULT_AGENT_TIMEOUT, Eval, McpServer,
-    Task,
-};
+use crate::config::{AllowedTools, Eval, McpServer, Task};
 use crate::plan::TaskCase;
 use crate::process::ProcessGroupGuard;
 use crate::proxy::{CallRecorder, Proxy, ProxyHandle};
@@ -311,35 +304,6 @@ async fn run_main(
     shared.set_phase(RunPhase::Done);
 }
 
-/// Which agent a run uses, resolved from the eval's `config.agent` and its Agent file.
-enum AgentKind<'a> {
-    File(&'a AgentCommand),
-    ClaudeCode { model: Option<String> },
-    OpenAi { model: String },
-}
-
-fn agent_kind(spec: &AgentSpec) -> AgentKind<'_> {
-    match spec {
-        AgentSpec::File(file) => match (&file.command, &file.builtin) {
-            (Some(command), _) => AgentKind::File(command),
-            (None, Some(BuiltinAgent::ClaudeCode { model })) => AgentKind::ClaudeCode {
-                model: model.clone(),
-            },
-            (None, Some(BuiltinAgent::OpenAiAgent { model })) => AgentKind::OpenAi {
-                model: model.clone(),
-            },
-            // Validation guarantees a command line or a builtin; Claude Code is the default.
-            (None, None) => AgentKind::ClaudeCode { model: None },
-        },
-        AgentSpec::ClaudeCode { model } => AgentKind::ClaudeCode {
-            model: model.clone(),
-        },
-        AgentSpec::OpenAiAgent { model } => AgentKind::OpenAi {
-            model: model.clone(),
-        },
-    }
-}
-
 async fn run_agent(
     eval: &Eval,
     task: &Task,
@@ -349,17 +313,8 @@ async fn run_agent(
     options: &RunOptions,
 ) -> AgentOutcome {
     let not_run = AgentOutcome::failed;
-    let kind = agent_kind(&eval.agent);
-    // Whether "all tools" must be spelled out as a list (the openai agent lists them itself:
-    // an empty list means all).
-    let needs_tools = match &kind {
-        AgentKind::File(command) => command
-            .run_prompt
-            .fields()
-            .any(|f| f == Field::AllowedToolArgs),
-        AgentKind::ClaudeCode { .. } => true,
-        AgentKind::OpenAi { .. } => false,
-    };
+    // An agent that takes "all tools" as an empty list (the openai agent) lists them itself.
+    let needs_tools = eval.agent.needs_tool_list();
     let mut proxied = Vec::new();
     for (server, url) in servers {
         let allowed_tools = match (&server.allowed_tools, needs_tools) {
@@ -390,49 +345,17 @@ async fn run_agent(
             config_file.display()
         ));
     }
-    match kind {
-        AgentKind::File(command) => {
-            run_file_agent(
-                command,
-                &task.prompt,
-                &proxied,
-                &config_file,
-                work_dir,
-                &options.vars,
-                options.live,
-            )
-            .await
-        }
-        AgentKind::ClaudeCode { model } => {
-            let config_dir = run_dir.join("claude-config");
-            run_claude_code(
-                model.as_deref(),
-                &task.prompt,
-                &proxied,
-                &config_file,
-                work_dir,
-                &config_dir,
-                &options.vars,
-                DEFAULT_AGENT_TIMEOUT,
-                options.live,
-            )
-            .await
-        }
-        AgentKind::OpenAi { model } => {
-            let options_for_agent = OpenAiAgentOptions::new(model);
-            let run =
-                run_openai_agent_from_env(&options_for_agent, &task.prompt, &proxied, |name| {
-                    options.var(name)
-                });
-            match tokio::time::timeout(DEFAULT_AGENT_TIMEOUT, run).await {
-                Ok(run) => run.to_outcome(),
-                Err(_) => not_run(format!(
-                    "the openai agent timed out after {}",
-                    humantime::format_duration(DEFAULT_AGENT_TIMEOUT)
-                )),
-            }
-        }
-    }
+    let run = AgentRun {
+        prompt: &task.prompt,
+        servers: &proxied,
+        mcp_config_file: &config_file,
+        work_dir,
+        private_dir: run_dir,
+        env: &options.vars,
+        live: options.live,
+        timeout: eval.agent.timeout(),
+    };
+    crate::agent::run_agent(&eval.agent, &run).await
 }
 
 fn step_context(

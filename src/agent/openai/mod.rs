@@ -15,7 +15,7 @@ use rmcp::{ServiceExt, model};
 use serde_json::{Value, json};
 
 use super::llm::{ChatClient, OpenAiClient, OpenAiConfig, TokenUsage, shorten};
-use super::{AgentOutcome, ProxiedServer};
+use super::{AgentOutcome, AgentRun, ProxiedServer};
 use tools::{
     OfferedTool, by_function, function_names, object_schema, parse_arguments, read_reply,
     result_text,
@@ -130,6 +130,20 @@ pub async fn run_openai_agent_from_env(
             run.note(format!("failed: {error}"));
             run
         }
+    }
+}
+
+/// Runs the agent with `model` for the harness: the API from the run's environment, bounded
+/// by the run's timeout.
+pub async fn run_openai_agent_for(model: &str, run: &AgentRun<'_>) -> AgentOutcome {
+    let options = OpenAiAgentOptions::new(model);
+    let agent = run_openai_agent_from_env(&options, run.prompt, run.servers, |name| run.var(name));
+    match tokio::time::timeout(run.timeout, agent).await {
+        Ok(agent) => agent.to_outcome(),
+        Err(_) => AgentOutcome::failed(format!(
+            "the openai agent timed out after {}",
+            humantime::format_duration(run.timeout)
+        )),
     }
 }
 
