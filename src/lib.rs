@@ -15,6 +15,7 @@ pub mod assert;
 pub mod config;
 pub mod error_text;
 pub mod harness;
+pub mod llm;
 mod lock;
 pub mod plan;
 pub mod process;
@@ -22,6 +23,7 @@ pub mod proxy;
 pub mod report;
 pub mod snapshot;
 pub mod steps;
+pub mod text;
 pub mod trace;
 
 pub use harness::Harness;

@@ -278,7 +278,7 @@ async fn an_unreachable_api_fails_naming_its_url() {
     assert!(!result.passed);
     assert!(
         result.reason.starts_with(&format!(
-            "cannot reach the judge API at {base_url}/chat/completions: "
+            "cannot reach the judge API at {base_url}/chat/completions after 3 attempts: "
         )),
         "{}",
         result.reason

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::llm::TokenUsage;
 use super::{AgentOutcome, AgentRun, ProxiedServer};
+use crate::llm::TokenUsage;
 use crate::process::{self, ProcessSpec};
 
 /// The npm package that provides `claude`.

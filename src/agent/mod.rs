@@ -2,7 +2,6 @@
 
 mod claude;
 mod file;
-pub mod llm;
 pub mod openai;
 
 use std::path::Path;
@@ -14,6 +13,7 @@ pub use claude::{
 pub use file::{render_command, run_file_agent};
 
 use crate::config::Agent;
+use crate::llm::TokenUsage;
 
 /// What every agent is given for one run.
 #[derive(Debug, Clone, Copy)]
@@ -83,7 +83,7 @@ pub struct AgentOutcome {
     /// Its stderr.
     pub stderr: String,
     /// Tokens the agent used, as its LLM API (or Claude Code) reported them.
-    pub usage: Option<llm::TokenUsage>,
+    pub usage: Option<TokenUsage>,
 }
 
 impl AgentOutcome {

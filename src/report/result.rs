@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::agent::llm::TokenUsage;
+use crate::llm::TokenUsage;
 
 /// One task run, as written to its results file.
 #[derive(Debug, Clone, Serialize, Deserialize)]

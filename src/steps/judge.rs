@@ -1,45 +1,45 @@
 //! `llmJudge` steps: an OpenAI-compatible Chat Completions API judges whether the agent's
 //! answer semantically contains the expected text (`contains`) or is equivalent to it
 //! (`exact`), and returns a structured verdict `{passed, reason}`.
-//! The API key never appears in a reason, an output or a `Debug` rendering.
+//! The API is reached through the crate's one LLM client ([`crate::llm`]); the API key
+//! never appears in a reason, an output or a `Debug` rendering.
 
-use crate::error_text::error_chain;
-use std::fmt;
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::http::{causes, truncate};
 use super::{Phase, StepContext, StepResult};
 use crate::config::{JudgeConfig, JudgeStep};
+use crate::llm::{ApiKey, ChatClient, OpenAiClient, OpenAiConfig, RetryPolicy};
+use crate::text::shorten;
 
-/// Bound on one request to the judge API.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
-/// Waits before retrying a 429 or 5xx answer; one retry per entry.
-const RETRY_DELAYS: [Duration; 2] = [Duration::from_millis(500), Duration::from_millis(1500)];
 /// How much of an unexpected reply a reason quotes.
 const QUOTE_LIMIT: usize = 300;
 
 /// The LLM judge of a run: where its API is, its key and its model, read from the
 /// environment variables that the eval's `config.llmJudge.env` names.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JudgeSettings {
     /// Base URL of an OpenAI-compatible API, e.g. `https://api.openai.com/v1`.
     pub base_url: String,
     /// Sent as `Authorization: Bearer <api_key>`; never shown.
-    pub api_key: String,
+    pub api_key: ApiKey,
     /// The model that judges.
     pub model: String,
 }
 
-impl fmt::Debug for JudgeSettings {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("JudgeSettings")
-            .field("base_url", &self.base_url)
-            .field("api_key", &"<redacted>")
-            .field("model", &self.model)
-            .finish()
+impl JudgeSettings {
+    /// The client that asks the judge: two retries, half a second apart at first.
+    fn client(&self) -> Result<OpenAiClient, String> {
+        let mut config = OpenAiConfig::new(self.base_url.clone(), self.api_key.clone());
+        config.name = "the judge API";
+        config.retry = RetryPolicy {
+            max_retries: 2,
+            base_delay: Duration::from_millis(500),
+            ..RetryPolicy::default()
+        };
+        OpenAiClient::new(config).map_err(|e| e.to_string())
     }
 }
 
@@ -60,7 +60,7 @@ pub fn resolve_judge(
     };
     let settings = JudgeSettings {
         base_url: read(&config.base_url_key, "base URL", "baseUrlKey"),
-        api_key: read(&config.api_key_key, "API key", "apiKeyKey"),
+        api_key: ApiKey::new(read(&config.api_key_key, "API key", "apiKeyKey")),
         model: read(&config.model_name_key, "model name", "modelNameKey"),
     };
     if missing.is_empty() {
@@ -87,7 +87,7 @@ pub(super) async fn run_judge(
         label: format!(
             "{}[{index}] llmJudge {mode} {:?}",
             phase.name(),
-            truncate(expected, 60)
+            shorten(expected, 60)
         ),
         passed: false,
         reason: String::new(),
@@ -105,15 +105,14 @@ pub(super) async fn run_judge(
         return result;
     };
     let request = judge_request(&settings.model, step, answer);
-    let verdict = match chat_completion(settings, &request).await {
-        Ok(content) => parse_verdict(&content).ok_or_else(|| {
+    let verdict = ask(settings, &request).await.and_then(|content| {
+        parse_verdict(&content).ok_or_else(|| {
             format!(
                 "the judge's reply is not a verdict: {:?}",
-                truncate(&content, QUOTE_LIMIT)
+                shorten(&content, QUOTE_LIMIT)
             )
-        }),
-        Err(reason) => Err(reason),
-    };
+        })
+    });
     match verdict {
         Ok(verdict) => {
             result.passed = verdict.passed;
@@ -127,7 +126,7 @@ pub(super) async fn run_judge(
                 result.reason = format!("the judge says no: {}", verdict.reason);
             }
         }
-        Err(reason) => result.reason = redact(&reason, &settings.api_key),
+        Err(reason) => result.reason = settings.api_key.redact(&reason),
     }
     result
 }
@@ -183,85 +182,20 @@ fn judge_request(model: &str, step: &JudgeStep, answer: &str) -> Value {
     })
 }
 
-/// Sends one Chat Completions request to `{base_url}/chat/completions` and returns the text
-/// of the first choice's message. Retries 429 and 5xx answers with a short backoff.
-/// The judge's only contact with the API: a shared LLM client can take its place.
-async fn chat_completion(settings: &JudgeSettings, request: &Value) -> Result<String, String> {
-    let url = format!(
-        "{}/chat/completions",
-        settings.base_url.trim_end_matches('/')
-    );
-    let client = reqwest::Client::builder()
-        .timeout(REQUEST_TIMEOUT)
-        .build()
-        .map_err(|e| format!("cannot make an HTTP client: {}", error_chain(&e)))?;
-    let mut attempt = 0;
-    loop {
-        let response = client
-            .post(&url)
-            .bearer_auth(&settings.api_key)
-            .json(request)
-            .send()
-            .await
-            .map_err(|e| format!("cannot reach the judge API at {url}: {}", causes(&e)))?;
-        let status = response.status();
-        let body = response.text().await.map_err(|e| {
-            format!(
-                "cannot read the judge API's answer from {url}: {}",
-                causes(&e)
-            )
-        })?;
-        if status.is_success() {
-            return message_content(&body).ok_or_else(|| {
-                format!(
-                    "the judge API's answer has no message content: {:?}",
-                    truncate(&body, QUOTE_LIMIT)
-                )
-            });
-        }
-        let retryable = status.as_u16() == 429 || status.is_server_error();
-        match RETRY_DELAYS.get(attempt) {
-            Some(delay) if retryable => {
-                tokio::time::sleep(*delay).await;
-                attempt += 1;
-            }
-            _ => {
-                let tries = if attempt > 0 {
-                    format!(" after {} attempts", attempt + 1)
-                } else {
-                    String::new()
-                };
-                return Err(format!(
-                    "the judge API at {url} answered {status}{tries}: {}",
-                    api_message(&body)
-                ));
-            }
-        }
-    }
-}
-
-/// `choices[0].message.content` of a Chat Completions answer.
-fn message_content(body: &str) -> Option<String> {
-    let answer: Value = serde_json::from_str(body).ok()?;
-    answer
-        .pointer("/choices/0/message/content")?
-        .as_str()
-        .map(str::to_owned)
-}
-
-/// The message of an API error answer (`{"error": {"message": ...}}`), else its text.
-fn api_message(body: &str) -> String {
-    let parsed: Option<Value> = serde_json::from_str(body).ok();
-    let message = parsed.as_ref().and_then(|v| {
-        v.pointer("/error/message")
-            .or_else(|| v.get("error"))
-            .or_else(|| v.get("message"))
-            .and_then(Value::as_str)
-    });
-    match message {
-        Some(message) => message.to_owned(),
-        None if body.trim().is_empty() => "(empty body)".to_owned(),
-        None => truncate(body.trim(), QUOTE_LIMIT),
+/// Asks the judge once (with the client's retries) and returns the text of the first
+/// choice's message.
+async fn ask(settings: &JudgeSettings, request: &Value) -> Result<String, String> {
+    let client = settings.client()?;
+    let reply = client.complete(request).await.map_err(|e| e.to_string())?;
+    match reply
+        .pointer("/choices/0/message/content")
+        .and_then(Value::as_str)
+    {
+        Some(content) => Ok(content.to_owned()),
+        None => Err(format!(
+            "the judge API's answer has no message content: {:?}",
+            shorten(&reply.to_string(), QUOTE_LIMIT)
+        )),
     }
 }
 
@@ -284,15 +218,6 @@ fn parse_verdict(content: &str) -> Option<Verdict> {
     serde_json::from_str(text.get(start..=end)?).ok()
 }
 
-/// `text` with every occurrence of the key replaced.
-fn redact(text: &str, key: &str) -> String {
-    if key.is_empty() {
-        text.to_owned()
-    } else {
-        text.replace(key, "<redacted>")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,21 +235,10 @@ mod tests {
     }
 
     #[test]
-    fn api_messages_come_from_the_error_object() {
-        assert_eq!(
-            api_message(r#"{"error": {"message": "bad key", "type": "auth"}}"#),
-            "bad key"
-        );
-        assert_eq!(api_message(r#"{"error": "overloaded"}"#), "overloaded");
-        assert_eq!(api_message("  "), "(empty body)");
-        assert_eq!(api_message("Bad Gateway"), "Bad Gateway");
-    }
-
-    #[test]
     fn settings_debug_hides_the_key() {
         let settings = JudgeSettings {
             base_url: "http://x".into(),
-            api_key: "sk-secret".into(),
+            api_key: ApiKey::new("sk-secret"),
             model: "m".into(),
         };
         assert!(!format!("{settings:?}").contains("sk-secret"));

@@ -14,12 +14,16 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ServiceExt, model};
 use serde_json::{Value, json};
 
-use super::llm::{ChatClient, OpenAiClient, OpenAiConfig, TokenUsage, shorten};
 use super::{AgentOutcome, AgentRun, ProxiedServer};
+use crate::llm::{ChatClient, OpenAiClient, OpenAiConfig, TokenUsage};
+use crate::text::shorten;
 use tools::{
     OfferedTool, by_function, function_names, object_schema, parse_arguments, read_reply,
     result_text,
 };
+
+/// How much of a reply, of arguments or of a result the log and reasons quote.
+const QUOTE_LIMIT: usize = 2000;
 
 /// The default `maxSteps`: model turns before the agent gives up.
 pub const DEFAULT_MAX_STEPS: u32 = 20;
@@ -174,13 +178,13 @@ async fn drive(
         let assistant = read_reply(&reply, turn).map_err(|problem| {
             format!(
                 "turn {turn}: the LLM API sent a malformed reply: {problem}; the reply was: {}",
-                shorten(&reply.to_string())
+                shorten(&reply.to_string(), QUOTE_LIMIT)
             )
         })?;
         run.messages.push(assistant.to_message());
         if let Some(text) = assistant.content.as_deref().filter(|t| !t.is_empty()) {
             run.answer = text.to_owned();
-            run.note(format!("turn {turn}: {}", shorten(text)));
+            run.note(format!("turn {turn}: {}", shorten(text, QUOTE_LIMIT)));
         }
         if assistant.tool_calls.is_empty() {
             run.answer = assistant.content.unwrap_or_default();
@@ -206,8 +210,8 @@ async fn drive(
             run.note(format!(
                 "turn {turn}: {} {} -> {}",
                 call.name,
-                shorten(&call.arguments.to_string()),
-                shorten(&text)
+                shorten(&call.arguments.to_string(), QUOTE_LIMIT),
+                shorten(&text, QUOTE_LIMIT)
             ));
             run.messages.push(json!({
                 "role": "tool", "tool_call_id": call.id, "content": text

@@ -1,12 +1,6 @@
-//! The one seam between the builtin agents and their LLM: [`ChatClient`] takes a request
-//! body and gives back the API's JSON reply. [`OpenAiClient`] is the real implementation
-//! over HTTP (an OpenAI-compatible Chat Completions API); a recorder or a replayer of LLM
-//! traffic is another implementation of the same trait.
-//!
-//! Bodies are plain [`serde_json::Value`]s, not typed structs: OpenAI-compatible servers
-//! differ in small ways that typed clients reject, and JSON is what a cassette stores.
+//! [`OpenAiClient`]: the HTTP client of an OpenAI-compatible Chat Completions API, behind
+//! the [`ChatClient`] seam.
 
-use crate::error_text::error_chain;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -14,56 +8,20 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::error::{LlmError, api_message};
+use crate::error_text::error_chain;
+use crate::text::shorten;
+
+/// How much of an API's answer an error quotes.
+pub(super) const QUOTE_LIMIT: usize = 2000;
+
 /// The future a [`ChatClient`] returns.
 pub type ChatFuture<'a> = Pin<Box<dyn Future<Output = Result<Value, LlmError>> + Send + 'a>>;
 
-/// Something that answers Chat Completions requests: the real API, or a recording of it.
+/// Something that answers Chat Completions requests: the real API, or a stand-in.
 pub trait ChatClient: Send + Sync {
     /// Sends one request body (`model`, `messages`, `tools`, …) and returns the reply body.
     fn complete<'a>(&'a self, request: &'a Value) -> ChatFuture<'a>;
-}
-
-/// Why a request to the LLM API failed.
-#[derive(Debug, thiserror::Error)]
-pub enum LlmError {
-    /// No API key in the environment.
-    #[error("no API key for the OpenAI-compatible API: set OPENAI_API_KEY (or MODEL_KEY)")]
-    MissingKey,
-    /// The HTTP client could not be built.
-    #[error("cannot build the HTTP client for the LLM API: {0}")]
-    Client(#[source] reqwest::Error),
-    /// The API answered with an error status (after the retries, for retryable ones).
-    #[error("the LLM API at {url} answered HTTP {status} (after {attempts} attempt(s)): {message}")]
-    Status {
-        /// The endpoint.
-        url: String,
-        /// The HTTP status.
-        status: u16,
-        /// The API's `error.message`, else the body text (trimmed, shortened).
-        message: String,
-        /// How many requests were sent.
-        attempts: u32,
-    },
-    /// The API could not be reached or did not answer in time (after the retries).
-    #[error("cannot reach the LLM API at {url} (after {attempts} attempt(s)): {message}")]
-    Transport {
-        /// The endpoint.
-        url: String,
-        /// What went wrong, with its causes.
-        message: String,
-        /// How many requests were sent.
-        attempts: u32,
-    },
-    /// The reply is not what a Chat Completions API returns.
-    #[error("the LLM API at {url} sent a malformed reply: {problem}; the reply was: {body}")]
-    Malformed {
-        /// The endpoint.
-        url: String,
-        /// What is wrong with it.
-        problem: String,
-        /// The reply (shortened).
-        body: String,
-    },
 }
 
 /// An API key; never shown by `Debug` or in errors.
@@ -79,6 +37,27 @@ impl ApiKey {
     /// The key itself, for the `Authorization` header.
     pub fn expose(&self) -> &str {
         &self.0
+    }
+
+    /// `text` with every occurrence of the key replaced by `<redacted>`.
+    pub fn redact(&self, text: &str) -> String {
+        if self.0.is_empty() {
+            text.to_owned()
+        } else {
+            text.replace(&self.0, "<redacted>")
+        }
+    }
+}
+
+impl From<&str> for ApiKey {
+    fn from(key: &str) -> Self {
+        Self::new(key)
+    }
+}
+
+impl From<String> for ApiKey {
+    fn from(key: String) -> Self {
+        Self::new(key)
     }
 }
 
@@ -133,6 +112,8 @@ pub struct OpenAiConfig {
     pub timeout: Duration,
     /// Retries on 429, 5xx and connection errors.
     pub retry: RetryPolicy,
+    /// How errors name the API (default `the LLM API`).
+    pub name: &'static str,
 }
 
 impl OpenAiConfig {
@@ -143,6 +124,7 @@ impl OpenAiConfig {
             api_key,
             timeout: Duration::from_secs(120),
             retry: RetryPolicy::default(),
+            name: "the LLM API",
         }
     }
 
@@ -188,18 +170,9 @@ impl OpenAiClient {
         &self.url
     }
 
-    /// Removes the key from a text that is about to become part of an error.
-    fn redact(&self, text: &str) -> String {
-        let key = self.config.api_key.expose();
-        if key.is_empty() {
-            text.to_owned()
-        } else {
-            text.replace(key, "<redacted>")
-        }
-    }
-
     async fn send(&self, request: &Value) -> Result<Value, LlmError> {
         let policy = &self.config.retry;
+        let key = &self.config.api_key;
         let mut attempts = 0;
         loop {
             attempts += 1;
@@ -207,7 +180,7 @@ impl OpenAiClient {
             let sent = self
                 .http
                 .post(&self.url)
-                .bearer_auth(self.config.api_key.expose())
+                .bearer_auth(key.expose())
                 .json(request)
                 .send()
                 .await;
@@ -218,11 +191,7 @@ impl OpenAiClient {
                         tokio::time::sleep(policy.delay(attempts - 1, None)).await;
                         continue;
                     }
-                    return Err(LlmError::Transport {
-                        url: self.url.clone(),
-                        message: self.redact(&error_chain(&error)),
-                        attempts,
-                    });
+                    return Err(self.transport(key.redact(&causes(&error)), attempts));
                 }
             };
             let status = response.status();
@@ -235,18 +204,16 @@ impl OpenAiClient {
             let body = match response.text().await {
                 Ok(body) => body,
                 Err(error) => {
-                    return Err(LlmError::Transport {
-                        url: self.url.clone(),
-                        message: format!("reading the reply: {}", error_chain(&error)),
-                        attempts,
-                    });
+                    let message = format!("reading the reply: {}", causes(&error));
+                    return Err(self.transport(key.redact(&message), attempts));
                 }
             };
             if status.is_success() {
                 return serde_json::from_str(&body).map_err(|error| LlmError::Malformed {
+                    api: self.config.name,
                     url: self.url.clone(),
                     problem: format!("not JSON ({error})"),
-                    body: self.redact(&shorten(body.trim())),
+                    body: key.redact(&shorten(body.trim(), QUOTE_LIMIT)),
                 });
             }
             let retryable = status.as_u16() == 429 || status.is_server_error();
@@ -255,11 +222,21 @@ impl OpenAiClient {
                 continue;
             }
             return Err(LlmError::Status {
+                api: self.config.name,
                 url: self.url.clone(),
                 status: status.as_u16(),
-                message: self.redact(&api_message(&body)),
+                message: key.redact(&api_message(&body)),
                 attempts,
             });
+        }
+    }
+
+    fn transport(&self, message: String, attempts: u32) -> LlmError {
+        LlmError::Transport {
+            api: self.config.name,
+            url: self.url.clone(),
+            message,
+            attempts,
         }
     }
 }
@@ -270,63 +247,17 @@ impl ChatClient for OpenAiClient {
     }
 }
 
-/// The API's `error.message` (or a string `error`), else the body text; trimmed, shortened.
-fn api_message(body: &str) -> String {
-    let parsed: Option<Value> = serde_json::from_str(body).ok();
-    let message = parsed.as_ref().and_then(|json| {
-        json["error"]["message"]
-            .as_str()
-            .or_else(|| json["error"].as_str())
-            .or_else(|| json["message"].as_str())
-    });
-    let text = message.unwrap_or(body).trim();
-    if text.is_empty() {
-        "(empty body)".to_owned()
-    } else {
-        shorten(text)
-    }
-}
-
-/// At most 2000 characters of `text`.
-pub(crate) fn shorten(text: &str) -> String {
-    const MAX: usize = 2000;
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}… (shortened)", &text[..cut]),
-        None => text.to_owned(),
-    }
-}
-
-/// Tokens used by an agent run, summed over every reply's `usage`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TokenUsage {
-    /// `prompt_tokens`.
-    pub prompt_tokens: u64,
-    /// `completion_tokens`.
-    pub completion_tokens: u64,
-    /// `total_tokens` (prompt plus completion when the API does not say).
-    pub total_tokens: u64,
-}
-
-impl TokenUsage {
-    /// Adds the `usage` of one Chat Completions reply; a reply without one adds nothing.
-    pub fn add_reply(&mut self, reply: &Value) {
-        let usage = &reply["usage"];
-        let count = |key: &str| usage[key].as_u64().unwrap_or(0);
-        let (prompt, completion) = (count("prompt_tokens"), count("completion_tokens"));
-        let total = usage["total_tokens"]
-            .as_u64()
-            .unwrap_or(prompt + completion);
-        self.prompt_tokens += prompt;
-        self.completion_tokens += completion;
-        self.total_tokens += total;
+/// What went wrong under a reqwest error, without its `error sending request for url (…)`.
+pub(crate) fn causes(error: &reqwest::Error) -> String {
+    match std::error::Error::source(error) {
+        Some(source) => error_chain(source),
+        None => error.to_string(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let pairs: Vec<(String, String)> = pairs
@@ -380,6 +311,10 @@ mod tests {
         let client = OpenAiClient::new(config).unwrap();
         assert!(!format!("{client:?}").contains("sk-secret"));
         assert_eq!(client.url(), "http://x/chat/completions");
+        assert_eq!(
+            ApiKey::new("sk-secret").redact("bad key sk-secret!"),
+            "bad key <redacted>!"
+        );
     }
 
     #[test]
@@ -400,35 +335,6 @@ mod tests {
         assert_eq!(
             policy.delay(0, Some(Duration::from_secs(60))).as_millis(),
             1000
-        );
-    }
-
-    #[test]
-    fn api_messages_come_from_error_message_else_the_body() {
-        assert_eq!(
-            api_message(r#"{"error": {"message": " bad key "}}"#),
-            "bad key"
-        );
-        assert_eq!(api_message(r#"{"error": "nope"}"#), "nope");
-        assert_eq!(api_message("  gateway down \n"), "gateway down");
-        assert_eq!(api_message(""), "(empty body)");
-    }
-
-    #[test]
-    fn usage_is_summed_over_replies() {
-        let mut usage = TokenUsage::default();
-        usage.add_reply(
-            &json!({"usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
-        );
-        usage.add_reply(&json!({"usage": {"prompt_tokens": 7, "completion_tokens": 3}}));
-        usage.add_reply(&json!({"choices": []}));
-        assert_eq!(
-            usage,
-            TokenUsage {
-                prompt_tokens: 17,
-                completion_tokens: 8,
-                total_tokens: 25
-            }
         );
     }
 }

@@ -1,0 +1,54 @@
+//! Token usage as the LLM APIs report it.
+
+use serde_json::Value;
+
+/// Tokens used by an agent run, summed over every reply's `usage`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    /// `prompt_tokens`.
+    pub prompt_tokens: u64,
+    /// `completion_tokens`.
+    pub completion_tokens: u64,
+    /// `total_tokens` (prompt plus completion when the API does not say).
+    pub total_tokens: u64,
+}
+
+impl TokenUsage {
+    /// Adds the `usage` of one Chat Completions reply; a reply without one adds nothing.
+    pub fn add_reply(&mut self, reply: &Value) {
+        let usage = &reply["usage"];
+        let count = |key: &str| usage[key].as_u64().unwrap_or(0);
+        let (prompt, completion) = (count("prompt_tokens"), count("completion_tokens"));
+        let total = usage["total_tokens"]
+            .as_u64()
+            .unwrap_or(prompt + completion);
+        self.prompt_tokens += prompt;
+        self.completion_tokens += completion;
+        self.total_tokens += total;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn usage_is_summed_over_replies() {
+        let mut usage = TokenUsage::default();
+        usage.add_reply(
+            &json!({"usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
+        );
+        usage.add_reply(&json!({"usage": {"prompt_tokens": 7, "completion_tokens": 3}}));
+        usage.add_reply(&json!({"choices": []}));
+        assert_eq!(
+            usage,
+            TokenUsage {
+                prompt_tokens: 17,
+                completion_tokens: 8,
+                total_tokens: 25
+            }
+        );
+    }
+}
