@@ -15,6 +15,14 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
     text
 }
 
+/// What went wrong under a reqwest error, without its `error sending request for url (…)`.
+pub fn request_causes(error: &reqwest::Error) -> String {
+    match std::error::Error::source(error) {
+        Some(source) => error_chain(source),
+        None => error.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::error_chain;

@@ -14,6 +14,7 @@ pub mod agent;
 pub mod assert;
 pub mod config;
 pub mod error_text;
+pub mod exit;
 pub mod harness;
 pub mod llm;
 mod lock;

@@ -12,6 +12,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// Everything the proxies of one task run recorded, in the order they received it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -163,10 +164,58 @@ mod duration_ms {
     }
 }
 
+/// The text of an MCP result, its parts in order joined by newlines: each `content` item's
+/// text (an embedded resource's text; any other item as its JSON), each `contents[].text`
+/// of a resource read, each `messages[].content.text` of a prompt, and the
+/// `structuredContent` as JSON when there is no content. The whole result as JSON when it
+/// has none of these.
+pub fn result_text(result: &Value) -> String {
+    let mut parts = Vec::new();
+    for item in result["content"].as_array().into_iter().flatten() {
+        match (item["text"].as_str(), item["resource"]["text"].as_str()) {
+            (Some(text), _) | (None, Some(text)) => parts.push(text.to_owned()),
+            (None, None) => parts.push(item.to_string()),
+        }
+    }
+    if parts.is_empty() && !result["structuredContent"].is_null() {
+        parts.push(result["structuredContent"].to_string());
+    }
+    let contents = result["contents"].as_array().into_iter().flatten();
+    parts.extend(contents.filter_map(|item| item["text"].as_str().map(str::to_owned)));
+    let messages = result["messages"].as_array().into_iter().flatten();
+    parts.extend(messages.filter_map(|m| m["content"]["text"].as_str().map(str::to_owned)));
+    if parts.is_empty() {
+        result.to_string()
+    } else {
+        parts.join("\n")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn result_text_reads_tool_resource_and_prompt_results() {
+        let tool = json!({"content": [
+            {"type": "text", "text": "a"},
+            {"type": "resource", "resource": {"uri": "x://y", "text": "b"}},
+            {"type": "image", "data": "AA==", "mimeType": "image/png"}
+        ]});
+        assert_eq!(
+            result_text(&tool),
+            "a\nb\n{\"type\":\"image\",\"data\":\"AA==\",\"mimeType\":\"image/png\"}"
+        );
+        let structured = json!({"content": [], "structuredContent": {"n": 1}});
+        assert_eq!(result_text(&structured), r#"{"n":1}"#);
+        let resource = json!({"contents": [{"uri": "x://y", "text": "readme"}]});
+        assert_eq!(result_text(&resource), "readme");
+        let prompt =
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]});
+        assert_eq!(result_text(&prompt), "hi");
+        assert_eq!(result_text(&json!({"tools": 3})), r#"{"tools":3}"#);
+    }
 
     #[test]
     fn trace_round_trips_through_camel_case_json() {

@@ -281,6 +281,20 @@ fn filters_exact_and_skip_select_tasks() {
 }
 
 #[test]
+fn exact_with_a_name_that_is_no_task_says_so_and_fails() {
+    for name in ["failing::no-such-task", "no-such-eval::passes", "failing"] {
+        let out = check(FAILING, &["--exact", name], &[]);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stdout(&out));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("no task is named `{name}` (--exact)")),
+            "{name}: {stderr}"
+        );
+        assert!(!stdout(&out).contains("running"), "{}", stdout(&out));
+    }
+}
+
+#[test]
 fn exact_names_a_broken_task_file_by_its_path() {
     let out = check(
         FAILING,

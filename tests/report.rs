@@ -216,7 +216,7 @@ fn diff_shows_regressions_fixes_new_and_removed_tasks() {
 fn report_errors_are_clear() {
     let dir = tempfile::tempdir().unwrap();
     let out = mcpeval(&["report", &dir.path().display().to_string()]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3));
     assert!(
         text(&out.stderr).contains("no results files in"),
         "{}",
@@ -224,7 +224,7 @@ fn report_errors_are_clear() {
     );
     std::fs::write(dir.path().join("broken.json"), "{\"taskName\": 3}").unwrap();
     let out = mcpeval(&["report", &dir.path().display().to_string()]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3));
     assert!(
         text(&out.stderr).contains("broken.json is not a mcpeval results file or report"),
         "{}",

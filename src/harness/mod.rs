@@ -16,21 +16,17 @@ mod verdict;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Trial};
-use regex::Regex;
 
 pub use message::failure_message;
 pub use results::{ResultInput, task_result};
 pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, RunOptions, RunReport, run_task};
 pub use verdict::{AgentVerdict, RunPhase, SnapshotFailure, StepFailure, Verdict};
 
-use crate::config::{ConfigError, ConfigErrors, load_eval_with};
+use crate::config::{ConfigError, ConfigErrors, load_eval_with, says_kind_eval};
 use crate::plan::{EvalPlan, plan_eval, plan_task};
-
-/// Exit code when an eval file does not load (the run does not start).
-pub const EXIT_INVALID_CONFIG: u8 = 2;
 
 /// Runs evals as libtest trials.
 #[derive(Debug, Clone)]
@@ -102,9 +98,16 @@ impl Harness {
                     eprintln!("error: {error}");
                 }
                 eprintln!("mcpeval: no task ran because an eval file is invalid");
-                return ExitCode::from(EXIT_INVALID_CONFIG);
+                return ExitCode::from(crate::exit::INVALID_CONFIG);
             }
         };
+        let named = |name: &str| trials.iter().any(|trial| trial.name() == name);
+        if let Some(name) = exact_name(&args).filter(|name| !named(name)) {
+            eprintln!(
+                "error: no task is named `{name}` (--exact); `--list` shows the test names, `<eval>::<task>`"
+            );
+            return ExitCode::from(crate::exit::INVALID_CONFIG);
+        }
         let conclusion = libtest_mimic::run(&args, trials);
         let results = std::mem::take(&mut *crate::lock::lock(&options.collected));
         // One test per process (nextest) makes no summary; `mcpeval report` merges those.
@@ -155,11 +158,7 @@ impl Harness {
         if !errors.is_empty() {
             return Err(ConfigErrors(errors));
         }
-        let exact = args
-            .exact
-            .then_some(args.filter.as_deref())
-            .flatten()
-            .and_then(|name| name.split_once("::"));
+        let exact = exact_name(args).and_then(|name| name.split_once("::"));
         let mut trials = Vec::new();
         for eval in evals {
             let plan = match exact {
@@ -178,6 +177,11 @@ impl Harness {
             Err(ConfigErrors(errors))
         }
     }
+}
+
+/// The test name `--exact` asks for, if it does.
+fn exact_name(args: &Arguments) -> Option<&str> {
+    args.exact.then_some(args.filter.as_deref()).flatten()
 }
 
 fn trials_of(plan: EvalPlan, options: &Arc<RunOptions>) -> Vec<Trial> {
@@ -205,11 +209,6 @@ pub fn output_dir() -> PathBuf {
     std::path::absolute(&dir).unwrap_or(dir)
 }
 
-static EVAL_KIND: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?m)^kind:\s*["']?Eval["']?\s*(#.*)?$|"kind"\s*:\s*"Eval""#)
-        .expect("static regex")
-});
-
 /// The eval files under `dir`, sorted: YAML or JSON files that say `kind: Eval`.
 pub fn discover_eval_files(dir: &Path) -> Result<Vec<PathBuf>, ConfigErrors> {
     let mut files = Vec::new();
@@ -220,7 +219,7 @@ pub fn discover_eval_files(dir: &Path) -> Result<Vec<PathBuf>, ConfigErrors> {
     files.sort();
     let evals: Vec<PathBuf> = files
         .into_iter()
-        .filter(|file| std::fs::read_to_string(file).is_ok_and(|text| EVAL_KIND.is_match(&text)))
+        .filter(|file| std::fs::read_to_string(file).is_ok_and(|text| says_kind_eval(&text)))
         .collect();
     if evals.is_empty() {
         return Err(ConfigError::file(dir, "no eval file (`kind: Eval`) found here").into());

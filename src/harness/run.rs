@@ -276,7 +276,7 @@ async fn run_main(
         return;
     }
     // Environment variables have a size limit; the file always holds the whole answer.
-    let short_answer: String = answer.chars().take(64 * 1024).collect();
+    let short_answer = crate::text::shorten(&answer, 64 * 1024);
     let env = [
         ("MCPEVAL_TRACE", trace_file.display().to_string()),
         ("MCPEVAL_AGENT_OUTPUT", short_answer),

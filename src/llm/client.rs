@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::error::{LlmError, api_message};
-use crate::error_text::error_chain;
+use crate::error_text::request_causes as causes;
 use crate::text::shorten;
 
 /// How much of an API's answer an error quotes.
@@ -244,14 +244,6 @@ impl OpenAiClient {
 impl ChatClient for OpenAiClient {
     fn complete<'a>(&'a self, request: &'a Value) -> ChatFuture<'a> {
         Box::pin(self.send(request))
-    }
-}
-
-/// What went wrong under a reqwest error, without its `error sending request for url (…)`.
-pub(crate) fn causes(error: &reqwest::Error) -> String {
-    match std::error::Error::source(error) {
-        Some(source) => error_chain(source),
-        None => error.to_string(),
     }
 }
 

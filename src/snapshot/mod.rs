@@ -13,7 +13,8 @@ pub use normalize::{normalize_text, normalize_value};
 use crate::assert::canonical;
 pub use crate::config::SnapshotMode;
 use crate::config::kind_name;
-use crate::trace::{CallTrace, Outcome, RecordedCall};
+use crate::text::shorten;
+use crate::trace::{CallTrace, Outcome, RecordedCall, result_text};
 
 /// The snapshot text of a trace: one YAML entry per call, in order, without timestamps,
 /// durations, ids, ports or temporary paths. Arguments are compact JSON with sorted keys.
@@ -87,7 +88,9 @@ fn call_line(call: &RecordedCall) -> String {
     };
     let outcome = match &call.outcome {
         Outcome::Ok { .. } => "ok".to_owned(),
-        Outcome::IsError { result } => format!("is_error {}", shorten(&result_text(result), 120)),
+        Outcome::IsError { result } => {
+            format!("is_error {:?}", shorten(&result_text(result), 120))
+        }
         Outcome::Error { code, message } => format!("error {code}: {}", shorten(message, 120)),
     };
     format!(
@@ -97,33 +100,6 @@ fn call_line(call: &RecordedCall) -> String {
         call.name,
         call.duration
     )
-}
-
-/// The text parts of a tool result, or its JSON.
-fn result_text(result: &Value) -> String {
-    let texts: Vec<&str> = result
-        .get("content")
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|item| item.get("text").and_then(Value::as_str))
-                .collect()
-        })
-        .unwrap_or_default();
-    if texts.is_empty() {
-        result.to_string()
-    } else {
-        format!("{:?}", texts.join(" "))
-    }
-}
-
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let cut: String = text.chars().take(max).collect();
-    format!("{cut}…")
 }
 
 /// The snapshot file name (without `.snap`) of a test: `<eval>__<task>`.

@@ -2,7 +2,7 @@
 //! status, raw body and JSON fields. Every failed check is reported, expected beside actual.
 //! Request header values may be secrets: they never appear in the output or the reason.
 
-use crate::error_text::error_chain;
+use crate::error_text::{error_chain, request_causes as causes};
 use std::time::Duration;
 
 use regex::Regex;
@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::{Phase, StepResult};
 use crate::config::{FieldCheck, HttpBody, HttpStep, JsonType};
+use crate::text::shorten;
 
 /// How much of the response body the step's output keeps.
 const OUTPUT_BODY_LIMIT: usize = 2048;
@@ -35,7 +36,7 @@ pub(super) async fn run_http(phase: Phase, index: usize, step: &HttpStep) -> Ste
             let failures = check_response(step, status, &body);
             result.passed = failures.is_empty();
             result.reason = failures.join("; ");
-            result.output = format!("{status_line}\n{}", truncate(&body, OUTPUT_BODY_LIMIT));
+            result.output = format!("{status_line}\n{}", shorten(&body, OUTPUT_BODY_LIMIT));
         }
         Err(reason) => result.reason = reason,
     }
@@ -110,14 +111,6 @@ fn describe_error(target: &str, timeout: Duration, error: &reqwest::Error) -> St
     }
 }
 
-/// What went wrong under a reqwest error, without its `error sending request for url (…)`.
-pub(super) fn causes(error: &reqwest::Error) -> String {
-    match std::error::Error::source(error) {
-        Some(source) => error_chain(source),
-        None => error.to_string(),
-    }
-}
-
 /// Every failed check of the step's `expect` against a response.
 fn check_response(step: &HttpStep, status: u16, body: &str) -> Vec<String> {
     let mut failures = Vec::new();
@@ -132,7 +125,7 @@ fn check_response(step: &HttpStep, status: u16, body: &str) -> Vec<String> {
         failures.push(format!(
             "body: expected to match \"{}\", got {:?}",
             pattern.as_str(),
-            truncate(body, REASON_BODY_LIMIT)
+            shorten(body, REASON_BODY_LIMIT)
         ));
     }
     if step.expect_fields.is_empty() {
@@ -312,19 +305,7 @@ fn type_name(kind: JsonType) -> &'static str {
 
 /// A value as compact JSON, long ones shortened.
 fn render(value: &Value) -> String {
-    truncate(&value.to_string(), REASON_BODY_LIMIT)
-}
-
-/// The first `limit` bytes of `text` (cut at a character boundary), marked when cut.
-pub(super) fn truncate(text: &str, limit: usize) -> String {
-    if text.len() <= limit {
-        return text.to_owned();
-    }
-    let mut end = limit;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} more bytes)", &text[..end], text.len() - end)
+    shorten(&value.to_string(), REASON_BODY_LIMIT)
 }
 
 #[cfg(test)]
@@ -353,11 +334,5 @@ mod tests {
             &serde_json::json!({"a": [1.0, {"b": 2.0}]})
         ));
         assert!(!json_equal(&serde_json::json!("1"), &one));
-    }
-
-    #[test]
-    fn truncation_keeps_whole_characters() {
-        assert_eq!(truncate("héllo", 2), "h… (5 more bytes)");
-        assert_eq!(truncate("short", 10), "short");
     }
 }

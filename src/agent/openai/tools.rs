@@ -98,24 +98,10 @@ pub fn object_schema(schema: Option<&Value>) -> Value {
     Value::Object(object)
 }
 
-/// The text fed back to the model for a `tools/call` result: its text contents joined
-/// (other contents as JSON; the structured content when there is no content), prefixed
-/// with `Error: ` for an `isError` result.
+/// The text fed back to the model for a `tools/call` result ([`crate::trace::result_text`]),
+/// prefixed with `Error: ` for an `isError` result.
 pub fn result_text(result: &Value) -> String {
-    let mut parts = Vec::new();
-    for item in result["content"].as_array().into_iter().flatten() {
-        match item["type"].as_str() {
-            Some("text") => parts.push(item["text"].as_str().unwrap_or("").to_owned()),
-            Some("resource") if item["resource"]["text"].is_string() => {
-                parts.push(item["resource"]["text"].as_str().unwrap_or("").to_owned());
-            }
-            _ => parts.push(item.to_string()),
-        }
-    }
-    if parts.is_empty() && !result["structuredContent"].is_null() {
-        parts.push(result["structuredContent"].to_string());
-    }
-    let text = parts.join("\n");
+    let text = crate::trace::result_text(result);
     if result["isError"].as_bool() == Some(true) {
         format!("Error: {text}")
     } else {

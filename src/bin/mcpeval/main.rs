@@ -8,11 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-
-/// Every file loaded and every task planned.
-const EXIT_OK: u8 = 0;
-/// A configuration file is invalid (the same code clap uses for bad arguments).
-const EXIT_INVALID_CONFIG: u8 = 2;
+use mcpeval::exit;
 
 /// Test MCP servers the way agents use them: every eval task is a test.
 #[derive(Debug, Parser)]
@@ -144,11 +140,6 @@ enum Format {
     Markdown,
 }
 
-/// A report or results could not be read or written.
-const EXIT_REPORT_ERROR: u8 = 2;
-/// `diff --fail-on-regression` found a regression.
-const EXIT_REGRESSION: u8 = 1;
-
 fn report(dirs: Vec<PathBuf>, output: Option<PathBuf>, junit: Option<PathBuf>) -> ExitCode {
     let dirs = if dirs.is_empty() {
         vec![mcpeval::harness::output_dir()]
@@ -160,11 +151,11 @@ fn report(dirs: Vec<PathBuf>, output: Option<PathBuf>, junit: Option<PathBuf>) -
         Ok(_) => {
             let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
             eprintln!("mcpeval: no results files in {}", shown.join(", "));
-            return ExitCode::from(EXIT_REPORT_ERROR);
+            return ExitCode::from(exit::REPORT_ERROR);
         }
         Err(e) => {
             eprintln!("mcpeval: {e}");
-            return ExitCode::from(EXIT_REPORT_ERROR);
+            return ExitCode::from(exit::REPORT_ERROR);
         }
     };
     let report = mcpeval::report::merge(results);
@@ -181,13 +172,13 @@ fn report(dirs: Vec<PathBuf>, output: Option<PathBuf>, junit: Option<PathBuf>) -
         .and_then(|text| std::fs::write(&output, text + "\n"));
     if let Err(e) = written {
         eprintln!("mcpeval: cannot write {}: {e}", output.display());
-        return ExitCode::from(EXIT_REPORT_ERROR);
+        return ExitCode::from(exit::REPORT_ERROR);
     }
     if let Some(junit) = &junit
         && let Err(e) = std::fs::write(junit, mcpeval::report::junit_xml(&report))
     {
         eprintln!("mcpeval: cannot write {}: {e}", junit.display());
-        return ExitCode::from(EXIT_REPORT_ERROR);
+        return ExitCode::from(exit::REPORT_ERROR);
     }
     print!("{}", report.summary.render());
     println!("  report: {}", output.display());
@@ -210,7 +201,7 @@ fn diff(
         (Ok(base), Ok(current)) => (base, current),
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("mcpeval: {e}");
-            return ExitCode::from(EXIT_REPORT_ERROR);
+            return ExitCode::from(exit::REPORT_ERROR);
         }
     };
     let diff = mcpeval::report::diff_reports(&base, &current);
@@ -220,7 +211,7 @@ fn diff(
     };
     print!("{}", diff.render(format));
     if fail_on_regression && diff.has_regressions() {
-        ExitCode::from(EXIT_REGRESSION)
+        ExitCode::from(exit::REGRESSION)
     } else {
         ExitCode::SUCCESS
     }
@@ -272,10 +263,10 @@ fn validate(files: &[PathBuf]) -> ExitCode {
         let s = if error_count == 1 { "" } else { "s" };
         let of = if bad_files == 1 { "file" } else { "files" };
         eprintln!("{error_count} error{s} in {bad_files} eval {of}");
-        return ExitCode::from(EXIT_INVALID_CONFIG);
+        return ExitCode::from(exit::INVALID_CONFIG);
     }
     for name in names {
         println!("{name}");
     }
-    ExitCode::from(EXIT_OK)
+    ExitCode::from(exit::OK)
 }

@@ -242,7 +242,7 @@ pub async fn run(mcp_config: &Path, prompt: &str) -> anyhow::Result<i32> {
             _ => continue,
         };
         match outcome {
-            Ok(result) => last = result_text(&result),
+            Ok(result) => last = mcpeval::trace::result_text(&result),
             Err(error) => eprintln!("script-agent: {directive:?} failed: {error}"),
         }
     }
@@ -264,28 +264,6 @@ pub async fn run(mcp_config: &Path, prompt: &str) -> anyhow::Result<i32> {
 
 fn to_json<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
-}
-
-/// The text parts of a result (`content[].text` or `contents[].text` or `messages[].content.text`).
-fn result_text(result: &Value) -> String {
-    let mut texts = Vec::new();
-    for key in ["content", "contents"] {
-        for item in result[key].as_array().into_iter().flatten() {
-            if let Some(text) = item["text"].as_str() {
-                texts.push(text.to_owned());
-            }
-        }
-    }
-    for message in result["messages"].as_array().into_iter().flatten() {
-        if let Some(text) = message["content"]["text"].as_str() {
-            texts.push(text.to_owned());
-        }
-    }
-    if texts.is_empty() {
-        result.to_string()
-    } else {
-        texts.join("\n")
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,21 @@
+//! The exit codes of the test harness and of the `mcpeval` command, in one place.
+//!
+//! | code | meaning |
+//! |---|---|
+//! | 0 | everything selected passed (or the command did what it was asked) |
+//! | 1 | `mcpeval diff --fail-on-regression` found a regression |
+//! | 2 | nothing ran: an eval file is invalid, `--exact` names no task, or the arguments are wrong (clap's code) |
+//! | 3 | `mcpeval report` / `diff` cannot read or write results or a report |
+//! | 101 | a task failed (libtest's code; nextest reports its own, 100) |
+
+/// Everything selected passed.
+pub const OK: u8 = 0;
+/// `mcpeval diff --fail-on-regression` found a task whose verdict got worse.
+pub const REGRESSION: u8 = 1;
+/// Nothing ran: an eval file does not load, or `--exact` names no task (the same code clap
+/// uses for bad arguments).
+pub const INVALID_CONFIG: u8 = 2;
+/// `mcpeval report` or `diff` cannot read or write results or a report.
+pub const REPORT_ERROR: u8 = 3;
+/// A task failed: libtest's exit code for failed tests.
+pub const TESTS_FAILED: u8 = 101;
