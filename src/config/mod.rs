@@ -14,6 +14,8 @@ mod matchers;
 mod mcp;
 mod steps;
 mod task;
+mod task_file;
+mod task_header;
 pub mod template;
 mod yaml;
 
@@ -34,6 +36,6 @@ pub use steps::{
     DEFAULT_STEP_TIMEOUT, FieldCheck, HttpBody, HttpStep, JsonType, JudgeStep, ScriptSource,
     ScriptStep, Step,
 };
-pub use task::{
-    Difficulty, Limits, Task, TaskContext, TaskHeader, TaskVersion, load_task, read_task_header,
-};
+pub use task::{Difficulty, Limits, Task, TaskContext, TaskVersion};
+pub use task_file::load_task;
+pub use task_header::{TaskHeader, read_task_header};

@@ -1,0 +1,55 @@
+//! The header of a task file, read leniently: what planning needs (its kind, name and
+//! labels) without validating the whole file.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::error::ConfigError;
+use super::yaml::parse_str;
+
+/// What planning needs of a task file, read leniently: its kind, name and labels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskHeader {
+    /// `metadata.name`, when present and a string.
+    pub name: Option<String>,
+    /// `metadata.labels`.
+    pub labels: BTreeMap<String, String>,
+}
+
+/// Reads the header of `path`. `Ok(None)`: the file is not a task (another `kind`, or
+/// several YAML documents as in Kubernetes manifests), and planning skips it.
+pub fn read_task_header(path: &Path) -> Result<Option<TaskHeader>, ConfigError> {
+    let source = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError::file(path, format!("cannot read file: {e}")))?;
+    let value = match parse_str::<serde_json::Value>(path, &source) {
+        Ok(parsed) => parsed.value,
+        Err(e) if e.message.contains("found several") => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if value.get("kind").and_then(|k| k.as_str()) != Some("Task") {
+        return Ok(None);
+    }
+    let metadata = value.get("metadata");
+    let name = metadata
+        .and_then(|m| m.get("name"))
+        .and_then(|n| n.as_str())
+        .map(str::to_owned);
+    let labels = metadata
+        .and_then(|m| m.get("labels"))
+        .and_then(|l| l.as_object())
+        .map(|labels| {
+            labels
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_str()
+                            .map(str::to_owned)
+                            .unwrap_or_else(|| v.to_string()),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Some(TaskHeader { name, labels }))
+}
