@@ -10,6 +10,7 @@ use serde::Deserialize;
 use super::check::Checker;
 use super::steps::Step;
 
+/// `limits` of a task, or `defaultTaskLimits` of an eval, as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RawLimits {

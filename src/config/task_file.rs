@@ -98,8 +98,6 @@ struct RawPrompt {
     inline: Option<String>,
 }
 
-/// `limits` of a task, or `defaultTaskLimits` of an eval, as written.
-
 /// Loads and validates the task file at `path`.
 pub fn load_task(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
     let version = read_file::<RawVersion>(path)?.value.api_version;

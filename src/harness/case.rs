@@ -11,8 +11,9 @@ use libtest_mimic::Failed;
 
 use super::message::failure_message;
 use super::results::{ResultInput, task_result};
-use super::run::{RunOptions, run_task};
-use super::verdict::{RunPhase, Verdict};
+use super::run::run_task;
+use super::run_report::{RunOptions, RunPhase};
+use super::verdict::Verdict;
 use crate::config::{Eval, Task};
 use crate::lock::lock;
 use crate::plan::TaskCase;

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::run::RunReport;
+use super::run_report::RunReport;
 use super::verdict::{AgentVerdict, SnapshotFailure, StepFailure, Verdict, step_failures};
 use crate::process::tail;
 use crate::snapshot::{SnapshotStatus, render_call_lines};

@@ -7,10 +7,13 @@
 //! }
 //! ```
 
+mod agent_phase;
 mod case;
 mod message;
+mod phases;
 mod results;
 mod run;
+mod run_report;
 mod servers;
 mod verdict;
 
@@ -22,8 +25,9 @@ use libtest_mimic::{Arguments, Trial};
 
 pub use message::failure_message;
 pub use results::{ResultInput, task_result};
-pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, RunOptions, RunReport, run_task};
-pub use verdict::{AgentVerdict, RunPhase, SnapshotFailure, StepFailure, Verdict};
+pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, run_task};
+pub use run_report::{RunOptions, RunPhase, RunReport};
+pub use verdict::{AgentVerdict, SnapshotFailure, StepFailure, Verdict};
 
 use crate::config::{ConfigError, ConfigErrors, load_eval_with, says_kind_eval};
 use crate::plan::{EvalPlan, plan_eval, plan_task};

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::run::RunReport;
+use super::run_report::RunReport;
 use crate::assert::AssertionFailure;
 use crate::config::{Difficulty, Task};
 use crate::plan::TaskCase;

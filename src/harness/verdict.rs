@@ -2,51 +2,13 @@
 //! produced and the snapshot comparison, and holds every reason the run failed as typed
 //! data. The failure message, the results file and the report only render it.
 
-use std::fmt;
 use std::time::Duration;
 
-use super::run::RunReport;
+use super::run_report::{RunPhase, RunReport};
 use crate::assert::AssertionFailure;
 use crate::config::SnapshotMode;
 use crate::snapshot::SnapshotStatus;
 use crate::steps::{Phase, StepResult};
-
-/// The part of a task run that is going on (or was, when it ended).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunPhase {
-    /// Proxies starting; nothing of the task has run.
-    Start,
-    /// Setup steps.
-    Setup,
-    /// The agent works the prompt.
-    Agent,
-    /// Verify steps.
-    Verify,
-    /// Assertions over the trace.
-    Assertions,
-    /// Everything but cleanup is over.
-    Done,
-}
-
-impl RunPhase {
-    /// `start`, `setup`, `agent`, `verify`, `assertions` or `done`.
-    pub fn name(self) -> &'static str {
-        match self {
-            RunPhase::Start => "start",
-            RunPhase::Setup => "setup",
-            RunPhase::Agent => "agent",
-            RunPhase::Verify => "verify",
-            RunPhase::Assertions => "assertions",
-            RunPhase::Done => "done",
-        }
-    }
-}
-
-impl fmt::Display for RunPhase {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// How the agent's part of the run went.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,12 +8,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::error::{LlmError, api_message};
+use super::error::{LlmError, QUOTE_LIMIT, api_message};
 use crate::error_text::request_causes as causes;
 use crate::text::shorten;
-
-/// How much of an API's answer an error quotes.
-pub(super) const QUOTE_LIMIT: usize = 2000;
 
 /// The future a [`ChatClient`] returns.
 pub type ChatFuture<'a> = Pin<Box<dyn Future<Output = Result<Value, LlmError>> + Send + 'a>>;

@@ -2,6 +2,9 @@
 
 use serde_json::Value;
 
+/// How much of an API's answer an error quotes.
+pub(super) const QUOTE_LIMIT: usize = 2000;
+
 /// Why a request to the LLM API failed. `api` names the API the way messages say it
 /// (`the LLM API`, `the judge API`); no variant ever holds the API key.
 #[derive(Debug, thiserror::Error)]
@@ -83,7 +86,7 @@ pub(super) fn api_message(body: &str) -> String {
     if text.is_empty() {
         "(empty body)".to_owned()
     } else {
-        crate::text::shorten(text, super::client::QUOTE_LIMIT)
+        crate::text::shorten(text, QUOTE_LIMIT)
     }
 }
 

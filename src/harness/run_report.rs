@@ -1,0 +1,100 @@
+//! What a task run is given ([`RunOptions`]) and what it produced ([`RunReport`]).
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::agent::AgentOutcome;
+use crate::assert::AssertionFailure;
+use crate::steps::StepResult;
+use crate::trace::CallTrace;
+
+/// How to run: live output, and variables for every process of the run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Copy agent and script output to stderr as it arrives (`MCPEVAL_LIVE=1`).
+    pub live: bool,
+    /// Environment variables for every server, agent and script of the run.
+    pub vars: Vec<(String, String)>,
+    /// Where runs, results and the task lock live.
+    pub output_dir: PathBuf,
+    /// The results of this process's runs, for the summary at the end.
+    pub collected: Arc<Mutex<Vec<crate::report::TaskResult>>>,
+}
+
+impl RunOptions {
+    /// A variable as processes of the run see it: the harness's own, else the environment.
+    pub fn var(&self, name: &str) -> Option<String> {
+        self.vars
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var(name).ok())
+    }
+}
+
+/// Everything one run produced, for the verdict and the failure message.
+#[derive(Debug, Default)]
+pub struct RunReport {
+    /// Problems that stop the run before the agent (a proxy that cannot start, …).
+    pub errors: Vec<String>,
+    /// Setup step results.
+    pub setup: Vec<StepResult>,
+    /// How the agent ended; `None` when it never ran.
+    pub agent: Option<AgentOutcome>,
+    /// Verify step results.
+    pub verify: Vec<StepResult>,
+    /// Failed assertions.
+    pub failures: Vec<AssertionFailure>,
+    /// Cleanup step results (reported; they never flip the verdict).
+    pub cleanup: Vec<StepResult>,
+    /// The phase that was running when the task timeout hit.
+    pub timed_out_in: Option<(RunPhase, Duration)>,
+    /// What the proxies recorded.
+    pub trace: CallTrace,
+    /// Why upstream servers failed, as the proxies saw it.
+    pub upstream_failures: Vec<String>,
+    /// This run's directory (agent MCP config, trace, server logs, inline scripts).
+    pub run_dir: PathBuf,
+    /// The agent's working directory.
+    pub work_dir: PathBuf,
+}
+
+/// The part of a task run that is going on (or was, when it ended).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunPhase {
+    /// Proxies starting; nothing of the task has run.
+    Start,
+    /// Setup steps.
+    Setup,
+    /// The agent works the prompt.
+    Agent,
+    /// Verify steps.
+    Verify,
+    /// Assertions over the trace.
+    Assertions,
+    /// Everything but cleanup is over.
+    Done,
+}
+
+impl RunPhase {
+    /// `start`, `setup`, `agent`, `verify`, `assertions` or `done`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunPhase::Start => "start",
+            RunPhase::Setup => "setup",
+            RunPhase::Agent => "agent",
+            RunPhase::Verify => "verify",
+            RunPhase::Assertions => "assertions",
+            RunPhase::Done => "done",
+        }
+    }
+}
+
+impl fmt::Display for RunPhase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
