@@ -16,7 +16,6 @@
 //! connection reusable and spares the agent an SSE parse per call, which is most of what
 //! a proxied call costs over HTTP (see the README's performance section).
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
@@ -24,19 +23,23 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use rmcp::model::{
     CancelledNotification, CancelledNotificationParam, ClientJsonRpcMessage, ClientNotification,
-    ClientRequest, ErrorCode, ErrorData, ProtocolVersion, RequestId, ServerJsonRpcMessage,
+    ClientRequest, ErrorData, RequestId, ServerJsonRpcMessage,
 };
 use rmcp::service::serve_server_with_ct;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::agent_side::AgentSession;
+use super::http_checks::{
+    EVENT_STREAM, Refusal, SESSION_ID, SESSION_NOT_FOUND, SESSION_REQUIRED, accepts, check_host,
+    check_post, json, jsonrpc_error, parse_message, plain,
+};
 use super::session::{Outbox, SessionTransport};
 use super::shared::Shared;
 use crate::lock::lock;
@@ -47,13 +50,6 @@ const JSON_WINDOW: Duration = Duration::from_millis(500);
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// The largest request body accepted (rmcp's own limit).
 const MAX_BODY: usize = 4 * 1024 * 1024;
-
-const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
-const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
-const JSON: &str = "application/json";
-const SESSION_REQUIRED: &str = "Bad Request: Session ID is required";
-const EVENT_STREAM: &str = "text/event-stream";
 
 /// The sessions of one proxy.
 pub(crate) struct AgentHttp {
@@ -100,7 +96,7 @@ impl AgentHttp {
             .get(id)
             .filter(|session| !session.ct.is_cancelled())
             .cloned()
-            .ok_or_else(|| Refusal(StatusCode::NOT_FOUND, "Not Found: Session not found".into()))
+            .ok_or_else(|| Refusal(StatusCode::NOT_FOUND, SESSION_NOT_FOUND.into()))
     }
 
     /// Opens a session for an `initialize` request and starts its service loop.
@@ -135,88 +131,51 @@ impl AgentHttp {
 }
 
 async fn post(State(http): State<Arc<AgentHttp>>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Err(refusal) = check_host(&headers) {
+    if let Err(refusal) = check_post(&headers) {
         return refusal.into_response();
     }
-    if !(accepts(&headers, JSON) && accepts(&headers, EVENT_STREAM)) {
-        return plain(
-            StatusCode::NOT_ACCEPTABLE,
-            "Not Acceptable: Client must accept both application/json and text/event-stream",
-        );
-    }
-    if !content_type_is_json(&headers) {
-        return plain(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Unsupported Media Type: Content-Type must be application/json",
-        );
-    }
-    if let Err(refusal) = check_protocol_version(&headers) {
-        return refusal.into_response();
-    }
-    let message: ClientJsonRpcMessage = match serde_json::from_slice(&body) {
+    let message = match parse_message(&headers, &body) {
         Ok(message) => message,
-        Err(error) => {
-            return jsonrpc_error(
-                StatusCode::BAD_REQUEST,
-                None,
-                ErrorData::new(
-                    ErrorCode::PARSE_ERROR,
-                    format!("Parse error: {error}"),
-                    None,
-                ),
-            );
-        }
+        Err(refusal) => return refusal.into_response(),
     };
-    if is_discover(&headers, &message) {
-        // Protocol 2026-07-28 clients probe with `server/discover` and fall back to
-        // `initialize` on HTTP 400 / "method not found".
-        let id = match &message {
-            ClientJsonRpcMessage::Request(request) => Some(request.id.clone()),
-            _ => None,
-        };
-        return jsonrpc_error(
-            StatusCode::BAD_REQUEST,
-            id,
-            ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                "server/discover is not supported by this server: use initialize",
-                None,
-            ),
-        );
+    if !headers.contains_key(SESSION_ID) {
+        return initialize(&http, message).await;
     }
-    if headers.contains_key(SESSION_ID) {
-        let session = match http.session(&headers) {
-            Ok(session) => session,
-            Err(refusal) => return refusal.into_response(),
-        };
-        return match message {
-            ClientJsonRpcMessage::Request(request) => {
-                let id = request.id.clone();
-                let replies = session.outbox.open(&request);
-                if session
-                    .inbox
-                    .send(ClientJsonRpcMessage::Request(request))
-                    .is_err()
-                {
-                    return plain(StatusCode::NOT_FOUND, "Not Found: Session not found");
-                }
-                reply(id, replies, &session, &http.stop).await
+    let session = match http.session(&headers) {
+        Ok(session) => session,
+        Err(refusal) => return refusal.into_response(),
+    };
+    match message {
+        ClientJsonRpcMessage::Request(request) => {
+            let id = request.id.clone();
+            let replies = session.outbox.open(&request);
+            if session
+                .inbox
+                .send(ClientJsonRpcMessage::Request(request))
+                .is_err()
+            {
+                return plain(StatusCode::NOT_FOUND, SESSION_NOT_FOUND);
             }
-            other => {
-                if let ClientJsonRpcMessage::Notification(notification) = &other
-                    && let ClientNotification::CancelledNotification(cancelled) =
-                        &notification.notification
-                    && let Some(id) = &cancelled.params.request_id
-                {
-                    session.outbox.cancelled(id);
-                }
-                match session.inbox.send(other) {
-                    Ok(()) => StatusCode::ACCEPTED.into_response(),
-                    Err(_) => plain(StatusCode::NOT_FOUND, "Not Found: Session not found"),
-                }
+            reply(id, replies, &session, &http.stop).await
+        }
+        other => {
+            if let ClientJsonRpcMessage::Notification(notification) = &other
+                && let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                && let Some(id) = &cancelled.params.request_id
+            {
+                session.outbox.cancelled(id);
             }
-        };
+            match session.inbox.send(other) {
+                Ok(()) => StatusCode::ACCEPTED.into_response(),
+                Err(_) => plain(StatusCode::NOT_FOUND, SESSION_NOT_FOUND),
+            }
+        }
     }
+}
+
+/// A POST without a session: only `initialize` may open one.
+async fn initialize(http: &Arc<AgentHttp>, message: ClientJsonRpcMessage) -> Response {
     match message {
         ClientJsonRpcMessage::Request(request)
             if matches!(request.request, ClientRequest::InitializeRequest(_)) =>
@@ -356,117 +315,4 @@ fn is_final(message: &ServerJsonRpcMessage) -> bool {
         message,
         ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)
     )
-}
-
-fn is_discover(headers: &HeaderMap, message: &ClientJsonRpcMessage) -> bool {
-    headers
-        .get(MCP_METHOD)
-        .is_some_and(|method| method.as_bytes() == b"server/discover".as_slice())
-        || matches!(message, ClientJsonRpcMessage::Request(request)
-            if matches!(request.request, ClientRequest::DiscoverRequest(_)))
-}
-
-/// Whether the `Accept` header names `media` (or a wildcard covering it).
-fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .map(|item| item.split(';').next().unwrap_or_default().trim())
-        .any(|item| {
-            item.eq_ignore_ascii_case(media)
-                || item == "*/*"
-                || item
-                    .strip_suffix("/*")
-                    .is_some_and(|prefix| prefix.eq_ignore_ascii_case(kind))
-        })
-}
-
-fn content_type_is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split(';').next())
-        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case(JSON))
-}
-
-/// Loopback hosts only, against DNS rebinding (the proxy listens on 127.0.0.1).
-fn check_host(headers: &HeaderMap) -> Result<(), Refusal> {
-    let Some(host) = headers.get(header::HOST) else {
-        return Ok(());
-    };
-    let authority = host
-        .to_str()
-        .ok()
-        .and_then(|host| host.parse::<axum::http::uri::Authority>().ok());
-    let Some(authority) = authority else {
-        return Err(Refusal(
-            StatusCode::BAD_REQUEST,
-            "Bad Request: Invalid Host header".into(),
-        ));
-    };
-    let host = authority
-        .host()
-        .trim_start_matches('[')
-        .trim_end_matches(']');
-    if ["localhost", "127.0.0.1", "::1"]
-        .iter()
-        .any(|allowed| host.eq_ignore_ascii_case(allowed))
-    {
-        Ok(())
-    } else {
-        Err(Refusal(
-            StatusCode::FORBIDDEN,
-            "Forbidden: Host header is not allowed".into(),
-        ))
-    }
-}
-
-/// A `MCP-Protocol-Version` header, when sent, must name a version this proxy knows.
-fn check_protocol_version(headers: &HeaderMap) -> Result<(), Refusal> {
-    let Some(version) = headers.get(PROTOCOL_VERSION) else {
-        return Ok(());
-    };
-    let version = version.to_str().unwrap_or_default();
-    if ProtocolVersion::KNOWN_VERSIONS
-        .iter()
-        .any(|known| known.as_str() == version)
-    {
-        return Ok(());
-    }
-    Err(Refusal(
-        StatusCode::BAD_REQUEST,
-        format!("Bad Request: Unsupported MCP-Protocol-Version: {version}").into(),
-    ))
-}
-
-fn json(message: &ServerJsonRpcMessage) -> Response {
-    match serde_json::to_vec(message) {
-        Ok(body) => ([(header::CONTENT_TYPE, JSON)], body).into_response(),
-        Err(error) => plain(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            &format!("cannot encode the answer: {error}"),
-        ),
-    }
-}
-
-fn jsonrpc_error(status: StatusCode, id: Option<RequestId>, error: ErrorData) -> Response {
-    let mut response = json(&ServerJsonRpcMessage::error(error, id));
-    *response.status_mut() = status;
-    response
-}
-
-/// An HTTP-level refusal: a status and a plain-text reason.
-struct Refusal(StatusCode, Cow<'static, str>);
-
-impl IntoResponse for Refusal {
-    fn into_response(self) -> Response {
-        (self.0, self.1.into_owned()).into_response()
-    }
-}
-
-fn plain(status: StatusCode, text: &str) -> Response {
-    (status, text.to_owned()).into_response()
 }

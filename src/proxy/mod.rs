@@ -43,6 +43,7 @@ mod agent_http;
 mod agent_side;
 mod error;
 mod forward;
+mod http_checks;
 mod process;
 mod record;
 mod record_outcome;
