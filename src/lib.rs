@@ -15,6 +15,7 @@ pub mod assert;
 pub mod config;
 pub mod error_text;
 pub mod harness;
+pub mod llm_proxy;
 pub mod plan;
 pub mod process;
 pub mod proxy;
