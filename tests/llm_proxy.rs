@@ -62,7 +62,10 @@ fn script() -> Vec<Reply> {
 /// result `result`.
 fn conversation(api: LlmApi, stream: bool, machine: &Machine, result: &str) -> [Value; 2] {
     let Machine { cwd, home, date } = machine;
-    let system = format!("You are an agent.\nWorking directory: {cwd}\nMemory: {home}/.agent\nToday's date is {}.", date.0);
+    let system = format!(
+        "You are an agent.\nWorking directory: {cwd}\nMemory: {home}/.agent\nToday's date is {}.",
+        date.0
+    );
     match api {
         LlmApi::Anthropic => {
             let first = json!({"model": "claude-test", "max_tokens": 1000, "stream": stream,
@@ -126,16 +129,28 @@ fn route(api: LlmApi, stream: bool) -> (&'static str, &'static str) {
         (LlmApi::Anthropic, _) => ("", "/v1/messages?beta=true"),
         (LlmApi::OpenAiChat, _) => ("/v1", "/chat/completions"),
         (LlmApi::OpenAiResponses, _) => ("/v1", "/responses"),
-        (LlmApi::Gemini, true) => ("", "/v1beta/models/gemini-test:streamGenerateContent?alt=sse"),
+        (LlmApi::Gemini, true) => (
+            "",
+            "/v1beta/models/gemini-test:streamGenerateContent?alt=sse",
+        ),
         (LlmApi::Gemini, false) => ("", "/v1beta/models/gemini-test:generateContent"),
     }
 }
 
-fn config(api: LlmApi, upstream: &str, cassette: &Path, mode: RecordMode, machine: &Machine) -> LlmProxyConfig {
+fn config(
+    api: LlmApi,
+    upstream: &str,
+    cassette: &Path,
+    mode: RecordMode,
+    machine: &Machine,
+) -> LlmProxyConfig {
     let mut config = LlmProxyConfig::new(api, cassette, TEST_NAME);
     config.upstream_base_url = format!("{upstream}{}", route(api, false).0);
     config.mode = mode;
-    config.paths = vec![PathMask::new("CWD", &machine.cwd), PathMask::new("HOME", &machine.home)];
+    config.paths = vec![
+        PathMask::new("CWD", &machine.cwd),
+        PathMask::new("HOME", &machine.home),
+    ];
     config.secrets = vec![Secret::new("the API key", KEY)];
     config.agent = "test-agent".into();
     config
@@ -185,7 +200,13 @@ impl Answer {
     }
 }
 
-async fn send(proxy_url: &str, api: LlmApi, stream: bool, body: &Value, key: Option<&str>) -> Answer {
+async fn send(
+    proxy_url: &str,
+    api: LlmApi,
+    stream: bool,
+    body: &Value,
+    key: Option<&str>,
+) -> Answer {
     let mut url = format!("{proxy_url}{}", route(api, stream).1);
     if let (LlmApi::Gemini, Some(key)) = (api, key) {
         url.push_str(if url.contains('?') { "&key=" } else { "?key=" });
@@ -204,14 +225,22 @@ async fn send(proxy_url: &str, api: LlmApi, stream: bool, body: &Value, key: Opt
     let response = request.json(body).send().await.expect("the proxy answers");
     Answer {
         status: response.status().as_u16(),
-        content_type: response.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned()),
+        content_type: response
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap().to_owned()),
         body: response.text().await.unwrap(),
     }
 }
 
 /// Runs `requests` through a proxy started with `config`, in order; the agent sends the
 /// API key only when `key` is set.
-async fn run(config: LlmProxyConfig, stream: bool, requests: &[Value], key: Option<&str>) -> (Vec<Answer>, Result<LlmProxyOutcome, LlmProxyError>) {
+async fn run(
+    config: LlmProxyConfig,
+    stream: bool,
+    requests: &[Value],
+    key: Option<&str>,
+) -> (Vec<Answer>, Result<LlmProxyOutcome, LlmProxyError>) {
     let api = config.api;
     let proxy = LlmProxy::start(config).expect("the proxy starts");
     let mut answers = Vec::new();
@@ -222,10 +251,21 @@ async fn run(config: LlmProxyConfig, stream: bool, requests: &[Value], key: Opti
 }
 
 /// Records `conversation` through the proxy against a fake upstream, in mode `mode`.
-async fn record(api: LlmApi, stream: bool, cassette: &Path, mode: RecordMode) -> (Vec<Answer>, LlmProxyOutcome) {
+async fn record(
+    api: LlmApi,
+    stream: bool,
+    cassette: &Path,
+    mode: RecordMode,
+) -> (Vec<Answer>, LlmProxyOutcome) {
     let fake = FakeLlm::start(script()).await;
     let requests = conversation(api, stream, &machine(), "5");
-    let (answers, outcome) = run(config(api, &fake.url, cassette, mode, &machine()), stream, &requests, Some(KEY)).await;
+    let (answers, outcome) = run(
+        config(api, &fake.url, cassette, mode, &machine()),
+        stream,
+        &requests,
+        Some(KEY),
+    )
+    .await;
     (answers, outcome.expect("recording succeeds"))
 }
 
@@ -241,8 +281,15 @@ async fn each_api_replays_what_it_recorded_streaming_and_not() {
             let cassette = cassette_in(&dir);
             let (recorded, outcome) = record(api, stream, &cassette, RecordMode::Once).await;
             let case = format!("{api} stream={stream}");
-            assert_eq!((outcome.used, outcome.recorded), (ModeUsed::Recorded, 2), "{case}");
-            assert!(recorded.iter().all(|a| a.status == 200), "{case}: {recorded:?}");
+            assert_eq!(
+                (outcome.used, outcome.recorded),
+                (ModeUsed::Recorded, 2),
+                "{case}"
+            );
+            assert!(
+                recorded.iter().all(|a| a.status == 200),
+                "{case}: {recorded:?}"
+            );
             let text = std::fs::read_to_string(&cassette).unwrap();
             assert!(!text.contains(KEY), "{case}: the key is in the cassette");
 
@@ -250,7 +297,11 @@ async fn each_api_replays_what_it_recorded_streaming_and_not() {
             let replay = config(api, &closed_port(), &cassette, RecordMode::None, &machine());
             let (replayed, outcome) = run(replay, stream, &requests, None).await;
             let outcome = outcome.unwrap();
-            assert_eq!((outcome.used, outcome.replayed), (ModeUsed::Replayed, 2), "{case}");
+            assert_eq!(
+                (outcome.used, outcome.replayed),
+                (ModeUsed::Replayed, 2),
+                "{case}"
+            );
             assert_eq!(outcome.failure(), None, "{case}");
             for (recorded, replayed) in recorded.iter().zip(&replayed) {
                 assert_eq!(replayed.status, recorded.status, "{case}");
@@ -259,7 +310,10 @@ async fn each_api_replays_what_it_recorded_streaming_and_not() {
                     assert_eq!(replayed.events(), recorded.events(), "{case}");
                     assert!(replayed.events().len() > 1, "{case}");
                 } else {
-                    assert_eq!(replayed.body, recorded.body, "{case}: the same bytes of JSON");
+                    assert_eq!(
+                        replayed.body, recorded.body,
+                        "{case}: the same bytes of JSON"
+                    );
                 }
             }
         }
@@ -272,9 +326,18 @@ async fn opaque_fields_round_trip_unchanged() {
     let cassette = cassette_in(&dir);
     record(LlmApi::Anthropic, false, &cassette, RecordMode::Once).await;
     let requests = conversation(LlmApi::Anthropic, false, &machine(), "5");
-    let replay = config(LlmApi::Anthropic, &closed_port(), &cassette, RecordMode::None, &machine());
+    let replay = config(
+        LlmApi::Anthropic,
+        &closed_port(),
+        &cassette,
+        RecordMode::None,
+        &machine(),
+    );
     let (answers, _) = run(replay, false, &requests, None).await;
-    assert_eq!(answers[0].json()["content"][0]["signature"], "EqQBCkYIBxgCKkD+/opaque==");
+    assert_eq!(
+        answers[0].json()["content"][0]["signature"],
+        "EqQBCkYIBxgCKkD+/opaque=="
+    );
 }
 
 #[tokio::test]
@@ -293,32 +356,59 @@ async fn another_work_dir_home_and_date_still_match() {
     }
 }
 
-
 #[tokio::test]
 async fn a_changed_tool_result_diverges_and_shows_both_texts() {
     let dir = tempfile::tempdir().unwrap();
     let cassette = cassette_in(&dir);
     record(LlmApi::Anthropic, true, &cassette, RecordMode::Once).await;
     let requests = conversation(LlmApi::Anthropic, true, &machine(), "6");
-    let replay = config(LlmApi::Anthropic, &closed_port(), &cassette, RecordMode::None, &machine());
+    let replay = config(
+        LlmApi::Anthropic,
+        &closed_port(),
+        &cassette,
+        RecordMode::None,
+        &machine(),
+    );
     let proxy = LlmProxy::start(replay).unwrap();
     let signal = proxy.divergence_signal();
-    let first = send(proxy.base_url(), LlmApi::Anthropic, true, &requests[0], None).await;
+    let first = send(
+        proxy.base_url(),
+        LlmApi::Anthropic,
+        true,
+        &requests[0],
+        None,
+    )
+    .await;
     assert_eq!(first.status, 200);
     assert!(!signal.is_cancelled());
-    let second = send(proxy.base_url(), LlmApi::Anthropic, true, &requests[1], None).await;
+    let second = send(
+        proxy.base_url(),
+        LlmApi::Anthropic,
+        true,
+        &requests[1],
+        None,
+    )
+    .await;
     assert_eq!(second.status, 403);
     assert!(signal.is_cancelled(), "the signal fires at the divergence");
     let error = second.json();
     assert_eq!(error["type"], "error");
     assert_eq!(error["error"]["type"], "permission_error");
-    assert!(error["error"]["message"].as_str().unwrap().contains("matches no recorded request"));
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("matches no recorded request")
+    );
 
     let outcome = proxy.finish().await.unwrap();
     let message = outcome.failure().expect("the run fails");
     let expected = [
         "LLM request #2 (POST /v1/messages?beta=true) matches no recorded request".to_owned(),
-        format!("cassette {} (mode none): 2 interactions, 1 played", cassette.display()),
+        format!(
+            "cassette {} (mode none): 2 interactions, 1 played",
+            cassette.display()
+        ),
         "agent test-agent/1.0 (recorded with test-agent/1.0)".to_owned(),
         "closest recording: #2 (3 conversation items, the first 2 the same)".to_owned(),
         "first difference at $.messages[2].content[0].content[0].text:".to_owned(),
@@ -331,7 +421,10 @@ async fn a_changed_tool_result_diverges_and_shows_both_texts() {
         assert!(message.contains(&line), "missing {line:?} in:\n{message}");
     }
     assert_eq!(outcome.divergence.unwrap().request_number, 2);
-    assert_eq!(outcome.unplayed, None, "a divergence is the one failure reported");
+    assert_eq!(
+        outcome.unplayed, None,
+        "a divergence is the one failure reported"
+    );
 }
 
 #[tokio::test]
@@ -340,7 +433,13 @@ async fn fewer_calls_than_recorded_fail_the_run() {
     let cassette = cassette_in(&dir);
     record(LlmApi::OpenAiChat, false, &cassette, RecordMode::Once).await;
     let requests = conversation(LlmApi::OpenAiChat, false, &machine(), "5");
-    let replay = config(LlmApi::OpenAiChat, &closed_port(), &cassette, RecordMode::None, &machine());
+    let replay = config(
+        LlmApi::OpenAiChat,
+        &closed_port(),
+        &cassette,
+        RecordMode::None,
+        &machine(),
+    );
     let (_, outcome) = run(replay, false, &requests[..1], None).await;
     let outcome = outcome.unwrap();
     let message = outcome.failure().expect("the run fails");
@@ -348,20 +447,38 @@ async fn fewer_calls_than_recorded_fail_the_run() {
         message.starts_with("the agent made fewer LLM calls than recorded: 1 of 2 played"),
         "{message}"
     );
-    assert!(message.contains("first unplayed: #2 (POST /chat/completions)"), "{message}");
-    assert!(message.contains(&cassette.display().to_string()), "{message}");
+    assert!(
+        message.contains("first unplayed: #2 (POST /chat/completions)"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&cassette.display().to_string()),
+        "{message}"
+    );
 }
 
 #[tokio::test]
 async fn mode_none_without_a_cassette_names_its_path() {
     let dir = tempfile::tempdir().unwrap();
     let cassette = cassette_in(&dir);
-    let config = config(LlmApi::Anthropic, &closed_port(), &cassette, RecordMode::None, &machine());
+    let config = config(
+        LlmApi::Anthropic,
+        &closed_port(),
+        &cassette,
+        RecordMode::None,
+        &machine(),
+    );
     let error = LlmProxy::start(config).unwrap_err();
     assert!(matches!(error, LlmProxyError::CassetteMissing { .. }));
     let message = error.to_string();
-    assert!(message.contains(&cassette.display().to_string()), "{message}");
-    assert!(message.contains("MCPEVAL_RECORD_MODE=once cargo test -- llm_proxy::case"), "{message}");
+    assert!(
+        message.contains(&cassette.display().to_string()),
+        "{message}"
+    );
+    assert!(
+        message.contains("MCPEVAL_RECORD_MODE=once cargo test -- llm_proxy::case"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -370,10 +487,22 @@ async fn a_malformed_cassette_names_the_file_and_the_problem() {
     let cassette = cassette_in(&dir);
     std::fs::create_dir_all(cassette.parent().unwrap()).unwrap();
     std::fs::write(&cassette, r#"{"version": 1, "meta": {"agent": "a", "api": "anthropic"}, "interactions": [{"seq": 1}]}"#).unwrap();
-    let config = config(LlmApi::Anthropic, &closed_port(), &cassette, RecordMode::Once, &machine());
+    let config = config(
+        LlmApi::Anthropic,
+        &closed_port(),
+        &cassette,
+        RecordMode::Once,
+        &machine(),
+    );
     let message = LlmProxy::start(config).unwrap_err().to_string();
-    assert!(message.contains(&cassette.display().to_string()), "{message}");
-    assert!(message.contains("at interactions[0]: missing field `request`"), "{message}");
+    assert!(
+        message.contains(&cassette.display().to_string()),
+        "{message}"
+    );
+    assert!(
+        message.contains("at interactions[0]: missing field `request`"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -384,11 +513,23 @@ async fn once_records_when_missing_and_replays_when_present() {
     assert_eq!(outcome.used, ModeUsed::Recorded);
     let fake = FakeLlm::start(script()).await;
     let requests = conversation(LlmApi::Gemini, true, &machine(), "5");
-    let again = config(LlmApi::Gemini, &fake.url, &cassette, RecordMode::Once, &machine());
+    let again = config(
+        LlmApi::Gemini,
+        &fake.url,
+        &cassette,
+        RecordMode::Once,
+        &machine(),
+    );
     let (_, outcome) = run(again, true, &requests, Some(KEY)).await;
     let outcome = outcome.unwrap();
-    assert_eq!((outcome.used, outcome.replayed, outcome.recorded), (ModeUsed::Replayed, 2, 0));
-    assert!(fake.seen().is_empty(), "replaying never contacts the upstream");
+    assert_eq!(
+        (outcome.used, outcome.replayed, outcome.recorded),
+        (ModeUsed::Replayed, 2, 0)
+    );
+    assert!(
+        fake.seen().is_empty(),
+        "replaying never contacts the upstream"
+    );
 }
 
 #[tokio::test]
@@ -397,24 +538,58 @@ async fn new_episodes_replays_then_records_the_rest() {
     let cassette = cassette_in(&dir);
     let requests = conversation(LlmApi::Anthropic, false, &machine(), "5");
     let fake = FakeLlm::start(script()).await;
-    let first_only = config(LlmApi::Anthropic, &fake.url, &cassette, RecordMode::Once, &machine());
-    run(first_only, false, &requests[..1], Some(KEY)).await.1.unwrap();
+    let first_only = config(
+        LlmApi::Anthropic,
+        &fake.url,
+        &cassette,
+        RecordMode::Once,
+        &machine(),
+    );
+    run(first_only, false, &requests[..1], Some(KEY))
+        .await
+        .1
+        .unwrap();
 
     let fake = FakeLlm::start(vec![Reply::Text("The sum is 5.".into())]).await;
-    let extend = config(LlmApi::Anthropic, &fake.url, &cassette, RecordMode::NewEpisodes, &machine());
+    let extend = config(
+        LlmApi::Anthropic,
+        &fake.url,
+        &cassette,
+        RecordMode::NewEpisodes,
+        &machine(),
+    );
     let proxy = LlmProxy::start(extend).unwrap();
     let signal = proxy.divergence_signal();
     for request in &requests {
-        let answer = send(proxy.base_url(), LlmApi::Anthropic, false, request, Some(KEY)).await;
+        let answer = send(
+            proxy.base_url(),
+            LlmApi::Anthropic,
+            false,
+            request,
+            Some(KEY),
+        )
+        .await;
         assert_eq!(answer.status, 200, "{}", answer.body);
     }
     let outcome = proxy.finish().await.unwrap();
-    assert_eq!((outcome.used, outcome.replayed, outcome.recorded), (ModeUsed::Extended, 1, 1));
-    assert!(!signal.is_cancelled(), "new_episodes goes live instead of failing");
+    assert_eq!(
+        (outcome.used, outcome.replayed, outcome.recorded),
+        (ModeUsed::Extended, 1, 1)
+    );
+    assert!(
+        !signal.is_cancelled(),
+        "new_episodes goes live instead of failing"
+    );
     assert_eq!(outcome.failure(), None);
     assert_eq!(fake.seen().len(), 1, "only the new request went upstream");
 
-    let replay = config(LlmApi::Anthropic, &closed_port(), &cassette, RecordMode::None, &machine());
+    let replay = config(
+        LlmApi::Anthropic,
+        &closed_port(),
+        &cassette,
+        RecordMode::None,
+        &machine(),
+    );
     let (answers, outcome) = run(replay, false, &requests, None).await;
     assert_eq!(outcome.unwrap().replayed, 2);
     assert_eq!(answers[1].json()["content"][1]["text"], "The sum is 5.");
@@ -426,17 +601,33 @@ async fn all_re_records() {
     let cassette = cassette_in(&dir);
     record(LlmApi::OpenAiResponses, false, &cassette, RecordMode::Once).await;
     let fake = FakeLlm::start(vec![
-        Reply::ToolCall { name: "add".into(), args: json!({"a": 2, "b": 3}) },
+        Reply::ToolCall {
+            name: "add".into(),
+            args: json!({"a": 2, "b": 3}),
+        },
         Reply::Text("Five.".into()),
     ])
     .await;
     let requests = conversation(LlmApi::OpenAiResponses, false, &machine(), "5");
-    let again = config(LlmApi::OpenAiResponses, &fake.url, &cassette, RecordMode::All, &machine());
+    let again = config(
+        LlmApi::OpenAiResponses,
+        &fake.url,
+        &cassette,
+        RecordMode::All,
+        &machine(),
+    );
     let (answers, outcome) = run(again, false, &requests, Some(KEY)).await;
     assert_eq!(outcome.unwrap().used, ModeUsed::Recorded);
     assert_eq!(fake.seen().len(), 2);
-    assert_eq!(answers[1].json()["output"][1]["content"][0]["text"], "Five.");
-    assert!(std::fs::read_to_string(&cassette).unwrap().contains("Five."));
+    assert_eq!(
+        answers[1].json()["output"][1]["content"][0]["text"],
+        "Five."
+    );
+    assert!(
+        std::fs::read_to_string(&cassette)
+            .unwrap()
+            .contains("Five.")
+    );
 }
 
 #[tokio::test]
@@ -445,14 +636,28 @@ async fn passthrough_reads_and_writes_no_cassette() {
     let cassette = cassette_in(&dir);
     let fake = FakeLlm::start(script()).await;
     let requests = conversation(LlmApi::OpenAiChat, true, &machine(), "5");
-    let live = config(LlmApi::OpenAiChat, &fake.url, &cassette, RecordMode::Passthrough, &machine());
+    let live = config(
+        LlmApi::OpenAiChat,
+        &fake.url,
+        &cassette,
+        RecordMode::Passthrough,
+        &machine(),
+    );
     let (answers, outcome) = run(live, true, &requests, Some(KEY)).await;
     let outcome = outcome.unwrap();
-    assert_eq!((outcome.used, outcome.passed_through), (ModeUsed::Passthrough, 2));
+    assert_eq!(
+        (outcome.used, outcome.passed_through),
+        (ModeUsed::Passthrough, 2)
+    );
     assert_eq!(answers[1].events().last().unwrap().1, json!("[DONE]"));
     assert!(!cassette.exists() && !cassette.parent().unwrap().exists());
     let seen = fake.seen();
-    let auth = seen[0].headers.get("authorization").unwrap().to_str().unwrap();
+    let auth = seen[0]
+        .headers
+        .get("authorization")
+        .unwrap()
+        .to_str()
+        .unwrap();
     assert_eq!(auth, format!("Bearer {KEY}"), "headers pass through");
 }
 
@@ -460,7 +665,10 @@ async fn passthrough_reads_and_writes_no_cassette() {
 async fn recording_the_same_conversation_twice_gives_the_same_file() {
     for api in LlmApi::ALL {
         let dir = tempfile::tempdir().unwrap();
-        let (first, second) = (dir.path().join("first.json"), dir.path().join("second.json"));
+        let (first, second) = (
+            dir.path().join("first.json"),
+            dir.path().join("second.json"),
+        );
         record(api, true, &first, RecordMode::All).await;
         record(api, true, &second, RecordMode::All).await;
         let first = std::fs::read(&first).unwrap();
@@ -474,16 +682,30 @@ async fn a_secret_in_the_recording_is_refused_and_nothing_is_written() {
     let cassette = cassette_in(&dir);
     let fake = FakeLlm::start(vec![Reply::Text(format!("your key is {KEY}"))]).await;
     let requests = conversation(LlmApi::Anthropic, false, &machine(), "5");
-    let recording = config(LlmApi::Anthropic, &fake.url, &cassette, RecordMode::Once, &machine());
+    let recording = config(
+        LlmApi::Anthropic,
+        &fake.url,
+        &cassette,
+        RecordMode::Once,
+        &machine(),
+    );
     let (answers, outcome) = run(recording, false, &requests[..1], Some(KEY)).await;
     assert_eq!(answers[0].status, 200);
     let error = outcome.unwrap_err();
     assert!(matches!(error, LlmProxyError::SecretInCassette { .. }));
     let message = error.to_string();
-    assert!(message.contains("the API key") && !message.contains(KEY), "{message}");
+    assert!(
+        message.contains("the API key") && !message.contains(KEY),
+        "{message}"
+    );
     assert!(!format!("{error:?}").contains(KEY));
     assert!(!cassette.exists());
-    assert_eq!(std::fs::read_dir(cassette.parent().unwrap()).map(|d| d.count()).unwrap_or(0), 0);
+    assert_eq!(
+        std::fs::read_dir(cassette.parent().unwrap())
+            .map(|d| d.count())
+            .unwrap_or(0),
+        0
+    );
 }
 
 #[tokio::test]
@@ -491,14 +713,34 @@ async fn other_paths_get_404_and_never_reach_the_upstream() {
     let dir = tempfile::tempdir().unwrap();
     let cassette = cassette_in(&dir);
     let fake = FakeLlm::start(script()).await;
-    let recording = config(LlmApi::Anthropic, &fake.url, &cassette, RecordMode::Once, &machine());
+    let recording = config(
+        LlmApi::Anthropic,
+        &fake.url,
+        &cassette,
+        RecordMode::Once,
+        &machine(),
+    );
     let proxy = LlmProxy::start(recording).unwrap();
     let client = reqwest::Client::new();
     let base = proxy.base_url().to_owned();
     let answers = [
-        client.post(format!("{base}/api/event_logging/batch")).body("{}").send().await.unwrap(),
-        client.post(format!("{base}/v1/messages/count_tokens")).body("{}").send().await.unwrap(),
-        client.get(format!("{base}/v1/messages")).send().await.unwrap(),
+        client
+            .post(format!("{base}/api/event_logging/batch"))
+            .body("{}")
+            .send()
+            .await
+            .unwrap(),
+        client
+            .post(format!("{base}/v1/messages/count_tokens"))
+            .body("{}")
+            .send()
+            .await
+            .unwrap(),
+        client
+            .get(format!("{base}/v1/messages"))
+            .send()
+            .await
+            .unwrap(),
     ];
     for answer in answers {
         assert_eq!(answer.status(), 404);
@@ -507,7 +749,11 @@ async fn other_paths_get_404_and_never_reach_the_upstream() {
     assert!(fake.seen().is_empty());
     assert_eq!(
         outcome.refused,
-        ["POST /api/event_logging/batch", "POST /v1/messages/count_tokens", "GET /v1/messages"]
+        [
+            "POST /api/event_logging/batch",
+            "POST /v1/messages/count_tokens",
+            "GET /v1/messages"
+        ]
     );
 }
 
@@ -515,14 +761,31 @@ async fn other_paths_get_404_and_never_reach_the_upstream() {
 async fn requests_with_the_same_key_replay_in_recorded_order() {
     let dir = tempfile::tempdir().unwrap();
     let cassette = cassette_in(&dir);
-    let overloaded = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
-    let fake = FakeLlm::start(vec![Reply::Error(529, overloaded.clone()), Reply::Text("hi".into())]).await;
+    let overloaded =
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
+    let fake = FakeLlm::start(vec![
+        Reply::Error(529, overloaded.clone()),
+        Reply::Text("hi".into()),
+    ])
+    .await;
     let requests = conversation(LlmApi::Anthropic, false, &machine(), "5");
     let retried = [requests[0].clone(), requests[0].clone()];
-    let recording = config(LlmApi::Anthropic, &fake.url, &cassette, RecordMode::Once, &machine());
+    let recording = config(
+        LlmApi::Anthropic,
+        &fake.url,
+        &cassette,
+        RecordMode::Once,
+        &machine(),
+    );
     let (recorded, _) = run(recording, false, &retried, Some(KEY)).await;
     assert_eq!((recorded[0].status, recorded[1].status), (529, 200));
-    let replay = config(LlmApi::Anthropic, &closed_port(), &cassette, RecordMode::None, &machine());
+    let replay = config(
+        LlmApi::Anthropic,
+        &closed_port(),
+        &cassette,
+        RecordMode::None,
+        &machine(),
+    );
     let (replayed, outcome) = run(replay, false, &retried, None).await;
     assert_eq!(replayed, recorded);
     assert_eq!(replayed[0].json(), overloaded);
@@ -534,20 +797,33 @@ async fn an_unreachable_upstream_is_answered_502_and_noted() {
     let dir = tempfile::tempdir().unwrap();
     let cassette = cassette_in(&dir);
     let requests = conversation(LlmApi::Gemini, false, &machine(), "5");
-    let recording = config(LlmApi::Gemini, &closed_port(), &cassette, RecordMode::Once, &machine());
+    let recording = config(
+        LlmApi::Gemini,
+        &closed_port(),
+        &cassette,
+        RecordMode::Once,
+        &machine(),
+    );
     let (answers, outcome) = run(recording, false, &requests[..1], Some(KEY)).await;
     assert_eq!(answers[0].status, 502);
     assert_eq!(answers[0].json()["error"]["status"], "UNAVAILABLE");
     let outcome = outcome.unwrap();
     assert_eq!(outcome.problems.len(), 2, "{:?}", outcome.problems);
-    assert!(outcome.problems[0].contains("cannot reach the LLM API"), "{:?}", outcome.problems);
+    assert!(
+        outcome.problems[0].contains("cannot reach the LLM API"),
+        "{:?}",
+        outcome.problems
+    );
     assert!(!outcome.problems.concat().contains(KEY));
 }
 
 #[tokio::test]
 async fn a_recorded_cassette_is_valid_against_the_schema() {
     let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/cassette.schema.json")).unwrap(),
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/cassette.schema.json"),
+        )
+        .unwrap(),
     )
     .unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
@@ -556,7 +832,8 @@ async fn a_recorded_cassette_is_valid_against_the_schema() {
             let dir = tempfile::tempdir().unwrap();
             let cassette = cassette_in(&dir);
             record(api, stream, &cassette, RecordMode::Once).await;
-            let file: Value = serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();
+            let file: Value =
+                serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();
             let errors: Vec<String> = validator
                 .iter_errors(&file)
                 .map(|e| format!("{e} at {}", e.instance_path()))
@@ -570,4 +847,53 @@ async fn a_recorded_cassette_is_valid_against_the_schema() {
     assert!(!validator.is_valid(&broken));
     broken["interactions"][0]["response"]["headers"] = json!({});
     assert!(!validator.is_valid(&broken));
+}
+
+#[tokio::test]
+async fn a_stream_reaches_the_agent_as_it_arrives_and_is_recorded_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let cassette = cassette_in(&dir);
+    let gate = std::sync::Arc::new(tokio::sync::Notify::new());
+    let fake = FakeLlm::start(vec![Reply::Gated("slow".into(), gate.clone())]).await;
+    let requests = conversation(LlmApi::Anthropic, true, &machine(), "5");
+    let recording = config(
+        LlmApi::Anthropic,
+        &fake.url,
+        &cassette,
+        RecordMode::Once,
+        &machine(),
+    );
+    let proxy = LlmProxy::start(recording).unwrap();
+    let url = format!("{}/v1/messages", proxy.base_url());
+    let first_event = async {
+        let mut response = reqwest::Client::new()
+            .post(url)
+            .json(&requests[0])
+            .send()
+            .await
+            .unwrap();
+        let first = response.chunk().await.unwrap().unwrap();
+        (response, first)
+    };
+    let (mut response, first) =
+        tokio::time::timeout(std::time::Duration::from_secs(10), first_event)
+            .await
+            .expect("the first event arrives while the upstream holds the rest");
+    assert!(String::from_utf8_lossy(&first).contains("message_start"));
+    gate.notify_one();
+    let mut rest = String::new();
+    while let Some(chunk) = response.chunk().await.unwrap() {
+        rest.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(rest.contains("message_stop"), "{rest}");
+    let outcome = proxy.finish().await.unwrap();
+    assert_eq!(outcome.recorded, 1);
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();
+    assert_eq!(
+        file["interactions"][0]["response"]["sse"]
+            .as_array()
+            .unwrap()
+            .len(),
+        8
+    );
 }

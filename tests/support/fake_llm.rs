@@ -11,6 +11,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -23,6 +24,9 @@ pub enum Reply {
     ToolCall { name: String, args: Value },
     /// An error status with this JSON body.
     Error(u16, Value),
+    /// A streamed text answer whose first event is sent at once and the rest only once
+    /// `gate` is notified.
+    Gated(String, Arc<tokio::sync::Notify>),
 }
 
 /// One request the fake received.
@@ -83,12 +87,24 @@ impl Drop for FakeLlm {
     }
 }
 
-async fn answer(State(script): State<Arc<Script>>, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
-    let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str()).to_owned();
+async fn answer(
+    State(script): State<Arc<Script>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let path = uri
+        .path_and_query()
+        .map_or(uri.path(), |p| p.as_str())
+        .to_owned();
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let number = {
         let mut seen = script.seen.lock().unwrap();
-        seen.push(Seen { path: path.clone(), headers, body: body.clone() });
+        seen.push(Seen {
+            path: path.clone(),
+            headers,
+            body: body.clone(),
+        });
         seen.len()
     };
     let api = if uri.path() == "/v1/messages" {
@@ -97,18 +113,31 @@ async fn answer(State(script): State<Arc<Script>>, uri: Uri, headers: HeaderMap,
         "chat"
     } else if uri.path().ends_with("/responses") {
         "responses"
-    } else if uri.path().contains(":generateContent") || uri.path().contains(":streamGenerateContent") {
+    } else if uri.path().contains(":generateContent")
+        || uri.path().contains(":streamGenerateContent")
+    {
         "gemini"
     } else {
         return (StatusCode::NOT_FOUND, "fake LLM: no such path").into_response();
     };
-    let Some(reply) = script.replies.lock().unwrap().pop_front() else {
-        return (StatusCode::BAD_REQUEST, axum::Json(json!({"error": {"message": "fake LLM: no reply left"}})))
+    let Some(mut reply) = script.replies.lock().unwrap().pop_front() else {
+        return (
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({"error": {"message": "fake LLM: no reply left"}})),
+        )
             .into_response();
     };
     if let Reply::Error(status, body) = reply {
         return (StatusCode::from_u16(status).unwrap(), axum::Json(body)).into_response();
     }
+    let gate = match &reply {
+        Reply::Gated(text, gate) => {
+            let gate = gate.clone();
+            reply = Reply::Text(text.clone());
+            Some(gate)
+        }
+        _ => None,
+    };
     let streaming = body["stream"] == true || uri.path().contains(":streamGenerateContent");
     let (json_body, events) = match api {
         "anthropic" => anthropic(&reply, number),
@@ -120,14 +149,39 @@ async fn answer(State(script): State<Arc<Script>>, uri: Uri, headers: HeaderMap,
         return axum::Json(json_body).into_response();
     }
     let separator = if api == "gemini" { "\r\n\r\n" } else { "\n\n" };
-    let text: String = events
+    let mut chunks: Vec<String> = events
         .into_iter()
         .map(|(event, data)| match event {
             Some(event) => format!("event: {event}\ndata: {data}{separator}"),
             None => format!("data: {data}{separator}"),
         })
         .collect();
-    ([(header::CONTENT_TYPE, "text/event-stream")], text).into_response()
+    let Some(gate) = gate else {
+        return (
+            [(header::CONTENT_TYPE, "text/event-stream")],
+            chunks.concat(),
+        )
+            .into_response();
+    };
+    let rest = chunks.split_off(1).concat();
+    let first = chunks.concat();
+    let stream = futures::stream::iter([Some(first), None, Some(rest)]).then(move |chunk| {
+        let gate = gate.clone();
+        async move {
+            match chunk {
+                Some(text) => Ok::<_, std::convert::Infallible>(Bytes::from(text)),
+                None => {
+                    gate.notified().await;
+                    Ok(Bytes::new())
+                }
+            }
+        }
+    });
+    (
+        [(header::CONTENT_TYPE, "text/event-stream")],
+        axum::body::Body::from_stream(stream),
+    )
+        .into_response()
 }
 
 type Rendered = (Value, Vec<(Option<&'static str>, String)>);
@@ -140,7 +194,7 @@ fn anthropic(reply: &Reply, number: usize) -> Rendered {
             "tool_use",
         ),
         Reply::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
-        Reply::Error(..) => unreachable!(),
+        Reply::Error(..) | Reply::Gated(..) => unreachable!(),
     };
     let message = json!({"id": format!("msg_{number}"), "type": "message", "role": "assistant",
         "model": "claude-test", "content": [thinking, block], "stop_reason": stop,
@@ -149,13 +203,34 @@ fn anthropic(reply: &Reply, number: usize) -> Rendered {
     start["content"] = json!([]);
     let event = |name, data: Value| (Some(name), data.to_string());
     let events = vec![
-        event("message_start", json!({"type": "message_start", "message": start})),
-        event("content_block_start", json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}})),
-        event("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCkYIBxgCKkD+/opaque=="}})),
-        event("content_block_stop", json!({"type": "content_block_stop", "index": 0})),
-        event("content_block_start", json!({"type": "content_block_start", "index": 1, "content_block": block})),
-        event("content_block_stop", json!({"type": "content_block_stop", "index": 1})),
-        event("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 5}})),
+        event(
+            "message_start",
+            json!({"type": "message_start", "message": start}),
+        ),
+        event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+        ),
+        event(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCkYIBxgCKkD+/opaque=="}}),
+        ),
+        event(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 1, "content_block": block}),
+        ),
+        event(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 1}),
+        ),
+        event(
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 5}}),
+        ),
         event("message_stop", json!({"type": "message_stop"})),
     ];
     (message, events)
@@ -163,12 +238,18 @@ fn anthropic(reply: &Reply, number: usize) -> Rendered {
 
 fn chat(reply: &Reply, number: usize) -> Rendered {
     let message = match reply {
-        Reply::ToolCall { name, args } => json!({"role": "assistant", "content": null, "tool_calls": [
-            {"id": format!("call_{number}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}}]}),
+        Reply::ToolCall { name, args } => {
+            json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": format!("call_{number}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}}]})
+        }
         Reply::Text(text) => json!({"role": "assistant", "content": text}),
-        Reply::Error(..) => unreachable!(),
+        Reply::Error(..) | Reply::Gated(..) => unreachable!(),
     };
-    let finish = if message["tool_calls"].is_array() { "tool_calls" } else { "stop" };
+    let finish = if message["tool_calls"].is_array() {
+        "tool_calls"
+    } else {
+        "stop"
+    };
     let body = json!({"id": format!("chatcmpl-{number}"), "object": "chat.completion", "created": 1, "model": "gpt-test",
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}});
@@ -187,11 +268,15 @@ fn chat(reply: &Reply, number: usize) -> Rendered {
 
 fn responses(reply: &Reply, number: usize) -> Rendered {
     let item = match reply {
-        Reply::ToolCall { name, args } => json!({"type": "function_call", "id": format!("fc_{number}"),
-            "call_id": format!("call_{number}"), "name": name, "arguments": args.to_string(), "status": "completed"}),
-        Reply::Text(text) => json!({"type": "message", "id": format!("msg_{number}"), "role": "assistant", "status": "completed",
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}),
-        Reply::Error(..) => unreachable!(),
+        Reply::ToolCall { name, args } => {
+            json!({"type": "function_call", "id": format!("fc_{number}"),
+            "call_id": format!("call_{number}"), "name": name, "arguments": args.to_string(), "status": "completed"})
+        }
+        Reply::Text(text) => {
+            json!({"type": "message", "id": format!("msg_{number}"), "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}]})
+        }
+        Reply::Error(..) | Reply::Gated(..) => unreachable!(),
     };
     let reasoning = json!({"type": "reasoning", "id": format!("rs_{number}"), "summary": [], "encrypted_content": "gAAAAABopaque-reasoning=="});
     let body = json!({"id": format!("resp_{number}"), "object": "response", "status": "completed", "model": "gpt-test",
@@ -201,19 +286,33 @@ fn responses(reply: &Reply, number: usize) -> Rendered {
     created["output"] = json!([]);
     let event = |name, data: Value| (Some(name), data.to_string());
     let events = vec![
-        event("response.created", json!({"type": "response.created", "sequence_number": 0, "response": created})),
-        event("response.output_item.done", json!({"type": "response.output_item.done", "sequence_number": 1, "output_index": 0, "item": reasoning})),
-        event("response.output_item.done", json!({"type": "response.output_item.done", "sequence_number": 2, "output_index": 1, "item": item})),
-        event("response.completed", json!({"type": "response.completed", "sequence_number": 3, "response": body})),
+        event(
+            "response.created",
+            json!({"type": "response.created", "sequence_number": 0, "response": created}),
+        ),
+        event(
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "sequence_number": 1, "output_index": 0, "item": reasoning}),
+        ),
+        event(
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "sequence_number": 2, "output_index": 1, "item": item}),
+        ),
+        event(
+            "response.completed",
+            json!({"type": "response.completed", "sequence_number": 3, "response": body}),
+        ),
     ];
     (body, events)
 }
 
 fn gemini(reply: &Reply) -> Rendered {
     let part = match reply {
-        Reply::ToolCall { name, args } => json!({"functionCall": {"name": name, "args": args}, "thoughtSignature": "CiQBopaque=="}),
+        Reply::ToolCall { name, args } => {
+            json!({"functionCall": {"name": name, "args": args}, "thoughtSignature": "CiQBopaque=="})
+        }
         Reply::Text(text) => json!({"text": text, "thoughtSignature": "CiQBopaque=="}),
-        Reply::Error(..) => unreachable!(),
+        Reply::Error(..) | Reply::Gated(..) => unreachable!(),
     };
     let usage = json!({"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15});
     let body = json!({"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
