@@ -24,11 +24,13 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Matching follows `llm-replay-notes.md`: a key over the normalised request (see
-//! [`normalize`](self) rules in `normalize.rs`), a first-in-first-out queue per key, and the
-//! first request that matches nothing is a [`Divergence`]: it is answered 403 with an error
-//! body of the API, and [`LlmProxyHandle::divergence_signal`] fires so the harness can stop
-//! the agent at once (some agents retry on any status).
+//! A request is matched by a key over its normalised content (method, API path without
+//! `key=`, the body with paths, dates, generated ids and agent metadata masked; never the
+//! headers, never the tool results or tools offered: the table of rules is in
+//! `normalize.rs`), with a first-in-first-out queue per key. The first request that matches
+//! nothing is a [`Divergence`]: it is answered 403 with an error body of the API, and
+//! [`LlmProxyHandle::divergence_signal`] fires so the harness can stop the agent at once
+//! (Codex retries on 403, Claude Code on most other codes).
 
 mod api;
 mod cassette;
