@@ -17,6 +17,7 @@ pub mod error_text;
 pub mod exit;
 pub mod harness;
 pub mod llm;
+pub mod llm_proxy;
 mod lock;
 pub mod plan;
 pub mod process;

@@ -1,0 +1,132 @@
+//! What a finished run did with its cassette, and writing the cassette it recorded.
+
+use std::path::PathBuf;
+
+use super::cassette::{Cassette, CassetteMeta, write_atomically};
+use super::divergence::{Divergence, Unplayed};
+use super::error::LlmProxyError;
+use super::mode::{ModeUsed, RecordMode};
+use super::secret;
+use super::server::{RunState, Shared, lock};
+
+/// What one run of the proxy did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LlmProxyOutcome {
+    /// The mode asked for.
+    pub mode: RecordMode,
+    /// What the run did with the cassette.
+    pub used: ModeUsed,
+    /// The cassette read or written (not touched in `passthrough`).
+    pub cassette: PathBuf,
+    /// Model calls answered from the cassette.
+    pub replayed: usize,
+    /// Model calls answered live and recorded.
+    pub recorded: usize,
+    /// Model calls answered live and not recorded (`passthrough`).
+    pub passed_through: usize,
+    /// The first request that matched no recording.
+    pub divergence: Option<Divergence>,
+    /// Recordings the agent never asked for (only reported without a divergence).
+    pub unplayed: Option<Unplayed>,
+    /// Requests answered 404 because they are not model calls (`GET /api/event_logging`).
+    pub refused: Vec<String>,
+    /// What went wrong on the way: the live API unreachable, a stream broken off. Such
+    /// calls are not in the cassette.
+    pub problems: Vec<String>,
+}
+
+impl LlmProxyOutcome {
+    /// The message that fails the task: the divergence, else the unplayed recordings.
+    pub fn failure(&self) -> Option<String> {
+        self.divergence
+            .as_ref()
+            .map(ToString::to_string)
+            .or_else(|| self.unplayed.as_ref().map(ToString::to_string))
+    }
+}
+
+/// The outcome of a stopped proxy; in a recording mode, the cassette is written first.
+pub(crate) fn finish(shared: &Shared) -> Result<LlmProxyOutcome, LlmProxyError> {
+    let mut state = lock(&shared.state);
+    let config = &shared.config;
+    let used = match (&state.replay, state.live, state.record) {
+        (_, true, false) => ModeUsed::Passthrough,
+        (Some(_), true, true) => ModeUsed::Extended,
+        (None, _, _) => ModeUsed::Recorded,
+        (Some(_), false, _) => ModeUsed::Replayed,
+    };
+    let pending = state.written.iter().filter(|slot| slot.is_none()).count();
+    if pending > 0 && used != ModeUsed::Passthrough {
+        state.problems.push(format!(
+            "{pending} live answer(s) failed or were still streaming when the proxy stopped; \
+             they are not in the cassette"
+        ));
+    }
+    if state.record && state.live {
+        write_cassette(shared, &state)?;
+    }
+    Ok(LlmProxyOutcome {
+        mode: config.mode,
+        used,
+        cassette: config.cassette.clone(),
+        replayed: state.replayed,
+        recorded: state.recorded,
+        passed_through: state.passed_through,
+        divergence: state.divergence.clone(),
+        unplayed: unplayed(shared, &state),
+        refused: state.refused.clone(),
+        problems: state.problems.clone(),
+    })
+}
+
+fn unplayed(shared: &Shared, state: &RunState) -> Option<Unplayed> {
+    let replay = state.replay.as_ref()?;
+    if state.divergence.is_some() || state.live {
+        return None;
+    }
+    let first = replay.unplayed().next()?;
+    Some(Unplayed {
+        played: replay.played_count(),
+        total: replay.total(),
+        cassette: shared.config.cassette.clone(),
+        mode: shared.config.mode,
+        first: (first.seq, first.method.clone(), first.path.clone()),
+        rerecord_command: shared.config.rerecord_command(),
+    })
+}
+
+/// Writes what the run recorded (after the replayed part, in `new_episodes`), numbered
+/// from 1; refuses when a secret value occurs anywhere in it.
+fn write_cassette(shared: &Shared, state: &RunState) -> Result<(), LlmProxyError> {
+    let config = &shared.config;
+    let interactions = state
+        .written
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(index, interaction)| {
+            let mut interaction = interaction.clone();
+            interaction.seq = index + 1;
+            interaction
+        })
+        .collect();
+    let cassette = Cassette {
+        meta: CassetteMeta {
+            agent: config.agent.clone(),
+            agent_version: config
+                .agent_version
+                .clone()
+                .or_else(|| state.agent_now.clone()),
+            api: config.api.name().to_owned(),
+        },
+        interactions,
+    };
+    let text = cassette.to_json();
+    if let Some(found) = secret::find(&text, &config.secrets) {
+        return Err(LlmProxyError::SecretInCassette {
+            cassette: config.cassette.clone(),
+            kind: found.kind().to_owned(),
+        });
+    }
+    write_atomically(&config.cassette, &text)
+}

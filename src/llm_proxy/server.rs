@@ -1,0 +1,263 @@
+//! The proxy's HTTP side: every request on one of the API's paths is answered from the
+//! cassette or forwarded; anything else gets 404.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::cassette::{Interaction, RecordedResponse};
+use super::divergence::Divergence;
+use super::forward::{self, Capture};
+use super::matching::Replay;
+use super::normalize::{Normalizer, request_key, without_key_param};
+use super::{LlmApi, LlmProxyConfig, secret};
+
+/// What the request handlers share.
+pub(crate) struct Shared {
+    pub(crate) config: LlmProxyConfig,
+    pub(crate) normalizer: Normalizer,
+    pub(crate) client: reqwest::Client,
+    /// The upstream base URL without a trailing slash.
+    pub(crate) upstream: String,
+    /// The path of the upstream base URL (`/v1`, or empty), which the agent's requests keep.
+    pub(crate) base_path: String,
+    pub(crate) state: Mutex<RunState>,
+    pub(crate) diverged: CancellationToken,
+    pub(crate) captures: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+}
+
+/// What happened so far in this run.
+#[derive(Debug, Default)]
+pub(crate) struct RunState {
+    /// The cassette being replayed, if the run started by replaying.
+    pub(crate) replay: Option<Replay>,
+    /// Requests go to the upstream (recording, passthrough, or `new_episodes` after a miss).
+    pub(crate) live: bool,
+    /// Live answers are recorded.
+    pub(crate) record: bool,
+    /// The interactions to write, in order; `None` while its answer is still streaming.
+    pub(crate) written: Vec<Option<Interaction>>,
+    pub(crate) requests: usize,
+    pub(crate) replayed: usize,
+    pub(crate) recorded: usize,
+    pub(crate) passed_through: usize,
+    pub(crate) divergence: Option<Divergence>,
+    /// The agent's User-Agent product (`claude-cli/2.1.330`), from its first request.
+    pub(crate) agent_now: Option<String>,
+    pub(crate) agent_recorded: Option<String>,
+    pub(crate) refused: Vec<String>,
+    pub(crate) problems: Vec<String>,
+}
+
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// One model call, as the proxy sees it.
+pub(crate) struct ApiRequest {
+    pub(crate) method: Method,
+    /// The path after the base path, with the query as sent (what goes upstream).
+    pub(crate) upstream_path: String,
+    /// The path after the base path, without `key=` (what is stored and matched).
+    pub(crate) path: String,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
+    pub(crate) key: String,
+    pub(crate) normalized: Value,
+}
+
+enum Decision {
+    Replay(RecordedResponse),
+    Diverged(String),
+    Forward(Option<usize>),
+}
+
+pub(crate) fn router(shared: Arc<Shared>) -> axum::Router {
+    axum::Router::new()
+        .fallback(handle)
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .with_state(shared)
+}
+
+async fn handle(
+    State(shared): State<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let api_path = uri
+        .path()
+        .strip_prefix(shared.base_path.as_str())
+        .filter(|rest| rest.starts_with('/'));
+    let Some(api_path) =
+        api_path.filter(|path| method == Method::POST && shared.config.api.is_api_path(path))
+    else {
+        lock(&shared.state)
+            .refused
+            .push(format!("{method} {}", uri.path()));
+        let message = format!(
+            "mcpeval LLM proxy: {method} {} is not a {} model call; not forwarded",
+            uri.path(),
+            shared.config.api
+        );
+        return api_error(shared.config.api, StatusCode::NOT_FOUND, &message);
+    };
+    let request = api_request(&shared, method, &uri, api_path, headers, body);
+    match decide(&shared, &request) {
+        Decision::Replay(response) => replay(&response),
+        Decision::Diverged(message) => {
+            api_error(shared.config.api, StatusCode::FORBIDDEN, &message)
+        }
+        Decision::Forward(slot) => {
+            let capture = slot.map(|index| Capture {
+                shared: shared.clone(),
+                index,
+                method: request.method.to_string(),
+                path: request.path.clone(),
+                key: request.key.clone(),
+                normalized: request.normalized.clone(),
+            });
+            forward::forward(&shared, request, capture).await
+        }
+    }
+}
+
+fn api_request(
+    shared: &Shared,
+    method: Method,
+    uri: &Uri,
+    api_path: &str,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiRequest {
+    let path = without_key_param(api_path, uri.query());
+    let upstream_path = match uri.query() {
+        Some(query) => format!("{api_path}?{query}"),
+        None => api_path.to_owned(),
+    };
+    // A body that is not JSON is matched and stored as its text.
+    let json = serde_json::from_slice::<Value>(&body)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
+    let normalized = shared.normalizer.normalize(&json);
+    let key = request_key(method.as_str(), &path, &normalized);
+    ApiRequest {
+        method,
+        upstream_path,
+        path,
+        headers,
+        body,
+        key,
+        normalized,
+    }
+}
+
+fn decide(shared: &Shared, request: &ApiRequest) -> Decision {
+    let mut state = lock(&shared.state);
+    state.requests += 1;
+    if state.agent_now.is_none() {
+        state.agent_now = user_agent_product(&request.headers);
+    }
+    if state.divergence.is_some() {
+        return Decision::Diverged(diverged_again(shared, request));
+    }
+    if !state.live {
+        let record = state.record;
+        let replay = state.replay.get_or_insert_with(|| Replay::new(Vec::new()));
+        if let Some(interaction) = replay.take(&request.key) {
+            let interaction = interaction.clone();
+            let response = interaction.response.clone();
+            state.replayed += 1;
+            if record {
+                state.written.push(Some(interaction));
+            }
+            return Decision::Replay(response);
+        }
+        if !record {
+            let divergence = divergence(shared, &state, request);
+            let message = secret::redact(&divergence.to_string(), &shared.config.secrets);
+            state.divergence = Some(divergence);
+            shared.diverged.cancel();
+            return Decision::Diverged(message);
+        }
+        // new_episodes: from the first miss on, everything goes live and is recorded.
+        state.live = true;
+    }
+    if state.record {
+        state.written.push(None);
+        Decision::Forward(Some(state.written.len() - 1))
+    } else {
+        state.passed_through += 1;
+        Decision::Forward(None)
+    }
+}
+
+fn divergence(shared: &Shared, state: &RunState, request: &ApiRequest) -> Divergence {
+    let config = &shared.config;
+    let replay = state.replay.as_ref();
+    let mut closest = replay.and_then(|replay| replay.closest(&request.path, &request.normalized));
+    if let Some(difference) = closest.as_mut().and_then(|c| c.difference.as_mut()) {
+        difference.recorded = secret::redact(&difference.recorded, &config.secrets);
+        difference.now = secret::redact(&difference.now, &config.secrets);
+    }
+    Divergence {
+        request_number: state.requests,
+        method: request.method.to_string(),
+        path: request.path.clone(),
+        cassette: config.cassette.clone(),
+        mode: config.mode,
+        played: replay.map_or(0, Replay::played_count),
+        total: replay.map_or(0, Replay::total),
+        agent_now: config
+            .agent_version
+            .clone()
+            .or_else(|| state.agent_now.clone()),
+        agent_recorded: state.agent_recorded.clone(),
+        closest,
+        rerecord_command: config.rerecord_command(),
+    }
+}
+
+fn diverged_again(shared: &Shared, request: &ApiRequest) -> String {
+    format!(
+        "mcpeval LLM proxy: {} {} not answered: an earlier request diverged from the cassette {}",
+        request.method,
+        request.path,
+        shared.config.cassette.display()
+    )
+}
+
+/// The first word of the User-Agent (`claude-cli/2.1.330`), which names the program and
+/// its version without the platform details.
+fn user_agent_product(headers: &HeaderMap) -> Option<String> {
+    let agent = headers.get(header::USER_AGENT)?.to_str().ok()?;
+    agent.split_whitespace().next().map(str::to_owned)
+}
+
+fn replay(response: &RecordedResponse) -> Response {
+    let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
+    let mut answer = Response::new(Body::from(response.body()));
+    *answer.status_mut() = status;
+    if let Some(content_type) = response
+        .content_type
+        .as_deref()
+        .and_then(|value| value.parse().ok())
+    {
+        answer
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, content_type);
+    }
+    answer
+}
+
+/// An answer of the proxy itself, as an error body of the API.
+pub(crate) fn api_error(api: LlmApi, status: StatusCode, message: &str) -> Response {
+    (status, axum::Json(api.error_body(status.as_u16(), message))).into_response()
+}
