@@ -2,9 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
 
-use regex::Regex;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
@@ -179,32 +177,19 @@ pub fn load_eval_with(
     }
     let name = check.test_name_part(raw.metadata.name.as_deref());
     let config = raw.config;
-    for (key, present) in [
+    let unsupported = [
         ("extensions", config.extensions.is_some()),
         ("sources", config.sources.is_some()),
         ("skills", config.skills.is_some()),
-    ] {
-        if present {
-            check.error(
-                format!("config.{key}"),
-                format!("`{key}` of mcpchecker is not supported by mcpeval yet"),
-            );
-        }
+    ];
+    for (key, _) in unsupported.into_iter().filter(|(_, present)| *present) {
+        check.error(
+            format!("config.{key}"),
+            format!("`{key}` of mcpchecker is not supported by mcpeval yet"),
+        );
     }
 
-    let mcp = match check.non_empty("config.mcpConfigFile", config.mcp_config_file.as_deref()) {
-        Some(file) => match check.existing_file("config.mcpConfigFile", file) {
-            Some(file) => match load_mcp_config_with(&file, lookup) {
-                Ok(mcp) => Some(mcp),
-                Err(errors) => {
-                    check.extend(errors);
-                    None
-                }
-            },
-            None => None,
-        },
-        None => None,
-    };
+    let mcp = load_mcp(&mut check, config.mcp_config_file.as_deref(), lookup);
     let agent = match config.agent {
         Some(agent) => agent.validate(&mut check),
         None => {
@@ -221,21 +206,7 @@ pub fn load_eval_with(
         .map(|l| l.validate(&mut check, "config.defaultTaskLimits"))
         .unwrap_or_default();
 
-    let snapshot = match config.snapshot.as_deref() {
-        None | Some("review") => SnapshotMode::Review,
-        Some("strict") => SnapshotMode::Strict,
-        Some("off") => SnapshotMode::Off,
-        Some(other) => {
-            check.error(
-                "config.snapshot",
-                format!(
-                    "unknown snapshot mode `{other}`; expected strict, review or off{}",
-                    did_you_mean(other, ["strict", "review", "off"])
-                ),
-            );
-            SnapshotMode::Review
-        }
-    };
+    let snapshot = snapshot_mode(&mut check, config.snapshot.as_deref());
     let runs = match config.runs {
         Some(0) => {
             check.error("config.runs", "must be 1 or more");
@@ -245,23 +216,7 @@ pub fn load_eval_with(
         None => None,
     };
     let server_names = mcp.as_ref().map(McpConfig::server_names);
-    let mut task_sets = Vec::new();
-    match config.task_sets {
-        None => check.error(
-            "config.taskSets",
-            "missing required field; expected a list of task sets",
-        ),
-        Some(sets) if sets.is_empty() => {
-            check.error("config.taskSets", "expected at least one task set")
-        }
-        Some(sets) => {
-            for (i, set) in sets.into_iter().enumerate() {
-                if let Some(set) = set.validate(&mut check, i, server_names.as_deref()) {
-                    task_sets.push(set);
-                }
-            }
-        }
-    }
+    let task_sets = task_sets(&mut check, config.task_sets, server_names.as_deref());
     let locations = parsed.locations.clone();
     let (Some(name), Some(agent), Some(mcp)) = (name, agent, mcp) else {
         return Err(check.finish(()).err().unwrap_or_default());
@@ -279,6 +234,68 @@ pub fn load_eval_with(
         parallel: config.parallel,
         locations,
     })
+}
+
+/// The MCP config that `config.mcpConfigFile` names, loaded; its errors go to `check`.
+fn load_mcp(
+    check: &mut Checker<'_>,
+    file: Option<&str>,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Option<McpConfig> {
+    let file = check.non_empty("config.mcpConfigFile", file)?;
+    let file = check.existing_file("config.mcpConfigFile", file)?;
+    match load_mcp_config_with(&file, lookup) {
+        Ok(mcp) => Some(mcp),
+        Err(errors) => {
+            check.extend(errors);
+            None
+        }
+    }
+}
+
+/// `config.snapshot`: `review` when absent.
+fn snapshot_mode(check: &mut Checker<'_>, mode: Option<&str>) -> SnapshotMode {
+    match mode {
+        None | Some("review") => SnapshotMode::Review,
+        Some("strict") => SnapshotMode::Strict,
+        Some("off") => SnapshotMode::Off,
+        Some(other) => {
+            check.error(
+                "config.snapshot",
+                format!(
+                    "unknown snapshot mode `{other}`; expected strict, review or off{}",
+                    did_you_mean(other, ["strict", "review", "off"])
+                ),
+            );
+            SnapshotMode::Review
+        }
+    }
+}
+
+/// `config.taskSets`, each validated; at least one is required.
+fn task_sets(
+    check: &mut Checker<'_>,
+    sets: Option<Vec<RawTaskSet>>,
+    servers: Option<&[&str]>,
+) -> Vec<TaskSet> {
+    let mut task_sets = Vec::new();
+    match sets {
+        None => check.error(
+            "config.taskSets",
+            "missing required field; expected a list of task sets",
+        ),
+        Some(sets) if sets.is_empty() => {
+            check.error("config.taskSets", "expected at least one task set")
+        }
+        Some(sets) => {
+            for (i, set) in sets.into_iter().enumerate() {
+                if let Some(set) = set.validate(check, i, servers) {
+                    task_sets.push(set);
+                }
+            }
+        }
+    }
+    task_sets
 }
 
 impl RawTaskSet {
@@ -390,32 +407,5 @@ impl RawJudgeConfig {
             api_key_key: api_key_key?,
             model_name_key: model_name_key?,
         })
-    }
-}
-static EVAL_KIND: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?m)^kind:\s*["']?Eval["']?\s*(#.*)?$|"kind"\s*:\s*"Eval""#)
-        .expect("static regex")
-});
-
-/// Whether a file's text says `kind: Eval` (YAML, at the top level) or `"kind": "Eval"`
-/// (JSON), without parsing it: how discovery tells eval files from the files beside them.
-pub fn says_kind_eval(text: &str) -> bool {
-    EVAL_KIND.is_match(text)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::says_kind_eval;
-
-    #[test]
-    fn eval_files_are_told_by_their_kind_line() {
-        assert!(says_kind_eval("kind: Eval\nmetadata: {name: x}\n"));
-        assert!(says_kind_eval(
-            "metadata: {name: x}\nkind: \"Eval\"  # the eval\n"
-        ));
-        assert!(says_kind_eval(r#"{"kind": "Eval", "metadata": {}}"#));
-        assert!(!says_kind_eval("kind: Task\n"));
-        assert!(!says_kind_eval("  kind: Eval\n"), "only a top-level key");
-        assert!(!says_kind_eval("kind: Evaluation\n"));
     }
 }

@@ -12,6 +12,7 @@ mod error;
 mod eval;
 mod matchers;
 mod mcp;
+mod sniff;
 mod steps;
 mod task;
 mod task_file;
@@ -24,14 +25,13 @@ pub(crate) use yaml::LocationIndex;
 pub use agent::{Agent, AgentCommand, DEFAULT_AGENT_TIMEOUT, load_agent_file};
 pub use assertions::{AssertionKind, Assertions};
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
-pub use eval::{
-    Eval, JudgeConfig, SnapshotMode, TaskSet, TaskSource, load_eval, load_eval_with, says_kind_eval,
-};
+pub use eval::{Eval, JudgeConfig, SnapshotMode, TaskSet, TaskSource, load_eval, load_eval_with};
 pub use matchers::{CallMatcher, OrderedCall, kind_name};
 pub use mcp::{
     AllowedTools, McpConfig, McpServer, Transport, expand_vars, load_mcp_config,
     load_mcp_config_with,
 };
+pub use sniff::says_kind_eval;
 pub use steps::{
     DEFAULT_STEP_TIMEOUT, FieldCheck, HttpBody, HttpStep, JsonType, JudgeStep, ScriptSource,
     ScriptStep, Step,
