@@ -4,7 +4,7 @@
 //! |---|---|
 //! | 0 | everything selected passed (or the command did what it was asked) |
 //! | 1 | `mcpeval diff --fail-on-regression` found a regression |
-//! | 2 | nothing ran: an eval file is invalid, `--exact` names no task, or the arguments are wrong (clap's code) |
+//! | 2 | nothing ran: an eval file is invalid, `--exact` names no task (`mcpeval check`, nextest), or the arguments are wrong (clap's code) |
 //! | 3 | `mcpeval report` / `diff` cannot read or write results or a report |
 //! | 101 | a task failed (libtest's code; nextest reports its own, 100) |
 

@@ -295,6 +295,23 @@ fn exact_with_a_name_that_is_no_task_says_so_and_fails() {
 }
 
 #[test]
+fn under_cargo_test_an_exact_name_of_another_binary_is_only_a_note() {
+    // `cargo test -- NAME --exact` hands NAME to every test binary: a harness whose evals
+    // lack the task must not fail the run; nextest (NEXTEST set) only asks for listed names.
+    let args = libtest_mimic::Arguments::from_iter(["evals", "--exact", "failing::no-such-task"]);
+    let code = mcpeval::Harness::discover("tests/fixtures/failing")
+        .env("MCPEVAL_BIN", env!("CARGO_BIN_EXE_mcpeval"))
+        .with_args(args)
+        .run();
+    let expected = if std::env::var_os("NEXTEST").is_some() {
+        std::process::ExitCode::from(2)
+    } else {
+        std::process::ExitCode::SUCCESS
+    };
+    assert_eq!(code, expected);
+}
+
+#[test]
 fn exact_names_a_broken_task_file_by_its_path() {
     let out = check(
         FAILING,
