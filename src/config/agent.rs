@@ -12,6 +12,7 @@ use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};
 use super::template::{self, Field, Template};
 use super::yaml::read_file;
+use crate::llm_proxy::LlmApi;
 
 /// `config.agent` as written in the eval file.
 #[derive(Debug, Deserialize)]
@@ -53,6 +54,32 @@ impl Agent {
                 .run_prompt
                 .fields()
                 .any(|field| field == Field::AllowedToolArgs),
+        }
+    }
+
+    /// The LLM API the agent speaks and the variable of its base URL, when mcpeval knows
+    /// them: always for the builtin agents, for a command when its Agent file says `llm`.
+    pub fn llm(&self) -> Option<AgentLlm> {
+        match self {
+            Agent::ClaudeCode { .. } => Some(AgentLlm {
+                api: LlmApi::Anthropic,
+                base_url_env: "ANTHROPIC_BASE_URL".into(),
+            }),
+            Agent::OpenAi { .. } => Some(AgentLlm {
+                api: LlmApi::OpenAiChat,
+                base_url_env: "OPENAI_BASE_URL".into(),
+            }),
+            Agent::Command(command) => command.llm.clone(),
+        }
+    }
+
+    /// A short name for messages and cassettes: `claude-code`, `openai-agent`, or the
+    /// Agent file's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Agent::ClaudeCode { .. } => "claude-code",
+            Agent::OpenAi { .. } => "openai-agent",
+            Agent::Command(command) => &command.name,
         }
     }
 
@@ -152,6 +179,7 @@ struct RawAgentFile {
     #[serde(default)]
     commands: RawCommands,
     builtin: Option<RawBuiltin>,
+    llm: Option<RawLlm>,
     acp: Option<IgnoredAny>,
     skills: Option<IgnoredAny>,
 }
@@ -162,6 +190,46 @@ struct RawAgentMetadata {
     name: Option<String>,
     #[serde(rename = "version")]
     _version: Option<String>,
+}
+
+/// `llm` of an Agent file: the LLM API the command's agent speaks, and the variable that
+/// carries its base URL (so that mcpeval can put its LLM proxy there).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawLlm {
+    api: Option<String>,
+    base_url_env: Option<String>,
+}
+
+impl RawLlm {
+    fn validate(self, check: &mut Checker<'_>) -> Option<AgentLlm> {
+        let api = match check.non_empty("llm.api", self.api.as_deref()) {
+            Some(name) => match name.parse::<LlmApi>() {
+                Ok(api) => Some(api),
+                Err(error) => {
+                    check.error("llm.api", error.to_string());
+                    None
+                }
+            },
+            None => None,
+        };
+        let base_url_env = check
+            .non_empty("llm.baseUrlEnv", self.base_url_env.as_deref())
+            .map(str::to_owned);
+        Some(AgentLlm {
+            api: api?,
+            base_url_env: base_url_env?,
+        })
+    }
+}
+
+/// The LLM API an agent speaks and the environment variable that carries its base URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentLlm {
+    /// The API.
+    pub api: LlmApi,
+    /// The variable the agent reads its base URL from, e.g. `ANTHROPIC_BASE_URL`.
+    pub base_url_env: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -211,6 +279,8 @@ pub struct AgentCommand {
     pub env: BTreeMap<String, String>,
     /// Run through `sh -c` with every value shell-quoted.
     pub shell: bool,
+    /// `llm`: the LLM API the agent speaks, for recording and replaying it.
+    pub llm: Option<AgentLlm>,
 }
 
 /// Default bound on one agent run.
@@ -241,12 +311,13 @@ pub fn load_agent_file(path: &Path) -> Result<Agent, ConfigErrors> {
         }
     }
     let builtin = raw.builtin.and_then(|b| b.validate(&mut check));
+    let llm = raw.llm.and_then(|llm| llm.validate(&mut check));
     let command = raw
         .commands
         .validate(&mut check, builtin.is_some(), path, name);
     // Validation reported an error when neither is there.
     let agent = match (command, builtin) {
-        (Some(command), _) => Agent::Command(Box::new(command)),
+        (Some(command), _) => Agent::Command(Box::new(AgentCommand { llm, ..command })),
         (None, Some(builtin)) => builtin,
         (None, None) => Agent::ClaudeCode { model: None },
     };
@@ -385,6 +456,7 @@ impl RawCommands {
             timeout,
             env: self.env,
             shell: self.shell,
+            llm: None,
         })
     }
 }

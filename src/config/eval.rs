@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use regex::Regex;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
@@ -42,6 +43,7 @@ struct RawEvalConfig {
     llm_judge: Option<RawJudgeConfig>,
     default_task_limits: Option<RawLimits>,
     snapshot: Option<String>,
+    replay: Option<RawReplay>,
     extensions: Option<IgnoredAny>,
     sources: Option<IgnoredAny>,
     skills: Option<IgnoredAny>,
@@ -57,6 +59,14 @@ struct RawTaskSet {
     min_pass_rate: Option<f64>,
     assertions: Option<RawAssertions>,
     source: Option<IgnoredAny>,
+}
+
+/// `config.replay` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReplay {
+    #[serde(default)]
+    ignore: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -98,6 +108,9 @@ pub struct Eval {
     pub runs: Option<u32>,
     /// `parallel`: every task of the eval may run alongside other parallel tasks.
     pub parallel: bool,
+    /// `replay.ignore`: patterns masked in LLM requests before they are matched against a
+    /// cassette (timestamps or random ids in a server's answers).
+    pub replay_ignore: Vec<Regex>,
     pub(crate) locations: LocationIndex,
 }
 
@@ -207,6 +220,14 @@ pub fn load_eval_with(
         .unwrap_or_default();
 
     let snapshot = snapshot_mode(&mut check, config.snapshot.as_deref());
+    let replay_ignore = config
+        .replay
+        .unwrap_or_default()
+        .ignore
+        .iter()
+        .enumerate()
+        .filter_map(|(i, pattern)| check.regex(&format!("config.replay.ignore[{i}]"), pattern))
+        .collect();
     let runs = match config.runs {
         Some(0) => {
             check.error("config.runs", "must be 1 or more");
@@ -232,6 +253,7 @@ pub fn load_eval_with(
         snapshot,
         runs,
         parallel: config.parallel,
+        replay_ignore,
         locations,
     })
 }

@@ -22,7 +22,7 @@ mod yaml;
 
 pub(crate) use yaml::LocationIndex;
 
-pub use agent::{Agent, AgentCommand, DEFAULT_AGENT_TIMEOUT, load_agent_file};
+pub use agent::{Agent, AgentCommand, AgentLlm, DEFAULT_AGENT_TIMEOUT, load_agent_file};
 pub use assertions::{AssertionKind, Assertions};
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
 pub use eval::{Eval, JudgeConfig, SnapshotMode, TaskSet, TaskSource, load_eval, load_eval_with};

@@ -3,20 +3,57 @@
 
 use std::path::Path;
 
+use super::llm_phase::{LlmRecord, LlmTarget, finish_llm_proxy, start_llm_proxy};
 use super::run_report::RunOptions;
 use super::servers::list_allowed_tools;
 use crate::agent::{AgentOutcome, AgentRun, ProxiedServer, write_agent_mcp_config};
 use crate::config::{AllowedTools, Eval, McpServer, Task};
+use crate::llm_proxy::LlmApi;
 
 /// Runs the eval's agent on the task's prompt against the proxied `servers` (each with its
-/// proxy's URL).
+/// proxy's URL), its LLM calls through an LLM proxy when mcpeval knows its API: recorded
+/// into or replayed from the run's cassette. A divergence from the cassette stops the agent
+/// at once.
 pub(super) async fn run_agent(
+    eval: &Eval,
+    task: &Task,
+    servers: &[(McpServer, String)],
+    target: &LlmTarget<'_>,
+    options: &RunOptions,
+) -> (AgentOutcome, Option<LlmRecord>) {
+    let (run_dir, work_dir) = (target.run_dir, target.work_dir);
+    let Some(llm) = eval.agent.llm() else {
+        let outcome = run_agent_with(eval, task, servers, run_dir, work_dir, options, &[]).await;
+        return (outcome, None);
+    };
+    let key_vars: &[&str] = match llm.api {
+        LlmApi::Anthropic => &["ANTHROPIC_API_KEY"],
+        LlmApi::OpenAiChat | LlmApi::OpenAiResponses => &["OPENAI_API_KEY", "MODEL_KEY"],
+        LlmApi::Gemini => &["GEMINI_API_KEY"],
+    };
+    let started = match start_llm_proxy("agent", eval, &llm, key_vars, target, options) {
+        Ok(started) => started,
+        Err(error) => return (AgentOutcome::failed(error), None),
+    };
+    let diverged = started.proxy.divergence_signal();
+    let env = started.env.clone();
+    let outcome = tokio::select! {
+        outcome = run_agent_with(eval, task, servers, run_dir, work_dir, options, &env) => outcome,
+        () = diverged.cancelled() => AgentOutcome::failed(
+            "stopped by mcpeval at its first LLM request that matches no recording (below)",
+        ),
+    };
+    (outcome, Some(finish_llm_proxy("agent", started).await))
+}
+
+async fn run_agent_with(
     eval: &Eval,
     task: &Task,
     servers: &[(McpServer, String)],
     run_dir: &Path,
     work_dir: &Path,
     options: &RunOptions,
+    llm_env: &[(String, String)],
 ) -> AgentOutcome {
     let not_run = AgentOutcome::failed;
     // An agent that takes "all tools" as an empty list (the openai agent) lists them itself.
@@ -51,13 +88,14 @@ pub(super) async fn run_agent(
             config_file.display()
         ));
     }
+    let env: Vec<(String, String)> = options.vars.iter().chain(llm_env).cloned().collect();
     let run = AgentRun {
         prompt: &task.prompt,
         servers: &proxied,
         mcp_config_file: &config_file,
         work_dir,
         private_dir: run_dir,
-        env: &options.vars,
+        env: &env,
         live: options.live,
         timeout: eval.agent.timeout(),
     };

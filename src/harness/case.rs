@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use libtest_mimic::Failed;
 
+use super::llm_phase::cassette_path;
 use super::message::failure_message;
 use super::results::{ResultInput, task_result};
 use super::run::run_task;
@@ -134,7 +135,7 @@ fn run_once(
         eval.clone(),
         case,
         task.clone(),
-        run_dir.clone(),
+        (run_dir.clone(), cassette_path(eval, &run_stem)),
         options.clone(),
         phase,
     ));

@@ -60,6 +60,9 @@ pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &Snapsho
         }
         None => {}
     }
+    for failure in &verdict.llm {
+        let _ = writeln!(out, "LLM replay: {}", failure.replace('\n', "\n  "));
+    }
     for step in step_failures(Phase::Cleanup, &report.cleanup) {
         write_step(&mut out, "cleanup (does not change the verdict)", &step);
     }
@@ -86,6 +89,20 @@ pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &Snapsho
                 indent(&tail(&agent.stderr, OUTPUT_LINES))
             );
         }
+    }
+    for record in &report.llm {
+        let _ = writeln!(
+            out,
+            "\nLLM calls of the {}: {} ({} {}; mode {}): {} replayed, {} recorded, {} live",
+            record.who,
+            record.used,
+            record.api,
+            record.cassette.display(),
+            record.mode,
+            record.replayed,
+            record.recorded,
+            record.passed_through
+        );
     }
     let _ = write!(
         out,

@@ -9,6 +9,7 @@
 
 mod agent_phase;
 mod case;
+mod llm_phase;
 mod message;
 mod phases;
 mod results;
@@ -23,6 +24,7 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Trial};
 
+pub use llm_phase::{LlmRecord, PLACEHOLDER_KEY};
 pub use message::failure_message;
 pub use results::{ResultInput, task_result};
 pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, run_task};

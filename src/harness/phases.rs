@@ -1,13 +1,15 @@
 //! The timed part of a task run: setup, the agent, verify and the assertions, writing what
 //! each produced into the report that the run shares with the code waiting for it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::agent_phase::run_agent;
+use super::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy, start_llm_proxy};
 use super::run_report::{RunOptions, RunPhase, RunReport};
 use crate::assert::check_all;
-use crate::config::{Eval, McpServer, Step, Task};
+use crate::config::{AgentLlm, Eval, McpServer, Step, Task};
+use crate::llm_proxy::LlmApi;
 use crate::lock::lock;
 use crate::plan::AssertionSet;
 use crate::process::ProcessGroupGuard;
@@ -20,6 +22,10 @@ pub(super) struct Shared {
     pub(super) phase: Arc<Mutex<RunPhase>>,
     pub(super) report: Mutex<RunReport>,
     pub(super) groups: Mutex<Vec<ProcessGroupGuard>>,
+    /// The cassette of the run's LLM calls.
+    pub(super) cassette: PathBuf,
+    /// The test's name, for the commands that re-record.
+    pub(super) test_name: String,
 }
 
 impl Shared {
@@ -57,22 +63,41 @@ pub(super) async fn run_main(
     }
 
     shared.set_phase(RunPhase::Agent);
-    let agent = run_agent(eval, task, servers, &run_dir, &work_dir, options).await;
+    let target = LlmTarget {
+        cassette: shared.cassette.clone(),
+        test_name: &shared.test_name,
+        run_dir: &run_dir,
+        work_dir: &work_dir,
+    };
+    let (agent, llm) = run_agent(eval, task, servers, &target, options).await;
     let answer = agent.answer.clone();
     shared.report().agent = Some(agent);
+    shared.report().llm.extend(llm);
 
     shared.set_phase(RunPhase::Verify);
     let trace = recorder.trace();
-    match verify_context(eval, task, &run_dir, &trace, answer, options) {
+    let judge = match start_judge_proxy(eval, task, &target, options) {
+        Ok(judge) => judge,
+        Err(error) => {
+            shared.report().errors.push(error);
+            return;
+        }
+    };
+    let judge_env = judge.as_ref().map(|j| j.env.clone()).unwrap_or_default();
+    match verify_context(eval, task, &run_dir, &trace, answer, options, &judge_env) {
         Ok((context, errors)) => {
             shared.report().errors.extend(errors);
             let verify = run_phase(Phase::Verify, &task.verify, &context, &mut Vec::new()).await;
             shared.report().verify = verify;
         }
-        Err(error) => {
-            shared.report().errors.push(error);
-            return;
-        }
+        Err(error) => shared.report().errors.push(error),
+    }
+    if let Some(judge) = judge {
+        let record = finish_llm_proxy("judge", judge).await;
+        shared.report().llm.push(record);
+    }
+    if !shared.report().errors.is_empty() {
+        return;
     }
 
     shared.set_phase(RunPhase::Assertions);
@@ -89,6 +114,7 @@ fn verify_context(
     trace: &CallTrace,
     answer: String,
     options: &RunOptions,
+    judge_env: &[(String, String)],
 ) -> Result<(StepContext, Vec<String>), String> {
     let trace_file = run_dir.join("trace.json");
     let answer_file = run_dir.join("agent-output.txt");
@@ -109,13 +135,41 @@ fn verify_context(
     context.agent_output = Some(answer);
     let mut errors = Vec::new();
     if let Some(config) = &eval.llm_judge {
-        match resolve_judge(config, &|name| options.var(name)) {
+        let lookup = |name: &str| {
+            let judge_var = judge_env.iter().rev().find(|(key, _)| key == name);
+            judge_var
+                .map(|(_, value)| value.clone())
+                .or_else(|| options.var(name))
+        };
+        match resolve_judge(config, &lookup) {
             Ok(settings) => context.judge = Some(settings),
             Err(e) if task.verify.iter().any(|s| matches!(s, Step::LlmJudge(_))) => errors.push(e),
             Err(_) => {}
         }
     }
     Ok((context, errors))
+}
+
+/// The LLM proxy in front of the judge, when the eval has one and the task's verify asks
+/// it: its calls are recorded into and replayed from `<stem>.judge.json`.
+fn start_judge_proxy(
+    eval: &Eval,
+    task: &Task,
+    target: &LlmTarget<'_>,
+    options: &RunOptions,
+) -> Result<Option<StartedProxy>, String> {
+    let Some(config) = &eval.llm_judge else {
+        return Ok(None);
+    };
+    if !task.verify.iter().any(|s| matches!(s, Step::LlmJudge(_))) {
+        return Ok(None);
+    }
+    let llm = AgentLlm {
+        api: LlmApi::OpenAiChat,
+        base_url_env: config.base_url_key.clone(),
+    };
+    let key_vars = [config.api_key_key.as_str()];
+    start_llm_proxy("judge", eval, &llm, &key_vars, target, options).map(Some)
 }
 
 /// What steps of the run see: the task's directory, the run's own, the variables.

@@ -8,10 +8,11 @@ use crate::assert::AssertionFailure;
 use crate::config::{Difficulty, Task};
 use crate::plan::TaskCase;
 
+use super::llm_phase::LlmRecord;
 use super::verdict::Verdict;
 use crate::report::{
-    AssertionDetail, AssertionResult, CallHistory, CallRecord, PhaseOutput, StepOutput, TaskResult,
-    TokenEstimate,
+    AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput, StepOutput,
+    TaskResult, TokenEstimate,
 };
 use crate::steps::{StepResult, phase_passed};
 use crate::trace::{CallKind, Outcome};
@@ -98,9 +99,23 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         },
         verify_output: phase(&report.verify),
         cleanup_output: phase(&report.cleanup),
+        llm_calls: report.llm.iter().map(llm_calls).collect(),
         duration_ms: duration.as_secs_f64() * 1000.0,
         run_index: run.map(|(index, _)| index),
         total_runs: run.map(|(_, total)| total),
+    }
+}
+
+fn llm_calls(record: &LlmRecord) -> LlmCalls {
+    LlmCalls {
+        who: record.who.to_owned(),
+        api: record.api.name().to_owned(),
+        mode: record.mode.name().to_owned(),
+        used: record.used.name().to_owned(),
+        cassette: record.cassette.display().to_string(),
+        replayed: record.replayed,
+        recorded: record.recorded,
+        passed_through: record.passed_through,
     }
 }
 

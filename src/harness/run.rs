@@ -20,13 +20,14 @@ pub const DEFAULT_TASK_TIMEOUT: Duration = Duration::from_secs(600);
 /// Bound on cleanup when neither the task nor the eval sets one.
 pub const DEFAULT_CLEANUP_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// Runs one task case in `run_dir` (made empty first). `phase` always holds the phase
-/// running now, for progress lines.
+/// Runs one task case in `run_dir` (made empty first), its LLM calls recorded into or
+/// replayed from `cassette`. `phase` always holds the phase running now, for progress
+/// lines.
 pub async fn run_task(
     eval: Arc<Eval>,
     case: &TaskCase,
     task: Arc<Task>,
-    run_dir: PathBuf,
+    (run_dir, cassette): (PathBuf, PathBuf),
     options: Arc<RunOptions>,
     phase: Arc<Mutex<RunPhase>>,
 ) -> RunReport {
@@ -55,6 +56,8 @@ pub async fn run_task(
         phase,
         report: Mutex::new(report),
         groups: Mutex::new(Vec::new()),
+        cassette,
+        test_name: case.name.clone(),
     });
     let servers: Vec<(McpServer, String)> = eval
         .mcp

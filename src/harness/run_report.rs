@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::llm_phase::LlmRecord;
 use crate::agent::AgentOutcome;
 use crate::assert::AssertionFailure;
 use crate::steps::StepResult;
@@ -54,6 +55,8 @@ pub struct RunReport {
     pub timed_out_in: Option<(RunPhase, Duration)>,
     /// What the proxies recorded.
     pub trace: CallTrace,
+    /// What the LLM proxies of the run did (the agent's, the judge's).
+    pub llm: Vec<LlmRecord>,
     /// Why upstream servers failed, as the proxies saw it.
     pub upstream_failures: Vec<String>,
     /// This run's directory (agent MCP config, trace, server logs, inline scripts).

@@ -61,6 +61,9 @@ pub struct Verdict {
     pub assertions: Vec<AssertionFailure>,
     /// The snapshot, when it fails the run.
     pub snapshot: Option<SnapshotFailure>,
+    /// The LLM side: a request that matches no recording, recordings the agent never asked
+    /// for, a cassette that cannot be written (each message whole).
+    pub llm: Vec<String>,
 }
 
 impl Verdict {
@@ -88,6 +91,11 @@ impl Verdict {
             agent,
             assertions: report.failures.clone(),
             snapshot,
+            llm: report
+                .llm
+                .iter()
+                .filter_map(|record| record.failure.clone())
+                .collect(),
         }
     }
 
@@ -100,6 +108,7 @@ impl Verdict {
             && self.agent == AgentVerdict::Passed
             && self.assertions.is_empty()
             && self.snapshot.is_none()
+            && self.llm.is_empty()
     }
 
     /// The agent did not finish with success (or never ran).
@@ -127,6 +136,10 @@ impl Verdict {
         if self.snapshot.is_some() {
             reasons.push("snapshot: the call trace is not the accepted one (strict mode)".into());
         }
+        reasons.extend(self.llm.iter().map(|failure| {
+            let first = failure.lines().next().unwrap_or_default();
+            format!("llm: {first}")
+        }));
         reasons
     }
 }

@@ -275,6 +275,11 @@ impl LlmProxyHandle {
         &self.base_url
     }
 
+    /// The API this proxy speaks.
+    pub fn api(&self) -> LlmApi {
+        self.shared.config.api
+    }
+
     /// Fires on the first divergence (never in `new_episodes`, which goes live instead):
     /// the harness should stop the agent at once.
     pub fn divergence_signal(&self) -> CancellationToken {

@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 pub use diff::{DiffFormat, ReportDiff, diff_reports};
 pub use junit::junit_xml;
 pub use result::{
-    AssertionDetail, AssertionResult, CallHistory, CallRecord, PhaseOutput, StepOutput, TaskResult,
-    TokenEstimate,
+    AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput, StepOutput,
+    TaskResult, TokenEstimate,
 };
 
 /// Problems reading results.
@@ -79,8 +79,24 @@ pub struct Summary {
     /// Tokens the agents' APIs reported (runs that reported usage).
     #[serde(default)]
     pub reported_tokens: u64,
+    /// Runs whose LLM calls were replayed from a cassette, recorded (or extended), and
+    /// made live without a cassette.
+    #[serde(default)]
+    pub llm_runs: LlmRunCounts,
     /// The slowest runs: `(test name, milliseconds)`, slowest first.
     pub slowest: Vec<(String, f64)>,
+}
+
+/// How the runs with an LLM proxy used their cassettes.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct LlmRunCounts {
+    /// Every LLM call answered from the cassette.
+    pub replayed: usize,
+    /// Calls recorded into the cassette (a new one, or `new_episodes`).
+    pub recorded: usize,
+    /// Calls made live, no cassette (`passthrough`).
+    pub live: usize,
 }
 
 /// Passed and total runs of a group.
@@ -134,6 +150,13 @@ impl Summary {
             summary.prompt_tokens += result.token_estimate.prompt_tokens;
             summary.output_tokens += result.token_estimate.output_tokens;
             summary.reported_tokens += result.agent_token_usage.map_or(0, |u| u.total_tokens);
+            if let Some(agent) = result.llm_calls.iter().find(|calls| calls.who == "agent") {
+                match agent.used.as_str() {
+                    "replayed" => summary.llm_runs.replayed += 1,
+                    "live" => summary.llm_runs.live += 1,
+                    _ => summary.llm_runs.recorded += 1,
+                }
+            }
         }
         summary.failed = summary.runs - summary.passed;
         summary.pass_rate = if summary.runs == 0 {
@@ -202,6 +225,14 @@ impl Summary {
                 out,
                 "  tokens (reported by the agents' APIs): {}",
                 self.reported_tokens
+            );
+        }
+        let llm = &self.llm_runs;
+        if llm.replayed + llm.recorded + llm.live > 0 {
+            let _ = writeln!(
+                out,
+                "  LLM calls: {} runs replayed from cassettes, {} recorded, {} live",
+                llm.replayed, llm.recorded, llm.live
             );
         }
         if !self.slowest.is_empty() {

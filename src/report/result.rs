@@ -61,6 +61,10 @@ pub struct TaskResult {
     /// Tokens the agent used, as its LLM API or Claude Code reported them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_token_usage: Option<TokenUsage>,
+    /// What the LLM proxies of the run did: one entry for the agent's calls, one for the
+    /// judge's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub llm_calls: Vec<LlmCalls>,
     /// How long the run took, in milliseconds.
     pub duration_ms: f64,
     /// This run's index, from 0, when the task runs several times.
@@ -154,6 +158,28 @@ pub struct StepOutput {
     pub reason: String,
     /// Its output.
     pub output: String,
+}
+
+/// What one LLM proxy of a run did with its cassette.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LlmCalls {
+    /// `agent` or `judge`.
+    pub who: String,
+    /// The API: `anthropic`, `openai-chat`, `openai-responses` or `gemini`.
+    pub api: String,
+    /// The mode asked for: `once`, `none`, `new_episodes`, `all` or `passthrough`.
+    pub mode: String,
+    /// What the run did: `replayed`, `recorded`, `extended` or `live`.
+    pub used: String,
+    /// The cassette read or written.
+    pub cassette: String,
+    /// Calls answered from the cassette.
+    pub replayed: usize,
+    /// Calls answered live and recorded.
+    pub recorded: usize,
+    /// Calls answered live, not recorded.
+    pub passed_through: usize,
 }
 
 /// A rough token count.

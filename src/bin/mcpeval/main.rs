@@ -31,6 +31,11 @@ enum Command {
         /// `target/mcpeval`).
         #[arg(long, value_name = "DIR")]
         output: Option<PathBuf>,
+        /// How the LLM side uses cassettes: once (replay, record when missing), none
+        /// (replay only), new_episodes, all (re-record) or passthrough (live). Default:
+        /// `MCPEVAL_RECORD_MODE`, else none under CI, else once.
+        #[arg(long, value_name = "MODE", value_parser = parse_record_mode)]
+        record_mode: Option<mcpeval::llm_proxy::RecordMode>,
         /// Test runner arguments, after `--`.
         #[arg(last = true, value_name = "LIBTEST ARGS")]
         libtest: Vec<String>,
@@ -92,8 +97,9 @@ fn main() -> ExitCode {
         Command::Check {
             files,
             output,
+            record_mode,
             libtest,
-        } => check(files, output, libtest),
+        } => check(files, output, record_mode, libtest),
         Command::Report {
             dirs,
             output,
@@ -217,7 +223,17 @@ fn diff(
     }
 }
 
-fn check(files: Vec<PathBuf>, output: Option<PathBuf>, libtest: Vec<String>) -> ExitCode {
+fn parse_record_mode(text: &str) -> Result<mcpeval::llm_proxy::RecordMode, String> {
+    text.parse()
+        .map_err(|e: mcpeval::llm_proxy::UnknownName| e.to_string())
+}
+
+fn check(
+    files: Vec<PathBuf>,
+    output: Option<PathBuf>,
+    record_mode: Option<mcpeval::llm_proxy::RecordMode>,
+    libtest: Vec<String>,
+) -> ExitCode {
     let args = libtest_mimic::Arguments::from_iter(
         std::iter::once("mcpeval check".to_owned()).chain(libtest),
     );
@@ -227,6 +243,9 @@ fn check(files: Vec<PathBuf>, output: Option<PathBuf>, libtest: Vec<String>) -> 
     }
     if let Some(exe) = own_path() {
         harness = harness.env("MCPEVAL_BIN", exe);
+    }
+    if let Some(mode) = record_mode {
+        harness = harness.env(mcpeval::llm_proxy::RECORD_MODE_VAR, mode.name());
     }
     harness.run()
 }

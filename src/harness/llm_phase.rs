@@ -1,0 +1,182 @@
+//! The LLM side of a task run: an LLM proxy in front of the agent's API (and one in front
+//! of the judge's), recording into or replaying from the task's cassette, and what each did.
+//!
+//! The cassette of a run is `cassettes/<eval>__<task>.json` beside the eval file (the stem
+//! of its snapshot; `.runN` for repeated runs); the judge's is `<stem>.judge.json`.
+
+use std::path::{Path, PathBuf};
+
+use super::run_report::RunOptions;
+use crate::config::{AgentLlm, Eval};
+use crate::llm_proxy::{
+    LlmApi, LlmProxy, LlmProxyConfig, LlmProxyHandle, ModeUsed, PathMask, RecordMode, Secret,
+};
+
+/// The key handed to an agent whose API key is not set: replaying never checks it.
+pub const PLACEHOLDER_KEY: &str = "mcpeval-placeholder-key";
+
+/// What one LLM proxy of a run did.
+#[derive(Debug, Clone)]
+pub struct LlmRecord {
+    /// Whose calls: `agent` or `judge`.
+    pub who: &'static str,
+    /// The API.
+    pub api: LlmApi,
+    /// The mode asked for.
+    pub mode: RecordMode,
+    /// What the run did: replayed, recorded, extended or live.
+    pub used: ModeUsed,
+    /// The cassette read or written.
+    pub cassette: PathBuf,
+    /// Model calls answered from the cassette.
+    pub replayed: usize,
+    /// Model calls answered live and recorded.
+    pub recorded: usize,
+    /// Model calls answered live, not recorded.
+    pub passed_through: usize,
+    /// Why it fails the run: a divergence, recordings left unplayed, a cassette that cannot
+    /// be written.
+    pub failure: Option<String>,
+}
+
+/// Where the LLM calls of one run are recorded or replayed from.
+#[derive(Debug, Clone)]
+pub(super) struct LlmTarget<'a> {
+    /// The cassette of the agent's calls.
+    pub cassette: PathBuf,
+    /// The test name, for the commands that (re-)record.
+    pub test_name: &'a str,
+    /// The run's directory and the agent's working directory (masked in requests).
+    pub run_dir: &'a Path,
+    /// The agent's working directory.
+    pub work_dir: &'a Path,
+}
+
+/// The cassette path of a run: `<eval dir>/cassettes/<stem>.json`.
+pub(super) fn cassette_path(eval: &Eval, stem: &str) -> PathBuf {
+    eval.dir().join("cassettes").join(format!("{stem}.json"))
+}
+
+/// A started proxy, and the environment that points its client at it.
+pub(super) struct StartedProxy {
+    pub proxy: LlmProxyHandle,
+    pub env: Vec<(String, String)>,
+}
+
+/// Starts the proxy for `who` (`agent` or `judge`) in front of `llm`, whose live base URL
+/// is what `llm.base_url_env` says in mcpeval's environment (else the API's public one).
+/// `key_vars` name the API key variables of the client: a placeholder is handed over when
+/// none is set. The mode comes from `MCPEVAL_RECORD_MODE` (else `none` under CI, else
+/// `once`).
+pub(super) fn start_llm_proxy(
+    who: &'static str,
+    eval: &Eval,
+    llm: &AgentLlm,
+    key_vars: &[&str],
+    target: &LlmTarget<'_>,
+    options: &RunOptions,
+) -> Result<StartedProxy, String> {
+    let mode = RecordMode::from_env(|name| options.var(name)).map_err(|e| e.to_string())?;
+    let cassette = match who {
+        "agent" => target.cassette.clone(),
+        _ => target.cassette.with_extension(format!("{who}.json")),
+    };
+    let mut config =
+        LlmProxyConfig::new(llm.api, cassette, format!("{} --exact", target.test_name));
+    config.mode = mode;
+    if let Some(url) = upstream_of(llm, options) {
+        config.upstream_base_url = url;
+    }
+    config.paths = path_masks(target, options);
+    config.ignore = eval.replay_ignore.clone();
+    config.secrets = secrets(options);
+    config.agent = match who {
+        "agent" => eval.agent.name().to_owned(),
+        _ => "llm-judge".to_owned(),
+    };
+    let proxy = LlmProxy::start(config).map_err(|e| format!("the LLM proxy of the {who}: {e}"))?;
+    let mut env = vec![(llm.base_url_env.clone(), proxy.base_url().to_owned())];
+    if !key_vars
+        .iter()
+        .any(|name| options.var(name).is_some_and(|v| !v.is_empty()))
+    {
+        env.extend(
+            key_vars
+                .first()
+                .map(|name| ((*name).to_owned(), PLACEHOLDER_KEY.to_owned())),
+        );
+    }
+    // What mcpeval controls is pinned alike when recording and when replaying.
+    env.push(("TZ".into(), "UTC".into()));
+    env.push(("LANG".into(), "C.UTF-8".into()));
+    Ok(StartedProxy { proxy, env })
+}
+
+/// Stops the proxy (writing the cassette in a recording mode) and says what it did.
+pub(super) async fn finish_llm_proxy(who: &'static str, started: StartedProxy) -> LlmRecord {
+    let api = started.proxy.api();
+    match started.proxy.finish().await {
+        Ok(outcome) => LlmRecord {
+            who,
+            api,
+            mode: outcome.mode,
+            used: outcome.used,
+            failure: outcome.failure(),
+            cassette: outcome.cassette,
+            replayed: outcome.replayed,
+            recorded: outcome.recorded,
+            passed_through: outcome.passed_through,
+        },
+        Err(error) => LlmRecord {
+            who,
+            api,
+            mode: RecordMode::default(),
+            used: ModeUsed::Recorded,
+            cassette: PathBuf::new(),
+            replayed: 0,
+            recorded: 0,
+            passed_through: 0,
+            failure: Some(error.to_string()),
+        },
+    }
+}
+
+/// The live base URL: the client's variable in mcpeval's environment (for the openai
+/// agent also mcpchecker's `MODEL_BASE_URL`), else the API's public default.
+fn upstream_of(llm: &AgentLlm, options: &RunOptions) -> Option<String> {
+    let fallback = (llm.base_url_env == "OPENAI_BASE_URL").then_some("MODEL_BASE_URL");
+    std::iter::once(llm.base_url_env.as_str())
+        .chain(fallback)
+        .filter_map(|name| options.var(name))
+        .map(|value| value.trim().to_owned())
+        .find(|value| !value.is_empty())
+}
+
+/// The paths of this machine that reach the model: the agent's working directory, the
+/// run's directory and HOME.
+fn path_masks(target: &LlmTarget<'_>, options: &RunOptions) -> Vec<PathMask> {
+    let mut masks = vec![
+        PathMask::new("CWD", target.work_dir),
+        PathMask::new("RUN", target.run_dir),
+    ];
+    if let Some(home) = options.var("HOME").filter(|home| home.len() > 1) {
+        masks.push(PathMask::new("HOME", home));
+    }
+    masks
+}
+
+/// Values that must never be written into a cassette: every variable of the run or of the
+/// environment whose name says it holds a key, a token, a secret or a password.
+fn secrets(options: &RunOptions) -> Vec<Secret> {
+    let named_secret = |name: &str| {
+        let name = name.to_ascii_uppercase();
+        ["KEY", "TOKEN", "SECRET", "PASSWORD"]
+            .iter()
+            .any(|word| name.contains(word))
+    };
+    std::env::vars()
+        .chain(options.vars.iter().cloned())
+        .filter(|(name, value)| named_secret(name) && value.len() >= 8 && value != PLACEHOLDER_KEY)
+        .map(|(name, value)| Secret::new(format!("the value of {name}"), value))
+        .collect()
+}
