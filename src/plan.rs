@@ -185,7 +185,7 @@ impl Planner<'_> {
     fn plan_file(&mut self, set: &TaskSet, source_key: &str, file: PathBuf) -> bool {
         match read_task_header(&file) {
             Ok(Some(header)) => {
-                self.plan_task(set, file, header);
+                self.add_selected_task(set, file, header);
                 true
             }
             Ok(None) => {
@@ -210,7 +210,7 @@ impl Planner<'_> {
 
     /// Adds the task of `file` when `set` selects its labels; a task without a name is a
     /// case with a problem.
-    fn plan_task(&mut self, set: &TaskSet, file: PathBuf, header: TaskHeader) {
+    fn add_selected_task(&mut self, set: &TaskSet, file: PathBuf, header: TaskHeader) {
         let selected = set
             .label_selector
             .iter()
