@@ -41,29 +41,74 @@ pub fn check_all(sets: &[AssertionSet], trace: &CallTrace) -> Vec<AssertionFailu
 
 /// Checks one task set's assertions against `trace`.
 pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<AssertionFailure> {
-    let mut failures = Vec::new();
-    let mut fail = |assertion: AssertionKind, expected: String, actual: String| {
-        failures.push(AssertionFailure {
-            task_set: task_set.to_owned(),
+    let a = assertions;
+    let mut check = TraceCheck {
+        task_set,
+        trace,
+        failures: Vec::new(),
+    };
+    check.each_entry_matched(AssertionKind::ToolsUsed, CallKind::Tool, &a.tools_used);
+    check.each_entry_matched(
+        AssertionKind::ResourcesRead,
+        CallKind::Resource,
+        &a.resources_read,
+    );
+    check.each_entry_matched(
+        AssertionKind::PromptsUsed,
+        CallKind::Prompt,
+        &a.prompts_used,
+    );
+    check.any_entry_matched(&a.require_any);
+    check.no_entry_matched(
+        AssertionKind::ToolsNotUsed,
+        CallKind::Tool,
+        &a.tools_not_used,
+    );
+    check.no_entry_matched(
+        AssertionKind::ResourcesNotRead,
+        CallKind::Resource,
+        &a.resources_not_read,
+    );
+    check.no_entry_matched(
+        AssertionKind::PromptsNotUsed,
+        CallKind::Prompt,
+        &a.prompts_not_used,
+    );
+    check.tool_call_count(a.min_tool_calls, a.max_tool_calls);
+    if let Some((expected, actual)) = check_order(&a.call_order, trace) {
+        check.fail(AssertionKind::CallOrder, expected, actual);
+    }
+    if a.no_duplicate_calls {
+        check.no_duplicate_calls();
+    }
+    check.failures
+}
+
+/// The assertions of one task set checked against one trace, collecting the failures.
+struct TraceCheck<'t> {
+    task_set: &'t str,
+    trace: &'t CallTrace,
+    failures: Vec<AssertionFailure>,
+}
+
+impl TraceCheck<'_> {
+    fn fail(&mut self, assertion: AssertionKind, expected: String, actual: String) {
+        self.failures.push(AssertionFailure {
+            task_set: self.task_set.to_owned(),
             assertion,
             expected,
             actual,
         });
-    };
-    let a = assertions;
-    for (key, kind, entries) in [
-        (AssertionKind::ToolsUsed, CallKind::Tool, &a.tools_used),
-        (
-            AssertionKind::ResourcesRead,
-            CallKind::Resource,
-            &a.resources_read,
-        ),
-        (
-            AssertionKind::PromptsUsed,
-            CallKind::Prompt,
-            &a.prompts_used,
-        ),
-    ] {
+    }
+
+    /// `toolsUsed`, `resourcesRead`, `promptsUsed`: every entry matches a call of `kind`.
+    fn each_entry_matched(
+        &mut self,
+        assertion: AssertionKind,
+        kind: CallKind,
+        entries: &[CallMatcher],
+    ) {
+        let trace = self.trace;
         let missing: Vec<String> = entries
             .iter()
             .filter(|entry| {
@@ -72,47 +117,42 @@ pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<
             .map(CallMatcher::describe)
             .collect();
         if !missing.is_empty() {
-            fail(
-                key,
+            self.fail(
+                assertion,
                 format!("a {} matching each of: {}", noun(kind), missing.join(", ")),
                 format!("none of them; {}", list_calls(trace, kind)),
             );
         }
     }
-    if !a.require_any.is_empty()
-        && !calls_of(trace, CallKind::Tool).any(|(_, call)| {
-            a.require_any
-                .iter()
-                .any(|e| e.matches(&call.server, &call.name))
-        })
-    {
-        let wanted: Vec<String> = a.require_any.iter().map(CallMatcher::describe).collect();
-        fail(
-            AssertionKind::RequireAny,
-            format!(
-                "a tool call matching at least one of: {}",
-                wanted.join(", ")
-            ),
-            format!("none; {}", list_calls(trace, CallKind::Tool)),
-        );
+
+    /// `requireAny`: some entry matches some tool call.
+    fn any_entry_matched(&mut self, entries: &[CallMatcher]) {
+        let trace = self.trace;
+        if !entries.is_empty()
+            && !calls_of(trace, CallKind::Tool)
+                .any(|(_, call)| entries.iter().any(|e| e.matches(&call.server, &call.name)))
+        {
+            let wanted: Vec<String> = entries.iter().map(CallMatcher::describe).collect();
+            self.fail(
+                AssertionKind::RequireAny,
+                format!(
+                    "a tool call matching at least one of: {}",
+                    wanted.join(", ")
+                ),
+                format!("none; {}", list_calls(trace, CallKind::Tool)),
+            );
+        }
     }
-    for (key, kind, entries) in [
-        (
-            AssertionKind::ToolsNotUsed,
-            CallKind::Tool,
-            &a.tools_not_used,
-        ),
-        (
-            AssertionKind::ResourcesNotRead,
-            CallKind::Resource,
-            &a.resources_not_read,
-        ),
-        (
-            AssertionKind::PromptsNotUsed,
-            CallKind::Prompt,
-            &a.prompts_not_used,
-        ),
-    ] {
+
+    /// `toolsNotUsed`, `resourcesNotRead`, `promptsNotUsed`: no entry matches a call of
+    /// `kind`; every offending call is listed.
+    fn no_entry_matched(
+        &mut self,
+        assertion: AssertionKind,
+        kind: CallKind,
+        entries: &[CallMatcher],
+    ) {
+        let trace = self.trace;
         let offending: Vec<String> = entries
             .iter()
             .flat_map(|entry| {
@@ -129,42 +169,44 @@ pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<
             .collect();
         if !offending.is_empty() {
             let forbidden: Vec<String> = entries.iter().map(CallMatcher::describe).collect();
-            fail(
-                key,
+            self.fail(
+                assertion,
                 format!("no {} matching: {}", noun(kind), forbidden.join(", ")),
                 offending.join("; "),
             )
         }
     }
-    let tool_calls = calls_of(trace, CallKind::Tool).count();
-    if let Some(min) = a.min_tool_calls.filter(|min| tool_calls < *min as usize) {
-        fail(
-            AssertionKind::MinToolCalls,
-            format!("at least {min} tool calls"),
-            format!("{tool_calls} tool calls"),
-        );
+
+    /// `minToolCalls` and `maxToolCalls`.
+    fn tool_call_count(&mut self, min: Option<u32>, max: Option<u32>) {
+        let tool_calls = calls_of(self.trace, CallKind::Tool).count();
+        if let Some(min) = min.filter(|min| tool_calls < *min as usize) {
+            self.fail(
+                AssertionKind::MinToolCalls,
+                format!("at least {min} tool calls"),
+                format!("{tool_calls} tool calls"),
+            );
+        }
+        if let Some(max) = max.filter(|max| tool_calls > *max as usize) {
+            self.fail(
+                AssertionKind::MaxToolCalls,
+                format!("at most {max} tool calls"),
+                format!("{tool_calls} tool calls"),
+            );
+        }
     }
-    if let Some(max) = a.max_tool_calls.filter(|max| tool_calls > *max as usize) {
-        fail(
-            AssertionKind::MaxToolCalls,
-            format!("at most {max} tool calls"),
-            format!("{tool_calls} tool calls"),
-        );
-    }
-    if let Some((expected, actual)) = check_order(&a.call_order, trace) {
-        fail(AssertionKind::CallOrder, expected, actual);
-    }
-    if a.no_duplicate_calls {
-        let duplicates = find_duplicates(trace);
+
+    /// `noDuplicateCalls`.
+    fn no_duplicate_calls(&mut self) {
+        let duplicates = find_duplicates(self.trace);
         if !duplicates.is_empty() {
-            fail(
+            self.fail(
                 AssertionKind::NoDuplicateCalls,
                 "no two tool calls with the same server, tool and arguments".into(),
                 duplicates.join("; "),
             );
         }
     }
-    failures
 }
 
 /// Calls of one kind with their 1-based position among all calls.

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::{
-    Assertions, ConfigError, ConfigErrors, Eval, LocationIndex, Task, TaskContext, TaskSource,
-    load_task, read_task_header,
+    Assertions, ConfigError, ConfigErrors, Eval, LocationIndex, Task, TaskContext, TaskHeader,
+    TaskSet, TaskSource, load_task, read_task_header,
 };
 
 /// The planned cases of one eval, in task-set order (files sorted within a glob).
@@ -99,101 +99,182 @@ pub fn plan_task(eval: Eval, task: &str) -> Result<EvalPlan, ConfigErrors> {
 }
 
 fn plan_files(eval: Arc<Eval>, only: Option<&Path>) -> Result<EvalPlan, ConfigErrors> {
-    let mut errors = Vec::new();
-    let mut cases: Vec<TaskCase> = Vec::new();
-    let mut index_of: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    let mut planner = Planner {
+        eval: &eval,
+        only,
+        errors: Vec::new(),
+        cases: Vec::new(),
+        index_of: BTreeMap::new(),
+    };
     for set in &eval.task_sets {
-        let (files, source_key) = match &set.source {
-            TaskSource::Path(path) => (vec![path.clone()], format!("{}.path", set.key_path)),
-            TaskSource::Glob(glob) => match glob_files(eval.dir(), glob) {
-                Ok(files) => (files, format!("{}.glob", set.key_path)),
-                Err(message) => {
-                    errors.push(eval_error(
-                        &eval,
-                        &format!("{}.glob", set.key_path),
-                        message,
-                    ));
-                    continue;
-                }
-            },
+        planner.plan_task_set(set);
+    }
+    let Planner {
+        mut errors, cases, ..
+    } = planner;
+    errors.extend(duplicate_name_errors(&cases));
+    if errors.is_empty() {
+        Ok(EvalPlan { eval, cases })
+    } else {
+        Err(ConfigErrors(errors))
+    }
+}
+
+/// The cases of one eval as its task sets are planned, and the errors found on the way.
+struct Planner<'e> {
+    eval: &'e Eval,
+    /// Plan only this task file.
+    only: Option<&'e Path>,
+    errors: Vec<ConfigError>,
+    cases: Vec<TaskCase>,
+    /// The case of each task file, by canonical path.
+    index_of: BTreeMap<PathBuf, usize>,
+}
+
+impl Planner<'_> {
+    /// Plans the task files of `set`; a glob that names no task file is an error (unless only
+    /// one task is planned).
+    fn plan_task_set(&mut self, set: &TaskSet) {
+        let Some((files, source_key)) = self.task_set_files(set) else {
+            return;
         };
         let mut tasks_seen = 0;
         for file in files {
-            if only.is_some_and(|only| only != file) {
+            if self.only.is_some_and(|only| only != file) {
                 continue;
             }
-            let header = match read_task_header(&file) {
-                Ok(Some(header)) => header,
-                Ok(None) => {
-                    if matches!(set.source, TaskSource::Path(_)) {
-                        errors.push(eval_error(
-                            &eval,
-                            &source_key,
-                            format!(
-                                "{} is not a task file (expected `kind: Task`)",
-                                file.display()
-                            ),
-                        ));
-                    }
-                    continue;
-                }
-                Err(problem) => {
-                    tasks_seen += 1;
-                    add_case(
-                        &mut cases,
-                        &mut index_of,
-                        &eval,
-                        file,
-                        None,
-                        Some(problem),
-                        set,
-                    );
-                    continue;
-                }
-            };
-            tasks_seen += 1;
-            let selected = set
-                .label_selector
-                .iter()
-                .all(|(k, v)| header.labels.get(k) == Some(v));
-            if !selected {
-                continue;
+            if self.plan_file(set, &source_key, file) {
+                tasks_seen += 1;
             }
-            let problem = match &header.name {
-                Some(name) if !name.trim().is_empty() => None,
-                _ => Some(ConfigError {
-                    file: file.clone(),
-                    location: None,
-                    key_path: "metadata.name".into(),
-                    message: "missing required field: the task's name".into(),
-                }),
-            };
-            add_case(
-                &mut cases,
-                &mut index_of,
-                &eval,
-                file,
-                header.name,
-                problem,
-                set,
-            );
         }
         if tasks_seen == 0
-            && only.is_none()
+            && self.only.is_none()
             && let TaskSource::Glob(glob) = &set.source
         {
-            errors.push(eval_error(
-                &eval,
+            self.errors.push(eval_error(
+                self.eval,
                 &source_key,
                 format!(
                     "`{glob}` matches no task file (no file with `kind: Task`) under {}",
-                    eval.dir().display()
+                    self.eval.dir().display()
                 ),
             ));
         }
     }
+
+    /// The files of `set` and the key path of its source, or `None` after reporting a broken
+    /// glob.
+    fn task_set_files(&mut self, set: &TaskSet) -> Option<(Vec<PathBuf>, String)> {
+        match &set.source {
+            TaskSource::Path(path) => Some((vec![path.clone()], format!("{}.path", set.key_path))),
+            TaskSource::Glob(glob) => match glob_files(self.eval.dir(), glob) {
+                Ok(files) => Some((files, format!("{}.glob", set.key_path))),
+                Err(message) => {
+                    self.errors.push(eval_error(
+                        self.eval,
+                        &format!("{}.glob", set.key_path),
+                        message,
+                    ));
+                    None
+                }
+            },
+        }
+    }
+
+    /// Plans one file of `set`; whether it is a task file (a broken one counts).
+    fn plan_file(&mut self, set: &TaskSet, source_key: &str, file: PathBuf) -> bool {
+        match read_task_header(&file) {
+            Ok(Some(header)) => {
+                self.add_selected_task(set, file, header);
+                true
+            }
+            Ok(None) => {
+                if matches!(set.source, TaskSource::Path(_)) {
+                    self.errors.push(eval_error(
+                        self.eval,
+                        source_key,
+                        format!(
+                            "{} is not a task file (expected `kind: Task`)",
+                            file.display()
+                        ),
+                    ));
+                }
+                false
+            }
+            Err(problem) => {
+                self.add_case(set, file, None, Some(problem));
+                true
+            }
+        }
+    }
+
+    /// Adds the task of `file` when `set` selects its labels; a task without a name is a
+    /// case with a problem.
+    fn add_selected_task(&mut self, set: &TaskSet, file: PathBuf, header: TaskHeader) {
+        let selected = set
+            .label_selector
+            .iter()
+            .all(|(k, v)| header.labels.get(k) == Some(v));
+        if !selected {
+            return;
+        }
+        let problem = match &header.name {
+            Some(name) if !name.trim().is_empty() => None,
+            _ => Some(ConfigError {
+                file: file.clone(),
+                location: None,
+                key_path: "metadata.name".into(),
+                message: "missing required field: the task's name".into(),
+            }),
+        };
+        self.add_case(set, file, header.name, problem);
+    }
+
+    /// Adds `file` as a case of `set`, or gives its case the assertions of `set` when an
+    /// earlier task set already planned it.
+    fn add_case(
+        &mut self,
+        set: &TaskSet,
+        file: PathBuf,
+        task_name: Option<String>,
+        problem: Option<ConfigError>,
+    ) {
+        let assertion_set = AssertionSet {
+            task_set: set.key_path.clone(),
+            assertions: set.assertions.clone(),
+        };
+        let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+        if let Some(&i) = self.index_of.get(&key) {
+            let case = &mut self.cases[i];
+            case.assertion_sets.push(assertion_set);
+            case.min_pass_rate = match (case.min_pass_rate, set.min_pass_rate) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+            return;
+        }
+        let eval = self.eval;
+        let name = match task_name.filter(|_| problem.is_none()) {
+            Some(task) => format!("{}::{task}", eval.name),
+            // A broken file is named after its path, which is unique.
+            None => format!("{}::{}", eval.name, relative_name(eval.dir(), &file)),
+        };
+        self.index_of.insert(key, self.cases.len());
+        self.cases.push(TaskCase {
+            name,
+            path: file,
+            assertion_sets: vec![assertion_set],
+            min_pass_rate: set.min_pass_rate,
+            problem,
+        });
+    }
+}
+
+/// An error for every case whose name an earlier case already has.
+fn duplicate_name_errors(cases: &[TaskCase]) -> Vec<ConfigError> {
+    let mut errors = Vec::new();
     let mut first_with_name: BTreeMap<&str, &TaskCase> = BTreeMap::new();
-    for case in &cases {
+    for case in cases {
         if let Some(first) = first_with_name.insert(&case.name, case) {
             errors.push(ConfigError {
                 file: case.path.clone(),
@@ -207,49 +288,7 @@ fn plan_files(eval: Arc<Eval>, only: Option<&Path>) -> Result<EvalPlan, ConfigEr
             });
         }
     }
-    if errors.is_empty() {
-        Ok(EvalPlan { eval, cases })
-    } else {
-        Err(ConfigErrors(errors))
-    }
-}
-
-fn add_case(
-    cases: &mut Vec<TaskCase>,
-    index_of: &mut BTreeMap<PathBuf, usize>,
-    eval: &Eval,
-    file: PathBuf,
-    task_name: Option<String>,
-    problem: Option<ConfigError>,
-    set: &crate::config::TaskSet,
-) {
-    let assertion_set = AssertionSet {
-        task_set: set.key_path.clone(),
-        assertions: set.assertions.clone(),
-    };
-    let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
-    if let Some(&i) = index_of.get(&key) {
-        let case = &mut cases[i];
-        case.assertion_sets.push(assertion_set);
-        case.min_pass_rate = match (case.min_pass_rate, set.min_pass_rate) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
-        return;
-    }
-    let name = match task_name.filter(|_| problem.is_none()) {
-        Some(task) => format!("{}::{task}", eval.name),
-        // A broken file is named after its path, which is unique.
-        None => format!("{}::{}", eval.name, relative_name(eval.dir(), &file)),
-    };
-    index_of.insert(key, cases.len());
-    cases.push(TaskCase {
-        name,
-        path: file,
-        assertion_sets: vec![assertion_set],
-        min_pass_rate: set.min_pass_rate,
-        problem,
-    });
+    errors
 }
 
 fn task_name_location(file: &Path) -> Option<(u64, u64)> {

@@ -4,12 +4,13 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::Value;
 
 use super::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::llm::TokenUsage;
-use crate::process::{self, ProcessSpec};
+use crate::process::{self, Finished, ProcessSpec};
 
 /// The npm package that provides `claude`.
 pub const CLAUDE_PACKAGE: &str = "@anthropic-ai/claude-code";
@@ -108,6 +109,22 @@ pub async fn run_claude_code(model: Option<&str>, run: &AgentRun<'_>) -> AgentOu
     if let Err(e) = std::fs::create_dir_all(&config_dir) {
         return failed(format!("cannot create {}: {e}", config_dir.display()));
     }
+    let spec = ProcessSpec {
+        program: claude.into(),
+        args: claude_args(model, run),
+        env: claude_env(run, config_dir),
+        cwd: run.work_dir.to_path_buf(),
+        live: run.live,
+    };
+    match process::run(&spec, run.timeout).await {
+        Ok(finished) => outcome_of(finished, run.timeout),
+        Err(e) => failed(format!("cannot start `claude`: {e}")),
+    }
+}
+
+/// `claude --print PROMPT` with the MCP config only, stream-json output, the allowed tools
+/// and the model.
+fn claude_args(model: Option<&str>, run: &AgentRun<'_>) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec![
         "--print".into(),
         run.prompt.into(),
@@ -127,6 +144,11 @@ pub async fn run_claude_code(model: Option<&str>, run: &AgentRun<'_>) -> AgentOu
         args.push("--model".into());
         args.push(model.into());
     }
+    args
+}
+
+/// `run.env`, without non-essential traffic, with `config_dir` as `CLAUDE_CONFIG_DIR`.
+fn claude_env(run: &AgentRun<'_>, config_dir: PathBuf) -> Vec<(OsString, OsString)> {
     let mut env: Vec<(OsString, OsString)> =
         run.env.iter().map(|(k, v)| (k.into(), v.into())).collect();
     env.push((
@@ -134,46 +156,15 @@ pub async fn run_claude_code(model: Option<&str>, run: &AgentRun<'_>) -> AgentOu
         "1".into(),
     ));
     env.push(("CLAUDE_CONFIG_DIR".into(), config_dir.into()));
-    let spec = ProcessSpec {
-        program: claude.into(),
-        args,
-        env,
-        cwd: run.work_dir.to_path_buf(),
-        live: run.live,
-    };
-    let timeout = run.timeout;
-    let finished = match process::run(&spec, timeout).await {
-        Ok(finished) => finished,
-        Err(e) => return failed(format!("cannot start `claude`: {e}")),
-    };
+    env
+}
+
+/// The outcome of a finished `claude`: its answer, and why it failed when it did; stderr
+/// opens with the summary lines of the stream-json output.
+fn outcome_of(finished: Finished, timeout: Duration) -> AgentOutcome {
     let parsed = parse_stream_json(&finished.stdout);
-    let mut notes = Vec::new();
-    if let Some(turns) = parsed.turns {
-        notes.push(format!("turns: {turns}"));
-    }
-    if let Some(usage) = &parsed.usage {
-        notes.push(format!("usage: {usage}"));
-    }
-    if !parsed.denials.is_empty() {
-        notes.push(format!("permission denied: {}", parsed.denials.join("; ")));
-    }
-    let reason = if finished.timed_out() {
-        format!(
-            "Claude Code {} (the agent timeout)",
-            finished.describe(timeout)
-        )
-    } else if !finished.success() {
-        format!("Claude Code failed with {}", finished.describe(timeout))
-    } else if parsed.answer.is_none() {
-        "Claude Code printed no result line".to_owned()
-    } else if parsed.is_error {
-        format!(
-            "Claude Code reported an error: {}",
-            parsed.answer.clone().unwrap_or_default()
-        )
-    } else {
-        String::new()
-    };
+    let notes = summary_notes(&parsed);
+    let reason = failure_reason(&finished, &parsed, timeout);
     // The stream-json transcript is long; the summary lines say what matters.
     let stderr = if notes.is_empty() {
         finished.stderr
@@ -190,10 +181,45 @@ pub async fn run_claude_code(model: Option<&str>, run: &AgentRun<'_>) -> AgentOu
     }
 }
 
+/// The turns, the usage and the permission denials, one line each when present.
+fn summary_notes(parsed: &ClaudeResult) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(turns) = parsed.turns {
+        notes.push(format!("turns: {turns}"));
+    }
+    if let Some(usage) = &parsed.usage {
+        notes.push(format!("usage: {usage}"));
+    }
+    if !parsed.denials.is_empty() {
+        notes.push(format!("permission denied: {}", parsed.denials.join("; ")));
+    }
+    notes
+}
+
+/// Why the run failed, or empty when it passed.
+fn failure_reason(finished: &Finished, parsed: &ClaudeResult, timeout: Duration) -> String {
+    if finished.timed_out() {
+        format!(
+            "Claude Code {} (the agent timeout)",
+            finished.describe(timeout)
+        )
+    } else if !finished.success() {
+        format!("Claude Code failed with {}", finished.describe(timeout))
+    } else if parsed.answer.is_none() {
+        "Claude Code printed no result line".to_owned()
+    } else if parsed.is_error {
+        format!(
+            "Claude Code reported an error: {}",
+            parsed.answer.clone().unwrap_or_default()
+        )
+    } else {
+        String::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn parses_the_result_line() {

@@ -158,6 +158,12 @@ pub fn load_mcp_config_with(
     })
 }
 
+/// The two transports a server entry may ask for.
+enum TransportKind {
+    Stdio,
+    Http,
+}
+
 impl RawServer {
     fn validate(
         self,
@@ -165,122 +171,14 @@ impl RawServer {
         name: &str,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Option<McpServer> {
-        let path = format!("mcpServers.{name}");
-        let expand = |check: &mut Checker<'_>, key: String, value: &str| -> Option<String> {
-            match expand_vars(value, lookup) {
-                Ok(expanded) => Some(expanded),
-                Err(message) => {
-                    check.error(key, message);
-                    None
-                }
-            }
+        let mut server = ServerCheck {
+            check,
+            path: format!("mcpServers.{name}"),
+            lookup,
         };
-        let kind = match (self.transport.as_deref(), &self.command, &self.url) {
-            (Some("stdio"), _, _) => "stdio",
-            (Some("http"), _, _) => "http",
-            (Some("sse"), _, _) => {
-                check.error(
-                    format!("{path}.type"),
-                    "the HTTP+SSE transport (`type: sse`) is not supported yet; use streamable HTTP (`type: http`)",
-                );
-                return None;
-            }
-            (Some(other), _, _) => {
-                check.error(
-                    format!("{path}.type"),
-                    format!("unknown server type `{other}`; expected stdio or http"),
-                );
-                return None;
-            }
-            (None, Some(_), None) => "stdio",
-            (None, None, Some(_)) => "http",
-            (None, Some(_), Some(_)) => {
-                check.error(path, "both `command` and `url` are set; a server is either stdio (command) or http (url)");
-                return None;
-            }
-            (None, None, None) => {
-                check.error(path, "neither `command` nor `url` is set; expected `command` (stdio) or `url` (http)");
-                return None;
-            }
-        };
-        let transport = if kind == "stdio" {
-            let command = match &self.command {
-                Some(c) if !c.trim().is_empty() => expand(check, format!("{path}.command"), c)?,
-                _ => {
-                    check.error(format!("{path}.command"), "a stdio server needs `command`");
-                    return None;
-                }
-            };
-            for key in ["url"].into_iter().filter(|_| self.url.is_some()) {
-                check.error(
-                    format!("{path}.{key}"),
-                    "`url` does not belong to a stdio server",
-                );
-            }
-            if !self.headers.is_empty() {
-                check.error(
-                    format!("{path}.headers"),
-                    "`headers` does not belong to a stdio server",
-                );
-            }
-            let args = self
-                .args
-                .iter()
-                .enumerate()
-                .map(|(i, arg)| expand(check, format!("{path}.args[{i}]"), arg))
-                .collect::<Option<Vec<_>>>()?;
-            let env = self
-                .env
-                .iter()
-                .map(|(k, v)| Some((k.clone(), expand(check, format!("{path}.env.{k}"), v)?)))
-                .collect::<Option<BTreeMap<_, _>>>()?;
-            let cwd = self.cwd.as_deref().map(|c| check.resolve(c));
-            // `./bin/server` is relative to the config file; `npx` is looked up on PATH.
-            let command = if command.contains('/') && Path::new(&command).is_relative() {
-                check.resolve(&command).display().to_string()
-            } else {
-                command
-            };
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            }
-        } else {
-            let url = match &self.url {
-                Some(u) if !u.trim().is_empty() => expand(check, format!("{path}.url"), u)?,
-                _ => {
-                    check.error(format!("{path}.url"), "an http server needs `url`");
-                    return None;
-                }
-            };
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                check.error(
-                    format!("{path}.url"),
-                    format!("expected an http:// or https:// URL, found {url:?}"),
-                );
-                return None;
-            }
-            for (key, present) in [
-                ("command", self.command.is_some()),
-                ("args", !self.args.is_empty()),
-                ("env", !self.env.is_empty()),
-                ("cwd", self.cwd.is_some()),
-            ] {
-                if present {
-                    check.error(
-                        format!("{path}.{key}"),
-                        format!("`{key}` does not belong to an http server"),
-                    );
-                }
-            }
-            let headers = self
-                .headers
-                .iter()
-                .map(|(k, v)| Some((k.clone(), expand(check, format!("{path}.headers.{k}"), v)?)))
-                .collect::<Option<BTreeMap<_, _>>>()?;
-            Transport::Http { url, headers }
+        let transport = match self.transport_kind(&mut server)? {
+            TransportKind::Stdio => self.stdio_transport(&mut server)?,
+            TransportKind::Http => self.http_transport(&mut server)?,
         };
         let allowed_tools = if self.enable_all_tools == Some(true) || self.always_allow.is_empty() {
             AllowedTools::All
@@ -293,6 +191,156 @@ impl RawServer {
             allowed_tools,
             disabled: self.disabled,
         })
+    }
+
+    /// The transport from `type`, or else from which of `command` and `url` is set.
+    fn transport_kind(&self, server: &mut ServerCheck<'_, '_>) -> Option<TransportKind> {
+        let path = &server.path;
+        let check = &mut *server.check;
+        match (self.transport.as_deref(), &self.command, &self.url) {
+            (Some("stdio"), _, _) => Some(TransportKind::Stdio),
+            (Some("http"), _, _) => Some(TransportKind::Http),
+            (Some("sse"), _, _) => {
+                check.error(
+                    format!("{path}.type"),
+                    "the HTTP+SSE transport (`type: sse`) is not supported yet; use streamable HTTP (`type: http`)",
+                );
+                None
+            }
+            (Some(other), _, _) => {
+                check.error(
+                    format!("{path}.type"),
+                    format!("unknown server type `{other}`; expected stdio or http"),
+                );
+                None
+            }
+            (None, Some(_), None) => Some(TransportKind::Stdio),
+            (None, None, Some(_)) => Some(TransportKind::Http),
+            (None, Some(_), Some(_)) => {
+                check.error(path, "both `command` and `url` are set; a server is either stdio (command) or http (url)");
+                None
+            }
+            (None, None, None) => {
+                check.error(path, "neither `command` nor `url` is set; expected `command` (stdio) or `url` (http)");
+                None
+            }
+        }
+    }
+
+    /// A stdio server: `command` with its `args`, `env` and `cwd`; no `url` or `headers`.
+    fn stdio_transport(&self, server: &mut ServerCheck<'_, '_>) -> Option<Transport> {
+        let command = match &self.command {
+            Some(c) if !c.trim().is_empty() => server.expand(server.key("command"), c)?,
+            _ => {
+                server.error("command", "a stdio server needs `command`");
+                return None;
+            }
+        };
+        if self.url.is_some() {
+            server.error("url", "`url` does not belong to a stdio server");
+        }
+        if !self.headers.is_empty() {
+            server.error("headers", "`headers` does not belong to a stdio server");
+        }
+        let args = self
+            .args
+            .iter()
+            .enumerate()
+            .map(|(i, arg)| server.expand(server.key(&format!("args[{i}]")), arg))
+            .collect::<Option<Vec<_>>>()?;
+        let env = server.expand_values("env", &self.env)?;
+        let cwd = self.cwd.as_deref().map(|c| server.check.resolve(c));
+        // `./bin/server` is relative to the config file; `npx` is looked up on PATH.
+        let command = if command.contains('/') && Path::new(&command).is_relative() {
+            server.check.resolve(&command).display().to_string()
+        } else {
+            command
+        };
+        Some(Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        })
+    }
+
+    /// An http server: an http(s) `url` with its `headers`; none of the stdio keys.
+    fn http_transport(&self, server: &mut ServerCheck<'_, '_>) -> Option<Transport> {
+        let url = match &self.url {
+            Some(u) if !u.trim().is_empty() => server.expand(server.key("url"), u)?,
+            _ => {
+                server.error("url", "an http server needs `url`");
+                return None;
+            }
+        };
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            server.error(
+                "url",
+                format!("expected an http:// or https:// URL, found {url:?}"),
+            );
+            return None;
+        }
+        for (key, present) in [
+            ("command", self.command.is_some()),
+            ("args", !self.args.is_empty()),
+            ("env", !self.env.is_empty()),
+            ("cwd", self.cwd.is_some()),
+        ] {
+            if present {
+                server.error(key, format!("`{key}` does not belong to an http server"));
+            }
+        }
+        let headers = server.expand_values("headers", &self.headers)?;
+        Some(Transport::Http { url, headers })
+    }
+}
+
+/// Checks one server entry: its errors carry the key path `mcpServers.NAME.…`, and its values
+/// expand `${VAR}` with `lookup`.
+struct ServerCheck<'c, 'a> {
+    check: &'c mut Checker<'a>,
+    path: String,
+    lookup: &'c dyn Fn(&str) -> Option<String>,
+}
+
+impl ServerCheck<'_, '_> {
+    /// The key path of `field` of this server.
+    fn key(&self, field: &str) -> String {
+        format!("{}.{field}", self.path)
+    }
+
+    /// Reports an error at `field` of this server.
+    fn error(&mut self, field: &str, message: impl Into<String>) {
+        let key = self.key(field);
+        self.check.error(key, message);
+    }
+
+    /// `value` with its variables expanded, or `None` after reporting the error at `key`.
+    fn expand(&mut self, key: String, value: &str) -> Option<String> {
+        match expand_vars(value, self.lookup) {
+            Ok(expanded) => Some(expanded),
+            Err(message) => {
+                self.check.error(key, message);
+                None
+            }
+        }
+    }
+
+    /// The values of the map at `field` expanded, or `None` after reporting the first error.
+    fn expand_values(
+        &mut self,
+        field: &str,
+        values: &BTreeMap<String, String>,
+    ) -> Option<BTreeMap<String, String>> {
+        values
+            .iter()
+            .map(|(k, v)| {
+                Some((
+                    k.clone(),
+                    self.expand(self.key(&format!("{field}.{k}")), v)?,
+                ))
+            })
+            .collect()
     }
 }
 

@@ -105,106 +105,159 @@ impl fmt::Display for Template {
 /// Parses `source`. `allowed` are the fields this template may name; `split_words` is false
 /// when the command runs through a shell (`shell: true`).
 pub fn parse(source: &str, allowed: &[Field], split_words: bool) -> Result<Template, String> {
-    let mut words: Vec<Vec<Segment>> = Vec::new();
-    let mut word: Vec<Segment> = Vec::new();
-    let mut text = String::new();
-    // A word has started even when empty (`""` is one empty argument).
-    let mut started = false;
-    let mut quote: Option<char> = None;
-    let mut trim_next = false;
-    let mut chars = source.char_indices().peekable();
+    let mut parser = TemplateParser {
+        source,
+        allowed,
+        split_words,
+        chars: source.char_indices().peekable(),
+        words: Vec::new(),
+        word: Vec::new(),
+        text: String::new(),
+        started: false,
+        quote: None,
+        trim_next: false,
+    };
+    while let Some((at, c)) = parser.chars.next() {
+        if source[at..].starts_with("{{") {
+            parser.action(at)?;
+        } else {
+            parser.character(c);
+        }
+    }
+    parser.finish()
+}
 
-    fn flush_text(text: &mut String, word: &mut Vec<Segment>) {
-        if !text.is_empty() {
-            word.push(Segment::Text(std::mem::take(text)));
+/// The state of [`parse`] between two characters of the source.
+struct TemplateParser<'s> {
+    source: &'s str,
+    allowed: &'s [Field],
+    split_words: bool,
+    chars: std::iter::Peekable<std::str::CharIndices<'s>>,
+    words: Vec<Vec<Segment>>,
+    word: Vec<Segment>,
+    text: String,
+    /// A word has started even when empty (`""` is one empty argument).
+    started: bool,
+    quote: Option<char>,
+    /// The action before ended with `-}}`: skip the whitespace that follows.
+    trim_next: bool,
+}
+
+impl TemplateParser<'_> {
+    /// The action `{{ ... }}` that starts at byte `at`: becomes a field segment of the word.
+    fn action(&mut self, at: usize) -> Result<(), String> {
+        let source = self.source;
+        let close = source[at..]
+            .find("}}")
+            .ok_or_else(|| format!("unclosed `{{{{` at byte {at}; expected `}}}}`"))?;
+        let action = &source[at + 2..at + close];
+        let (action, trim_before, trim_after) = trim_markers(action);
+        if trim_before && self.quote.is_none() {
+            self.trim_text_before_action();
+        }
+        let segment = parse_action(action, self.allowed)?;
+        self.flush_text();
+        self.word.push(segment);
+        self.started = true;
+        self.trim_next = trim_after;
+        // Skip the rest of the action.
+        let end = at + close + 2;
+        while self.chars.peek().is_some_and(|(i, _)| *i < end) {
+            self.chars.next();
+        }
+        Ok(())
+    }
+
+    /// `{{-`: drops the whitespace before the action.
+    fn trim_text_before_action(&mut self) {
+        let kept = self.text.trim_end().len();
+        self.text.truncate(kept);
+        // `a {{- .X }}` continues the word before the space.
+        if !self.started
+            && self.text.is_empty()
+            && let Some(previous) = self.words.pop()
+        {
+            self.word = previous;
         }
     }
 
-    while let Some((at, c)) = chars.next() {
-        if source[at..].starts_with("{{") {
-            let close = source[at..]
-                .find("}}")
-                .ok_or_else(|| format!("unclosed `{{{{` at byte {at}; expected `}}}}`"))?;
-            let action = &source[at + 2..at + close];
-            let (action, trim_before, trim_after) = trim_markers(action);
-            if trim_before && quote.is_none() {
-                let kept = text.trim_end().len();
-                text.truncate(kept);
-                // `a {{- .X }}` continues the word before the space.
-                if !started
-                    && text.is_empty()
-                    && let Some(previous) = words.pop()
-                {
-                    word = previous;
-                }
-            }
-            let segment = parse_action(action, allowed)?;
-            flush_text(&mut text, &mut word);
-            word.push(segment);
-            started = true;
-            trim_next = trim_after;
-            // Skip the rest of the action.
-            let end = at + close + 2;
-            while chars.peek().is_some_and(|(i, _)| *i < end) {
-                chars.next();
-            }
-            continue;
+    /// One character outside an action.
+    fn character(&mut self, c: char) {
+        if self.trim_next && self.quote.is_none() && c.is_whitespace() {
+            return;
         }
-        if trim_next && quote.is_none() && c.is_whitespace() {
-            continue;
+        self.trim_next = false;
+        if !self.split_words {
+            self.text.push(c);
+            self.started = true;
+            return;
         }
-        trim_next = false;
-        if !split_words {
-            text.push(c);
-            started = true;
-            continue;
-        }
-        match (quote, c) {
+        self.split_character(c);
+    }
+
+    /// One character when splitting into words: quotes and backslashes group, as in a POSIX
+    /// shell, and whitespace outside quotes ends a word.
+    fn split_character(&mut self, c: char) {
+        match (self.quote, c) {
             (None, c) if c.is_whitespace() => {
-                if started {
-                    flush_text(&mut text, &mut word);
-                    words.push(std::mem::take(&mut word));
-                    started = false;
+                if self.started {
+                    self.end_word();
                 }
             }
             (None, '\'' | '"') => {
-                quote = Some(c);
-                started = true;
+                self.quote = Some(c);
+                self.started = true;
             }
             (None, '\\') => {
-                if let Some((_, next)) = chars.next()
+                if let Some((_, next)) = self.chars.next()
                     && next != '\n'
                 {
-                    text.push(next);
+                    self.text.push(next);
                 }
-                started = true;
+                self.started = true;
             }
             (None, c) => {
-                text.push(c);
-                started = true;
+                self.text.push(c);
+                self.started = true;
             }
-            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
-            (Some('"'), '\\') => match chars.peek() {
+            (Some('\''), '\'') | (Some('"'), '"') => self.quote = None,
+            (Some('"'), '\\') => match self.chars.peek() {
                 Some((_, next @ ('"' | '\\' | '$' | '`'))) => {
-                    text.push(*next);
-                    chars.next();
+                    self.text.push(*next);
+                    self.chars.next();
                 }
-                _ => text.push('\\'),
+                _ => self.text.push('\\'),
             },
-            (Some(_), c) => text.push(c),
+            (Some(_), c) => self.text.push(c),
         }
     }
-    if let Some(q) = quote {
-        return Err(format!("unclosed {q} quote; expected a closing {q}"));
+
+    fn flush_text(&mut self) {
+        if !self.text.is_empty() {
+            self.word
+                .push(Segment::Text(std::mem::take(&mut self.text)));
+        }
     }
-    if started {
-        flush_text(&mut text, &mut word);
-        words.push(word);
+
+    fn end_word(&mut self) {
+        self.flush_text();
+        self.words.push(std::mem::take(&mut self.word));
+        self.started = false;
     }
-    Ok(Template {
-        source: source.to_owned(),
-        words,
-    })
+
+    /// The template, or the error of a quote left open.
+    fn finish(mut self) -> Result<Template, String> {
+        if let Some(q) = self.quote {
+            return Err(format!("unclosed {q} quote; expected a closing {q}"));
+        }
+        if self.started {
+            self.end_word();
+        }
+        Ok(Template {
+            source: self.source.to_owned(),
+            words: self.words,
+        })
+    }
 }
 
 fn trim_markers(action: &str) -> (&str, bool, bool) {

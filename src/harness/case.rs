@@ -13,7 +13,7 @@ use super::llm_phase::cassette_path;
 use super::message::failure_message;
 use super::results::{ResultInput, task_result};
 use super::run::run_task;
-use super::run_report::{RunOptions, RunPhase};
+use super::run_report::{RunOptions, RunPhase, RunReport};
 use super::verdict::Verdict;
 use crate::config::{Eval, Task};
 use crate::lock::lock;
@@ -43,19 +43,17 @@ pub(super) fn run_case(
     let min_pass_rate = task.min_pass_rate.or(case.min_pass_rate).unwrap_or(1.0);
     let out = options.output_dir.clone();
     let _lock = TaskLock::acquire(&out, task.parallel || eval.parallel)?;
-    let task = Arc::new(task);
+    let mut case_runs = CaseRuns {
+        eval,
+        case,
+        task: Arc::new(task),
+        runs,
+        options: &options,
+        snapshot_checked: false,
+    };
     let mut verdicts = Vec::new();
-    let mut snapshot_checked = false;
     for index in 0..runs {
-        verdicts.push(run_once(
-            eval,
-            case,
-            &task,
-            index,
-            runs,
-            &options,
-            &mut snapshot_checked,
-        )?);
+        verdicts.push(case_runs.run_once(index)?);
     }
     if runs == 1 {
         let verdict = verdicts.remove(0);
@@ -65,6 +63,17 @@ pub(super) fn run_case(
             Err(verdict.message.into())
         };
     }
+    judge_pass_rate(&case.name, &verdicts, min_pass_rate)
+}
+
+/// Several runs pass when enough of them passed; the message summarises the runs and holds
+/// the message of every failed one.
+fn judge_pass_rate(
+    case_name: &str,
+    verdicts: &[RunVerdict],
+    min_pass_rate: f64,
+) -> Result<(), Failed> {
+    let runs = verdicts.len() as u32;
     let passes = verdicts.iter().filter(|v| v.passed).count();
     let rate = passes as f64 / runs as f64;
     let (low, high) = wilson_interval(passes, runs);
@@ -77,7 +86,7 @@ pub(super) fn run_case(
     // A tolerance so that 2 of 3 meets a minPassRate written as 0.6667.
     if rate + 1e-9 >= min_pass_rate {
         if passes < runs as usize {
-            eprintln!("note: {}: {summary}", case.name);
+            eprintln!("note: {case_name}: {summary}");
         }
         return Ok(());
     }
@@ -106,90 +115,130 @@ fn run_count(task: &Task, eval: &Eval) -> Result<u32, Failed> {
     }
 }
 
-fn run_once(
-    eval: &Arc<Eval>,
-    case: &TaskCase,
-    task: &Arc<Task>,
-    index: u32,
+/// The runs of one task case: what they share, and whether one of them checked the snapshot.
+struct CaseRuns<'a> {
+    eval: &'a Arc<Eval>,
+    case: &'a TaskCase,
+    task: Arc<Task>,
     runs: u32,
-    options: &Arc<RunOptions>,
-    snapshot_checked: &mut bool,
-) -> Result<RunVerdict, Failed> {
-    let stem = snapshot_name(&eval.name, &task.name);
-    let run_stem = if runs == 1 {
-        stem.clone()
-    } else {
-        format!("{stem}.run{}", index + 1)
-    };
-    let run_dir = options.output_dir.join("runs").join(&run_stem);
-    let started = Instant::now();
-    let phase = Arc::new(Mutex::new(RunPhase::Start));
-    let runtime = runtime()?;
-    let label = if runs == 1 {
-        case.name.clone()
-    } else {
-        format!("{} (run {} of {runs})", case.name, index + 1)
-    };
-    let progress = runtime.spawn(report_progress(label, phase.clone(), started));
-    let report = runtime.block_on(run_task(
-        eval.clone(),
-        case,
-        task.clone(),
-        (run_dir.clone(), cassette_path(eval, &run_stem)),
-        options.clone(),
-        phase,
-    ));
-    progress.abort();
+    options: &'a Arc<RunOptions>,
+    snapshot_checked: bool,
+}
 
-    // A partial trace of a failed agent would only be noise to review; with several runs,
-    // the first complete one stands for the task.
-    let snapshot = if !*snapshot_checked && report.agent.as_ref().is_some_and(|agent| agent.passed)
-    {
-        *snapshot_checked = true;
-        let content = render_snapshot(&report.trace, &[run_dir.display().to_string()]);
-        check_snapshot(
-            eval.snapshot,
-            &snapshot_dir(&eval.path),
-            &stem,
-            &case.path,
-            &content,
-        )
-    } else {
-        SnapshotStatus::Off
-    };
-    let verdict = Verdict::of(&report, &snapshot, eval.snapshot);
-    let passed = verdict.passed();
-    let message = if passed {
-        String::new()
-    } else {
-        failure_message(&report, &verdict, &snapshot)
-    };
-    let result = task_result(ResultInput {
-        case,
-        eval_name: &eval.name,
-        task,
-        report: &report,
-        verdict: &verdict,
-        failure_message: (!passed).then(|| message.clone()),
-        duration: started.elapsed(),
-        run: (runs > 1).then_some((index, runs)),
-    });
-    let results_dir = options.output_dir.join("results");
-    if let Err(e) = result.write(&results_dir, &run_stem) {
-        eprintln!(
-            "mcpeval: cannot write the results of {} under {}: {e}",
-            case.name,
-            results_dir.display()
-        );
+impl CaseRuns<'_> {
+    /// Runs the task once (run `index`): its report, snapshot check, verdict and results file.
+    fn run_once(&mut self, index: u32) -> Result<RunVerdict, Failed> {
+        let stem = snapshot_name(&self.eval.name, &self.task.name);
+        let run_stem = if self.runs == 1 {
+            stem.clone()
+        } else {
+            format!("{stem}.run{}", index + 1)
+        };
+        let run_dir = self.options.output_dir.join("runs").join(&run_stem);
+        let started = Instant::now();
+        let report = self.run_task_with_progress(index, &run_dir, &run_stem, started)?;
+        let snapshot = self.check_snapshot_once(&report, &run_dir, &stem);
+        let verdict = Verdict::of(&report, &snapshot, self.eval.snapshot);
+        let passed = verdict.passed();
+        let message = if passed {
+            String::new()
+        } else {
+            failure_message(&report, &verdict, &snapshot)
+        };
+        self.record_result(index, &report, &verdict, &message, started, &run_stem);
+        if passed && matches!(snapshot, SnapshotStatus::Changed(_) | SnapshotStatus::New) {
+            eprintln!(
+                "note: {}: the call trace changed; review it with `cargo insta review`",
+                self.case.name
+            );
+        }
+        Ok(RunVerdict { passed, message })
     }
-    lock(&options.collected).push(result);
-    if passed && matches!(snapshot, SnapshotStatus::Changed(_) | SnapshotStatus::New) {
-        eprintln!(
-            "note: {}: the call trace changed; review it with `cargo insta review`",
-            case.name
-        );
+
+    /// Runs the task in `run_dir` on the shared runtime, with progress lines while it runs.
+    fn run_task_with_progress(
+        &self,
+        index: u32,
+        run_dir: &Path,
+        run_stem: &str,
+        started: Instant,
+    ) -> Result<RunReport, Failed> {
+        let phase = Arc::new(Mutex::new(RunPhase::Start));
+        let runtime = runtime()?;
+        let label = if self.runs == 1 {
+            self.case.name.clone()
+        } else {
+            format!("{} (run {} of {})", self.case.name, index + 1, self.runs)
+        };
+        let progress = runtime.spawn(report_progress(label, phase.clone(), started));
+        let report = runtime.block_on(run_task(
+            self.eval.clone(),
+            self.case,
+            self.task.clone(),
+            (run_dir.to_path_buf(), cassette_path(self.eval, run_stem)),
+            self.options.clone(),
+            phase,
+        ));
+        progress.abort();
+        Ok(report)
     }
-    Ok(RunVerdict { passed, message })
+
+    /// Checks the trace against the snapshot `stem` when the agent passed and no earlier run
+    /// checked it.
+    fn check_snapshot_once(
+        &mut self,
+        report: &RunReport,
+        run_dir: &Path,
+        stem: &str,
+    ) -> SnapshotStatus {
+        // A partial trace of a failed agent would only be noise to review; with several runs,
+        // the first complete one stands for the task.
+        if !self.snapshot_checked && report.agent.as_ref().is_some_and(|agent| agent.passed) {
+            self.snapshot_checked = true;
+            let content = render_snapshot(&report.trace, &[run_dir.display().to_string()]);
+            check_snapshot(
+                self.eval.snapshot,
+                &snapshot_dir(&self.eval.path),
+                stem,
+                &self.case.path,
+                &content,
+            )
+        } else {
+            SnapshotStatus::Off
+        }
+    }
+
+    /// Writes the results file of the run and adds the result to the collected ones.
+    fn record_result(
+        &self,
+        index: u32,
+        report: &RunReport,
+        verdict: &Verdict,
+        message: &str,
+        started: Instant,
+        run_stem: &str,
+    ) {
+        let passed = verdict.passed();
+        let result = task_result(ResultInput {
+            case: self.case,
+            eval_name: &self.eval.name,
+            task: &self.task,
+            report,
+            verdict,
+            failure_message: (!passed).then(|| message.to_owned()),
+            duration: started.elapsed(),
+            run: (self.runs > 1).then_some((index, self.runs)),
+        });
+        let results_dir = self.options.output_dir.join("results");
+        if let Err(e) = result.write(&results_dir, run_stem) {
+            eprintln!(
+                "mcpeval: cannot write the results of {} under {}: {e}",
+                self.case.name,
+                results_dir.display()
+            );
+        }
+        lock(&self.options.collected).push(result);
+    }
 }
 
 /// The tokio runtime every trial of this process blocks on.

@@ -88,91 +88,111 @@ impl ReportDiff {
 
     /// The diff as text or markdown.
     pub fn render(&self, format: DiffFormat) -> String {
-        let mut out = String::new();
+        match format {
+            DiffFormat::Markdown => self.render_markdown(),
+            DiffFormat::Text => self.render_text(),
+        }
+    }
+
+    /// The change of the pass rate in points and of the tokens.
+    fn deltas(&self) -> (f64, i64) {
         let (before, after) = self.pass_rate;
         let delta = (after - before) * 100.0;
         let token_delta = self.tokens.1 as i64 - self.tokens.0 as i64;
-        match format {
-            DiffFormat::Markdown => {
-                let _ = writeln!(
-                    out,
-                    "### mcpeval: {} → {} pass rate ({delta:+.1} points)\n",
-                    percent(before),
-                    percent(after)
-                );
-                let _ = writeln!(
-                    out,
-                    "{} regressed · {} fixed · {} new · {} removed · tokens {} → {} ({token_delta:+})\n",
-                    self.regressions.len(),
-                    self.fixes.len(),
-                    self.new.len(),
-                    self.removed.len(),
-                    self.tokens.0,
-                    self.tokens.1
-                );
-                let changes = self
-                    .regressions
+        (delta, token_delta)
+    }
+
+    /// A heading, a one-line summary and a table of the changed tasks.
+    fn render_markdown(&self) -> String {
+        let mut out = String::new();
+        let (before, after) = self.pass_rate;
+        let (delta, token_delta) = self.deltas();
+        let _ = writeln!(
+            out,
+            "### mcpeval: {} → {} pass rate ({delta:+.1} points)\n",
+            percent(before),
+            percent(after)
+        );
+        let _ = writeln!(
+            out,
+            "{} regressed · {} fixed · {} new · {} removed · tokens {} → {} ({token_delta:+})\n",
+            self.regressions.len(),
+            self.fixes.len(),
+            self.new.len(),
+            self.removed.len(),
+            self.tokens.0,
+            self.tokens.1
+        );
+        let rows = self.markdown_rows();
+        if rows.is_empty() {
+            out.push_str("No task changed its verdict.\n");
+        } else {
+            out.push_str("| change | task | before | after |\n|---|---|---|---|\n");
+            out.push_str(&rows.join("\n"));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// One table row per changed task: regressions, fixes, new, removed.
+    fn markdown_rows(&self) -> Vec<String> {
+        let changes = self
+            .regressions
+            .iter()
+            .map(|(n, b, a)| ("❌ regressed", n, Some(*b), Some(*a)));
+        let changes = changes
+            .chain(
+                self.fixes
                     .iter()
-                    .map(|(n, b, a)| ("❌ regressed", n, Some(*b), Some(*a)));
-                let changes = changes
-                    .chain(
-                        self.fixes
-                            .iter()
-                            .map(|(n, b, a)| ("✅ fixed", n, Some(*b), Some(*a))),
-                    )
-                    .chain(self.new.iter().map(|(n, a)| ("🆕 new", n, None, Some(*a))))
-                    .chain(
-                        self.removed
-                            .iter()
-                            .map(|(n, b)| ("🗑️ removed", n, Some(*b), None)),
-                    );
-                let rows: Vec<String> = changes
-                    .map(|(what, name, b, a)| {
-                        let show =
-                            |r: Option<f64>| r.map(percent).unwrap_or_else(|| "–".to_owned());
-                        format!("| {what} | `{name}` | {} | {} |", show(b), show(a))
-                    })
-                    .collect();
-                if rows.is_empty() {
-                    out.push_str("No task changed its verdict.\n");
-                } else {
-                    out.push_str("| change | task | before | after |\n|---|---|---|---|\n");
-                    out.push_str(&rows.join("\n"));
-                    out.push('\n');
-                }
+                    .map(|(n, b, a)| ("✅ fixed", n, Some(*b), Some(*a))),
+            )
+            .chain(self.new.iter().map(|(n, a)| ("🆕 new", n, None, Some(*a))))
+            .chain(
+                self.removed
+                    .iter()
+                    .map(|(n, b)| ("🗑️ removed", n, Some(*b), None)),
+            );
+        changes
+            .map(|(what, name, b, a)| {
+                let show = |r: Option<f64>| r.map(percent).unwrap_or_else(|| "–".to_owned());
+                format!("| {what} | `{name}` | {} | {} |", show(b), show(a))
+            })
+            .collect()
+    }
+
+    /// The pass rates, the tokens and one line per changed task.
+    fn render_text(&self) -> String {
+        let mut out = String::new();
+        let (before, after) = self.pass_rate;
+        let (delta, token_delta) = self.deltas();
+        let _ = writeln!(
+            out,
+            "pass rate: {} -> {} ({delta:+.1} points)",
+            percent(before),
+            percent(after)
+        );
+        let _ = writeln!(
+            out,
+            "tokens (estimated): {} -> {} ({token_delta:+})",
+            self.tokens.0, self.tokens.1
+        );
+        for (label, items) in [("regressed", &self.regressions), ("fixed", &self.fixes)] {
+            for (name, b, a) in items.iter() {
+                let _ = writeln!(out, "{label}: {name} ({} -> {})", percent(*b), percent(*a));
             }
-            DiffFormat::Text => {
-                let _ = writeln!(
-                    out,
-                    "pass rate: {} -> {} ({delta:+.1} points)",
-                    percent(before),
-                    percent(after)
-                );
-                let _ = writeln!(
-                    out,
-                    "tokens (estimated): {} -> {} ({token_delta:+})",
-                    self.tokens.0, self.tokens.1
-                );
-                for (label, items) in [("regressed", &self.regressions), ("fixed", &self.fixes)] {
-                    for (name, b, a) in items.iter() {
-                        let _ =
-                            writeln!(out, "{label}: {name} ({} -> {})", percent(*b), percent(*a));
-                    }
-                }
-                for (name, rate) in &self.new {
-                    let _ = writeln!(out, "new: {name} ({})", percent(*rate));
-                }
-                for (name, rate) in &self.removed {
-                    let _ = writeln!(out, "removed: {name} (was {})", percent(*rate));
-                }
-                if self.regressions.is_empty()
-                    && self.fixes.is_empty()
-                    && self.new.is_empty()
-                    && self.removed.is_empty()
-                {
-                    out.push_str("no task changed its verdict\n");
-                }
-            }
+        }
+        for (name, rate) in &self.new {
+            let _ = writeln!(out, "new: {name} ({})", percent(*rate));
+        }
+        for (name, rate) in &self.removed {
+            let _ = writeln!(out, "removed: {name} (was {})", percent(*rate));
+        }
+        if self.regressions.is_empty()
+            && self.fixes.is_empty()
+            && self.new.is_empty()
+            && self.removed.is_empty()
+        {
+            out.push_str("no task changed its verdict\n");
         }
         out
     }

@@ -126,140 +126,179 @@ pub fn parse_script(prompt: &str) -> anyhow::Result<Vec<Directive>> {
 /// Runs the script of `prompt` against the servers of `mcp_config`; returns the exit code.
 pub async fn run(mcp_config: &Path, prompt: &str) -> anyhow::Result<i32> {
     let directives = parse_script(prompt)?;
-    let text = std::fs::read_to_string(mcp_config)
-        .with_context(|| format!("cannot read {}", mcp_config.display()))?;
-    let config: Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not JSON", mcp_config.display()))?;
-    let urls: BTreeMap<String, String> = config["mcpServers"]
-        .as_object()
-        .map(|servers| {
-            servers
-                .iter()
-                .filter_map(|(name, s)| Some((name.clone(), s["url"].as_str()?.to_owned())))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut clients: BTreeMap<String, RunningService<RoleClient, ()>> = BTreeMap::new();
+    let mut servers = ScriptServers::from_config(mcp_config)?;
     let mut said = Vec::new();
     let mut last = String::new();
     let mut code = 0;
     for directive in directives {
-        let server = match &directive {
+        match &directive {
+            Directive::Say(text) => said.push(text.clone()),
+            Directive::Sleep(duration) => tokio::time::sleep(*duration).await,
+            Directive::Exit(exit) => {
+                code = *exit;
+                break;
+            }
             Directive::Call { server, .. }
             | Directive::Read { server, .. }
             | Directive::Prompt { server, .. }
-            | Directive::List { server } => Some(server.clone()),
-            _ => None,
-        };
-        if let Some(server) = &server
-            && !clients.contains_key(server)
-        {
-            let url = urls
-                .get(server)
-                .with_context(|| format!("no server `{server}` in {}", mcp_config.display()))?;
+            | Directive::List { server } => {
+                let client = servers.client(server).await?;
+                match send_request(&directive, client).await {
+                    Ok(result) => last = mcpeval::trace::result_text(&result),
+                    Err(error) => eprintln!("script-agent: {directive:?} failed: {error}"),
+                }
+            }
+        }
+    }
+    servers.close().await;
+    if code == 0 {
+        print_final_answer(&said, last);
+    }
+    Ok(code)
+}
+
+/// The servers of the MCP config by name, connected on first use.
+struct ScriptServers<'a> {
+    mcp_config: &'a Path,
+    urls: BTreeMap<String, String>,
+    clients: BTreeMap<String, RunningService<RoleClient, ()>>,
+}
+
+impl<'a> ScriptServers<'a> {
+    /// Reads the `mcpServers` of `mcp_config` and their URLs; connects to none yet.
+    fn from_config(mcp_config: &'a Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(mcp_config)
+            .with_context(|| format!("cannot read {}", mcp_config.display()))?;
+        let config: Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not JSON", mcp_config.display()))?;
+        let urls = config["mcpServers"]
+            .as_object()
+            .map(|servers| {
+                servers
+                    .iter()
+                    .filter_map(|(name, s)| Some((name.clone(), s["url"].as_str()?.to_owned())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(ScriptServers {
+            mcp_config,
+            urls,
+            clients: BTreeMap::new(),
+        })
+    }
+
+    /// The client of `server`, connecting to it the first time.
+    async fn client(&mut self, server: &str) -> anyhow::Result<&RunningService<RoleClient, ()>> {
+        if !self.clients.contains_key(server) {
+            let url = self.urls.get(server).with_context(|| {
+                format!("no server `{server}` in {}", self.mcp_config.display())
+            })?;
             let client = ()
                 .serve(StreamableHttpClientTransport::from_uri(url.as_str()))
                 .await
                 .with_context(|| format!("cannot connect to `{server}` at {url}"))?;
-            clients.insert(server.clone(), client);
+            self.clients.insert(server.to_owned(), client);
         }
-        let client = server.as_ref().and_then(|s| clients.get(s));
-        let outcome: Result<Value, String> = match (&directive, client) {
-            (
-                Directive::Call {
-                    tool, arguments, ..
-                },
-                Some(client),
-            ) => {
-                let params =
-                    json!({"name": tool, "arguments": arguments.clone().unwrap_or(json!({}))});
-                match serde_json::from_value::<model::CallToolRequestParams>(params) {
-                    Ok(params) => client
-                        .call_tool_once(params)
-                        .await
-                        .map(|r| match r {
-                            model::CallToolResponse::Complete(r) => to_json(&r),
-                            _ => json!({"incomplete": true}),
-                        })
-                        .map_err(|e| e.to_string()),
-                    Err(e) => Err(e.to_string()),
-                }
-            }
-            (Directive::Read { uri, .. }, Some(client)) => {
-                match serde_json::from_value::<model::ReadResourceRequestParams>(
-                    json!({"uri": uri}),
-                ) {
-                    Ok(params) => client
-                        .read_resource_once(params)
-                        .await
-                        .map(|r| match r {
-                            model::ReadResourceResponse::Complete(r) => to_json(&r),
-                            _ => json!({"incomplete": true}),
-                        })
-                        .map_err(|e| e.to_string()),
-                    Err(e) => Err(e.to_string()),
-                }
-            }
-            (
-                Directive::Prompt {
-                    name, arguments, ..
-                },
-                Some(client),
-            ) => {
-                let mut params = json!({"name": name});
-                if let Some(arguments) = arguments {
-                    params["arguments"] = arguments.clone();
-                }
-                match serde_json::from_value::<model::GetPromptRequestParams>(params) {
-                    Ok(params) => client
-                        .get_prompt_once(params)
-                        .await
-                        .map(|r| match r {
-                            model::GetPromptResponse::Complete(r) => to_json(&r),
-                            _ => json!({"incomplete": true}),
-                        })
-                        .map_err(|e| e.to_string()),
-                    Err(e) => Err(e.to_string()),
-                }
-            }
-            (Directive::List { .. }, Some(client)) => client
-                .list_all_tools()
-                .await
-                .map(|tools| json!({"tools": tools.len()}))
-                .map_err(|e| e.to_string()),
-            (Directive::Say(text), _) => {
-                said.push(text.clone());
-                continue;
-            }
-            (Directive::Sleep(duration), _) => {
-                tokio::time::sleep(*duration).await;
-                continue;
-            }
-            (Directive::Exit(exit), _) => {
-                code = *exit;
-                break;
-            }
-            _ => continue,
-        };
-        match outcome {
-            Ok(result) => last = mcpeval::trace::result_text(&result),
-            Err(error) => eprintln!("script-agent: {directive:?} failed: {error}"),
+        Ok(&self.clients[server])
+    }
+
+    /// Closes every connection made.
+    async fn close(self) {
+        for (_, client) in self.clients {
+            let _ = client.cancel().await;
         }
     }
-    for (_, client) in clients {
-        let _ = client.cancel().await;
+}
+
+/// Sends the request of a directive that names a server; the result as JSON, or the error.
+async fn send_request(
+    directive: &Directive,
+    client: &RunningService<RoleClient, ()>,
+) -> Result<Value, String> {
+    match directive {
+        Directive::Call {
+            tool, arguments, ..
+        } => call_tool(client, tool, arguments).await,
+        Directive::Read { uri, .. } => read_resource(client, uri).await,
+        Directive::Prompt {
+            name, arguments, ..
+        } => get_prompt(client, name, arguments).await,
+        Directive::List { .. } => client
+            .list_all_tools()
+            .await
+            .map(|tools| json!({"tools": tools.len()}))
+            .map_err(|e| e.to_string()),
+        Directive::Say(_) | Directive::Sleep(_) | Directive::Exit(_) => {
+            Err(format!("{directive:?} sends no request"))
+        }
     }
-    if code == 0 {
-        println!(
-            "{}",
-            if said.is_empty() {
-                last
-            } else {
-                said.join("\n")
-            }
-        );
+}
+
+async fn call_tool(
+    client: &RunningService<RoleClient, ()>,
+    tool: &str,
+    arguments: &Option<Value>,
+) -> Result<Value, String> {
+    let params = json!({"name": tool, "arguments": arguments.clone().unwrap_or(json!({}))});
+    let params = serde_json::from_value::<model::CallToolRequestParams>(params)
+        .map_err(|e| e.to_string())?;
+    client
+        .call_tool_once(params)
+        .await
+        .map(|r| match r {
+            model::CallToolResponse::Complete(r) => to_json(&r),
+            _ => json!({"incomplete": true}),
+        })
+        .map_err(|e| e.to_string())
+}
+
+async fn read_resource(
+    client: &RunningService<RoleClient, ()>,
+    uri: &str,
+) -> Result<Value, String> {
+    let params = serde_json::from_value::<model::ReadResourceRequestParams>(json!({"uri": uri}))
+        .map_err(|e| e.to_string())?;
+    client
+        .read_resource_once(params)
+        .await
+        .map(|r| match r {
+            model::ReadResourceResponse::Complete(r) => to_json(&r),
+            _ => json!({"incomplete": true}),
+        })
+        .map_err(|e| e.to_string())
+}
+
+async fn get_prompt(
+    client: &RunningService<RoleClient, ()>,
+    name: &str,
+    arguments: &Option<Value>,
+) -> Result<Value, String> {
+    let mut params = json!({"name": name});
+    if let Some(arguments) = arguments {
+        params["arguments"] = arguments.clone();
     }
-    Ok(code)
+    let params = serde_json::from_value::<model::GetPromptRequestParams>(params)
+        .map_err(|e| e.to_string())?;
+    client
+        .get_prompt_once(params)
+        .await
+        .map(|r| match r {
+            model::GetPromptResponse::Complete(r) => to_json(&r),
+            _ => json!({"incomplete": true}),
+        })
+        .map_err(|e| e.to_string())
+}
+
+/// Prints the `say` lines, or else the text of the last result.
+fn print_final_answer(said: &[String], last: String) {
+    println!(
+        "{}",
+        if said.is_empty() {
+            last
+        } else {
+            said.join("\n")
+        }
+    );
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> Value {
