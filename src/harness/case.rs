@@ -195,7 +195,11 @@ impl CaseRuns<'_> {
         // the first complete one stands for the task.
         if !self.snapshot_checked && report.agent.as_ref().is_some_and(|agent| agent.passed) {
             self.snapshot_checked = true;
-            let content = render_snapshot(&report.trace, &[run_dir.display().to_string()]);
+            let temporary = [
+                run_dir.display().to_string(),
+                report.work_dir.display().to_string(),
+            ];
+            let content = render_snapshot(&report.trace, &temporary);
             check_snapshot(
                 self.eval.snapshot,
                 &snapshot_dir(&self.eval.path),

@@ -106,7 +106,8 @@ pub(super) fn start_llm_proxy(
                 .map(|name| ((*name).to_owned(), PLACEHOLDER_KEY.to_owned())),
         );
     }
-    // What mcpeval controls is pinned alike when recording and when replaying.
+    // What mcpeval controls is pinned alike when recording and when replaying (the agent's
+    // working directory is empty and outside any git repository, see `run.rs`).
     env.push(("TZ".into(), "UTC".into()));
     env.push(("LANG".into(), "C.UTF-8".into()));
     Ok(StartedProxy { proxy, env })

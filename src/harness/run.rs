@@ -31,13 +31,13 @@ pub async fn run_task(
     options: Arc<RunOptions>,
     phase: Arc<Mutex<RunPhase>>,
 ) -> RunReport {
-    let work_dir = run_dir.join("agent-workdir");
+    let work_dir = agent_work_dir(&run_dir);
     let mut report = RunReport {
         run_dir: run_dir.clone(),
         work_dir: work_dir.clone(),
         ..RunReport::default()
     };
-    if let Err(e) = prepare_dir(&run_dir).and_then(|()| std::fs::create_dir_all(&work_dir)) {
+    if let Err(e) = prepare_dir(&run_dir).and_then(|()| prepare_dir(&work_dir)) {
         report.errors.push(format!(
             "cannot prepare the run directory {}: {e}",
             run_dir.display()
@@ -92,6 +92,7 @@ pub async fn run_task(
         .flat_map(ProxyHandle::upstream_failures)
         .collect();
     shutdown(proxies).await;
+    let _ = std::fs::remove_dir_all(&shared.report().work_dir);
     let mut report = std::mem::take(&mut *shared.report());
     report.upstream_failures = upstream_failures;
     report.trace = recorder.trace();
@@ -184,6 +185,20 @@ async fn shutdown(proxies: Vec<ProxyHandle>) {
     for proxy in proxies {
         proxy.shutdown().await;
     }
+}
+
+/// The agent's working directory: empty, and outside any git repository (agent programs
+/// put a repository's branch, status and recent commits into their prompts, which would
+/// change the LLM requests with every commit): `<temp>/mcpeval-<run>-<pid>`. It is removed
+/// when the run ends.
+fn agent_work_dir(run_dir: &Path) -> PathBuf {
+    let run = run_dir.file_name().map(|name| name.to_string_lossy().into_owned());
+    let name = format!(
+        "mcpeval-{}-{}",
+        run.unwrap_or_else(|| "run".into()),
+        std::process::id()
+    );
+    std::env::temp_dir().join(name)
 }
 
 /// Empties (or creates) `dir`.
