@@ -29,6 +29,8 @@ async fn run_task(api: &FakeAnthropic, task: &str) -> Option<Output> {
         .env("PATH", path)
         .env("ANTHROPIC_BASE_URL", &api.base_url)
         .env("ANTHROPIC_API_KEY", "sk-ant-fake-key-for-tests")
+        // The fake API is the live one here: no cassette is read or written.
+        .env("MCPEVAL_RECORD_MODE", "passthrough")
         .env("ENABLE_TOOL_SEARCH", "false")
         .env("MCPEVAL_TIME_SERVER", time_server)
         .env(

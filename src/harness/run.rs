@@ -192,7 +192,9 @@ async fn shutdown(proxies: Vec<ProxyHandle>) {
 /// change the LLM requests with every commit): `<temp>/mcpeval-<run>-<pid>`. It is removed
 /// when the run ends.
 fn agent_work_dir(run_dir: &Path) -> PathBuf {
-    let run = run_dir.file_name().map(|name| name.to_string_lossy().into_owned());
+    let run = run_dir
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned());
     let name = format!(
         "mcpeval-{}-{}",
         run.unwrap_or_else(|| "run".into()),

@@ -1,0 +1,343 @@
+//! Recording and replaying the LLM side through the whole harness, with the real Claude
+//! Code (`.ci/install-peers.sh`): recorded once against our fake Anthropic API acting as the
+//! live upstream, then replayed with the fake stopped, the base URL pointing nowhere and no
+//! API key, while the MCP servers run live.
+
+#[path = "support/fake_anthropic.rs"]
+mod fake_anthropic;
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use fake_anthropic::{FakeAnthropic, Turn};
+use serde_json::{Value, json};
+
+const KEY: &str = "sk-ant-recording-key-0123456789";
+
+/// A copy of the claude fixture eval in a fresh directory, with `snapshot` and extra
+/// `config` lines.
+fn eval_copy(snapshot: &str, extra_config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude");
+    std::fs::create_dir_all(dir.path().join("tasks")).unwrap();
+    for file in [
+        "mcp-config.yaml",
+        "tasks/add.yaml",
+        "tasks/time.yaml",
+        "tasks/forbidden.yaml",
+    ] {
+        std::fs::copy(fixture.join(file), dir.path().join(file)).unwrap();
+    }
+    let eval = std::fs::read_to_string(fixture.join("eval.yaml"))
+        .unwrap()
+        .replace(
+            "  snapshot: off\n",
+            &format!("  snapshot: {snapshot}\n{extra_config}"),
+        );
+    std::fs::write(dir.path().join("eval.yaml"), eval).unwrap();
+    dir
+}
+
+/// How a run reaches its LLM: the fake API with the key, or nothing at all.
+enum Llm<'a> {
+    Live(&'a FakeAnthropic),
+    Nowhere,
+}
+
+/// Runs one task of the eval in `dir` with `mcpeval check`; `env` adds variables (`CI`,
+/// `MCPEVAL_RECORD_MODE`).
+fn check(
+    dir: &Path,
+    output: &Path,
+    task: &str,
+    llm: Llm<'_>,
+    env: &[(&str, &str)],
+) -> Option<Output> {
+    let claude = support::peers::require("node_modules/.bin/claude")?;
+    let time_server = support::peers::require("venv/bin/mcp-server-time")?;
+    let path = format!(
+        "{}:{}",
+        claude.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpeval"));
+    command
+        .arg("check")
+        .arg(dir.join("eval.yaml"))
+        .args(["--", "--exact", &format!("claude::{task}")])
+        .env("PATH", path)
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .env("MCPEVAL_TIME_SERVER", time_server)
+        .env("MCPEVAL_OUTPUT_DIR", output)
+        .env("RUST_BACKTRACE", "0")
+        .env_remove("CI")
+        .env_remove("MCPEVAL_RECORD_MODE")
+        .env_remove("ANTHROPIC_API_KEY")
+        .envs(env.iter().copied());
+    match llm {
+        Llm::Live(api) => command
+            .env("ANTHROPIC_BASE_URL", &api.base_url)
+            .env("ANTHROPIC_API_KEY", KEY),
+        Llm::Nowhere => command.env("ANTHROPIC_BASE_URL", closed_port_url()),
+    };
+    Some(command.output().unwrap())
+}
+
+fn closed_port_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    format!("http://{}", listener.local_addr().unwrap())
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn add_script() -> Vec<Turn> {
+    vec![
+        Turn::ToolUse {
+            name: "mcp__demo__add".into(),
+            input: json!({"a": 2, "b": 40}),
+        },
+        Turn::ToolUse {
+            name: "mcp__demo__echo".into(),
+            input: json!({"text": "42"}),
+        },
+        Turn::Text("The sum is 42.".into()),
+    ]
+}
+
+fn results_of(output: &Path, task: &str) -> Value {
+    let file = output.join("results").join(format!("claude__{task}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap()
+}
+
+/// Every file under `dir` (recursively).
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_recorded_once_replays_offline_with_the_same_verdict_and_trace() {
+    let eval = eval_copy("strict", "");
+    let output = tempfile::tempdir().unwrap();
+    let api = FakeAnthropic::start(add_script()).await;
+    // Recorded (mode once, no cassette yet) against the fake API as the live upstream.
+    let Some(out) = check(eval.path(), output.path(), "add", Llm::Live(&api), &[]) else {
+        return;
+    };
+    // Strict mode: the first trace is new, so the run fails on the snapshot alone.
+    assert!(
+        text(&out).contains("snapshot: no accepted snapshot yet"),
+        "{}",
+        text(&out)
+    );
+    let cassette = eval.path().join("cassettes/claude__add.json");
+    assert!(cassette.is_file(), "{}", text(&out));
+    let recorded = results_of(output.path(), "add");
+    assert_eq!(recorded["llmCalls"][0]["used"], "recorded", "{recorded:#}");
+    let snapshot = eval.path().join("snapshots/claude__add.snap");
+    std::fs::rename(snapshot.with_extension("snap.new"), &snapshot).unwrap();
+    let requests = api.requests().len();
+    assert!(requests >= 3, "{requests} requests");
+
+    // The API key used while recording is in no file the run wrote.
+    for file in files_under(eval.path())
+        .into_iter()
+        .chain(files_under(output.path()))
+    {
+        let bytes = std::fs::read(&file).unwrap();
+        let found = bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes());
+        assert!(!found, "the API key is in {}", file.display());
+    }
+
+    // Replayed twice, from other output (and so working) directories, under CI, with no
+    // API and no key: the same verdict and the same (strict) trace snapshot.
+    for _ in 0..2 {
+        let again = tempfile::tempdir().unwrap();
+        let out = check(
+            eval.path(),
+            again.path(),
+            "add",
+            Llm::Nowhere,
+            &[("CI", "true")],
+        )
+        .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let replayed = results_of(again.path(), "add");
+        assert_eq!(replayed["llmCalls"][0]["used"], "replayed", "{replayed:#}");
+        assert_eq!(replayed["llmCalls"][0]["replayed"], json!(requests));
+        assert_eq!(
+            replayed["callHistory"]["toolCalls"]
+                .as_array()
+                .map(Vec::len),
+            Some(2)
+        );
+    }
+    assert_eq!(
+        api.requests().len(),
+        requests,
+        "replay never reached the API"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_tool_result_diverges_and_stops_the_agent_naming_both_results() {
+    // mcp-server-time answers with the current time: replayed a second later, the tool
+    // result in the conversation is not the recorded one.
+    let eval = eval_copy("off", "");
+    let output = tempfile::tempdir().unwrap();
+    let api = FakeAnthropic::start(vec![
+        Turn::ToolUse {
+            name: "mcp__time__get_current_time".into(),
+            input: json!({"timezone": "Asia/Tokyo"}),
+        },
+        Turn::Text("It is late in Tokyo.".into()),
+    ])
+    .await;
+    let Some(out) = check(eval.path(), output.path(), "time", Llm::Live(&api), &[]) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let out = check(
+        eval.path(),
+        output.path(),
+        "time",
+        Llm::Nowhere,
+        &[("CI", "1")],
+    )
+    .unwrap();
+    let message = text(&out);
+    assert_eq!(out.status.code(), Some(101), "{message}");
+    assert!(
+        message
+            .contains("LLM request #2 (POST /v1/messages?beta=true) matches no recorded request"),
+        "{message}"
+    );
+    assert!(
+        message.contains("first difference at $.messages["),
+        "{message}"
+    );
+    assert!(
+        message.contains("recorded: ") && message.contains("now: "),
+        "{message}"
+    );
+    assert!(message.contains("stopped by mcpeval"), "{message}");
+    assert!(
+        message.contains("MCPEVAL_RECORD_MODE=all cargo test -- claude::time --exact"),
+        "{message}"
+    );
+    let results = results_of(output.path(), "time");
+    assert!(
+        results["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r.as_str().unwrap_or("").starts_with("llm: LLM request #2")),
+        "{results:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replay_ignore_masks_what_a_server_varies_by_itself() {
+    let ignore = "  replay:\n    ignore: ['\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}[^\"\\\\]*']\n";
+    let eval = eval_copy("off", ignore);
+    let output = tempfile::tempdir().unwrap();
+    let api = FakeAnthropic::start(vec![
+        Turn::ToolUse {
+            name: "mcp__time__get_current_time".into(),
+            input: json!({"timezone": "Asia/Tokyo"}),
+        },
+        Turn::Text("It is late in Tokyo.".into()),
+    ])
+    .await;
+    let Some(out) = check(eval.path(), output.path(), "time", Llm::Live(&api), &[]) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let out = check(
+        eval.path(),
+        output.path(),
+        "time",
+        Llm::Nowhere,
+        &[("CI", "1")],
+    )
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+#[test]
+fn a_missing_cassette_under_ci_fails_with_its_path_and_the_record_command() {
+    let eval = eval_copy("off", "");
+    let output = tempfile::tempdir().unwrap();
+    let Some(out) = check(
+        eval.path(),
+        output.path(),
+        "add",
+        Llm::Nowhere,
+        &[("CI", "true")],
+    ) else {
+        return;
+    };
+    let message = text(&out);
+    assert_eq!(out.status.code(), Some(101), "{message}");
+    let cassette = eval.path().join("cassettes/claude__add.json");
+    assert!(
+        message.contains(&cassette.display().to_string()),
+        "{message}"
+    );
+    assert!(
+        message.contains("MCPEVAL_RECORD_MODE=once cargo test -- claude::add --exact"),
+        "{message}"
+    );
+    assert!(!cassette.exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_makes_fewer_llm_calls_than_recorded_fails() {
+    let eval = eval_copy("off", "");
+    let output = tempfile::tempdir().unwrap();
+    let api = FakeAnthropic::start(add_script()).await;
+    let Some(out) = check(eval.path(), output.path(), "add", Llm::Live(&api), &[]) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // One more recorded call than the agent will make: the last one, twice.
+    let cassette = eval.path().join("cassettes/claude__add.json");
+    let mut recorded: Value =
+        serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();
+    let interactions = recorded["interactions"].as_array_mut().unwrap();
+    let mut extra = interactions.last().unwrap().clone();
+    extra["seq"] = json!(interactions.len() + 1);
+    interactions.push(extra);
+    std::fs::write(&cassette, serde_json::to_string_pretty(&recorded).unwrap()).unwrap();
+    let out = check(
+        eval.path(),
+        output.path(),
+        "add",
+        Llm::Nowhere,
+        &[("CI", "true")],
+    )
+    .unwrap();
+    let message = text(&out);
+    assert_eq!(out.status.code(), Some(101), "{message}");
+    assert!(
+        message.contains("fewer LLM calls than recorded"),
+        "{message}"
+    );
+}
