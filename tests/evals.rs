@@ -1,8 +1,9 @@
 //! The repository's own evals under `evals/`, run exactly as a user's would be, with two
 //! additions: the evals run this crate's `mcpeval` binary as their agent and server (found
-//! through `$MCPEVAL_BIN`), and the builtin agents and the LLM judge talk to fake LLM APIs
-//! started here, so everything runs offline. Claude Code comes from `.peers/`
-//! (`.ci/install-peers.sh`).
+//! through `$MCPEVAL_BIN`), and fake LLM APIs started here stand for the live ones. The
+//! evals with LLM agents replay their committed cassettes (the fakes are not asked); with
+//! `MCPEVAL_RECORD_MODE=all` they are re-recorded against the fakes, offline. Claude Code
+//! comes from `.peers/` (`.ci/install-peers.sh`).
 
 #[path = "support/fake_anthropic.rs"]
 mod fake_anthropic;
