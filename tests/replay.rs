@@ -341,3 +341,107 @@ async fn an_agent_that_makes_fewer_llm_calls_than_recorded_fails() {
         "{message}"
     );
 }
+
+#[path = "support/fake_openai.rs"]
+mod fake_openai;
+
+/// Runs the file-agent fixture (a Python script of ours asking a Chat Completions API, and an
+/// LLM judge) from `dir`; `apis` are the live agent and judge APIs, or none.
+fn check_file_agent(
+    dir: &Path,
+    output: &Path,
+    apis: Option<(&str, &str)>,
+    env: &[(&str, &str)],
+) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpeval"));
+    command
+        .arg("check")
+        .arg(dir.join("eval.yaml"))
+        .args(["--", "--exact", "fileagent::ask"])
+        .env("ASK_AGENT", dir.join("agent.py"))
+        .env("MCPEVAL_OUTPUT_DIR", output)
+        .env("JUDGE_MODEL_NAME", "tiny-judge")
+        .env("RUST_BACKTRACE", "0")
+        .env_remove("CI")
+        .env_remove("MCPEVAL_RECORD_MODE")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("JUDGE_API_KEY")
+        .envs(env.iter().copied());
+    match apis {
+        Some((agent, judge)) => command
+            .env("OPENAI_BASE_URL", agent)
+            .env("OPENAI_API_KEY", KEY)
+            .env("JUDGE_BASE_URL", judge)
+            .env("JUDGE_API_KEY", KEY),
+        None => command
+            .env("OPENAI_BASE_URL", closed_port_url())
+            .env_remove("JUDGE_BASE_URL"),
+    };
+    command.output().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_agent_and_its_judge_are_recorded_then_replayed_without_api_or_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replay-file-agent");
+    std::fs::create_dir_all(dir.path().join("tasks")).unwrap();
+    for file in [
+        "eval.yaml",
+        "agent.yaml",
+        "agent.py",
+        "mcp-config.yaml",
+        "tasks/ask.yaml",
+    ] {
+        std::fs::copy(fixture.join(file), dir.path().join(file)).unwrap();
+    }
+    let agent = fake_openai::FakeOpenAi::start(vec![fake_openai::text("The sum is 42.")]).await;
+    let judge = fake_openai::FakeOpenAi::start(vec![fake_openai::text(
+        r#"{"passed": true, "reason": "It says 42."}"#,
+    )])
+    .await;
+    let output = tempfile::tempdir().unwrap();
+    let out = check_file_agent(
+        dir.path(),
+        output.path(),
+        Some((&agent.base_url, &judge.base_url)),
+        &[("MCPEVAL_BIN", env!("CARGO_BIN_EXE_mcpeval"))],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let recorded = results_of_eval(output.path(), "fileagent__ask");
+    let used: Vec<&str> = recorded["llmCalls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|calls| calls["used"].as_str().unwrap())
+        .collect();
+    assert_eq!(used, ["recorded", "recorded"], "{recorded:#}");
+    assert!(dir.path().join("cassettes/fileagent__ask.json").is_file());
+    assert!(
+        dir.path()
+            .join("cassettes/fileagent__ask.judge.json")
+            .is_file()
+    );
+    drop((agent, judge));
+
+    let output = tempfile::tempdir().unwrap();
+    let out = check_file_agent(
+        dir.path(),
+        output.path(),
+        None,
+        &[
+            ("CI", "true"),
+            ("MCPEVAL_BIN", env!("CARGO_BIN_EXE_mcpeval")),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let replayed = results_of_eval(output.path(), "fileagent__ask");
+    assert_eq!(replayed["llmCalls"][0]["used"], "replayed", "{replayed:#}");
+    assert_eq!(replayed["llmCalls"][1]["used"], "replayed", "{replayed:#}");
+    assert_eq!(replayed["taskOutput"], "The sum is 42.");
+    assert_eq!(replayed["verifyOutput"]["success"], true, "{replayed:#}");
+}
+
+fn results_of_eval(output: &Path, stem: &str) -> Value {
+    let file = output.join("results").join(format!("{stem}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap()
+}
