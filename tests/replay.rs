@@ -342,8 +342,7 @@ async fn an_agent_that_makes_fewer_llm_calls_than_recorded_fails() {
     );
 }
 
-#[path = "support/fake_openai.rs"]
-mod fake_openai;
+use support::fake_openai;
 
 /// Runs the file-agent fixture (a Python script of ours asking a Chat Completions API, and an
 /// LLM judge) from `dir`; `apis` are the live agent and judge APIs, or none.
