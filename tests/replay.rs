@@ -200,27 +200,9 @@ async fn a_changed_tool_result_diverges_and_stops_the_agent_naming_both_results(
     // result in the conversation is not the recorded one.
     let eval = eval_copy("off", "");
     let output = tempfile::tempdir().unwrap();
-    let api = FakeAnthropic::start(vec![
-        Turn::ToolUse {
-            name: "mcp__time__get_current_time".into(),
-            input: json!({"timezone": "Asia/Tokyo"}),
-        },
-        Turn::Text("It is late in Tokyo.".into()),
-    ])
-    .await;
-    let Some(out) = check(eval.path(), output.path(), "time", Llm::Live(&api), &[]) else {
+    let Some(out) = record_then_replay_time(eval.path(), output.path()).await else {
         return;
     };
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    std::thread::sleep(std::time::Duration::from_millis(1100));
-    let out = check(
-        eval.path(),
-        output.path(),
-        "time",
-        Llm::Nowhere,
-        &[("CI", "1")],
-    )
-    .unwrap();
     let message = text(&out);
     assert_eq!(out.status.code(), Some(101), "{message}");
     assert!(
@@ -257,6 +239,15 @@ async fn replay_ignore_masks_what_a_server_varies_by_itself() {
     let ignore = "  replay:\n    ignore: ['\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}[^\"\\\\]*']\n";
     let eval = eval_copy("off", ignore);
     let output = tempfile::tempdir().unwrap();
+    let Some(out) = record_then_replay_time(eval.path(), output.path()).await else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+/// Records the `time` task (one call of mcp-server-time) against the fake API, then
+/// replays it a second later under CI with no API: the replay's output.
+async fn record_then_replay_time(eval: &Path, output: &Path) -> Option<Output> {
     let api = FakeAnthropic::start(vec![
         Turn::ToolUse {
             name: "mcp__time__get_current_time".into(),
@@ -265,20 +256,10 @@ async fn replay_ignore_masks_what_a_server_varies_by_itself() {
         Turn::Text("It is late in Tokyo.".into()),
     ])
     .await;
-    let Some(out) = check(eval.path(), output.path(), "time", Llm::Live(&api), &[]) else {
-        return;
-    };
+    let out = check(eval, output, "time", Llm::Live(&api), &[])?;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     std::thread::sleep(std::time::Duration::from_millis(1100));
-    let out = check(
-        eval.path(),
-        output.path(),
-        "time",
-        Llm::Nowhere,
-        &[("CI", "1")],
-    )
-    .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    check(eval, output, "time", Llm::Nowhere, &[("CI", "1")])
 }
 
 #[test]
