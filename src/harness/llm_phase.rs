@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::run_report::RunOptions;
 use crate::config::{AgentLlm, Eval};
 use crate::llm_proxy::{
-    LlmApi, LlmProxy, LlmProxyConfig, LlmProxyHandle, ModeUsed, PathMask, RecordMode, Secret,
+    LlmApi, LlmProxy, LlmProxyConfig, LlmProxyHandle, LlmProxyOutcome, PathMask, RecordMode, Secret,
 };
 
 /// The key handed to an agent whose API key is not set: replaying never checks it.
@@ -22,18 +22,9 @@ pub struct LlmRecord {
     pub who: &'static str,
     /// The API.
     pub api: LlmApi,
-    /// The mode asked for.
-    pub mode: RecordMode,
-    /// What the run did: replayed, recorded, extended or live.
-    pub used: ModeUsed,
-    /// The cassette read or written.
-    pub cassette: PathBuf,
-    /// Model calls answered from the cassette.
-    pub replayed: usize,
-    /// Model calls answered live and recorded.
-    pub recorded: usize,
-    /// Model calls answered live, not recorded.
-    pub passed_through: usize,
+    /// What the proxy did with its cassette; `None` when it could not finish (a cassette
+    /// that cannot be written).
+    pub outcome: Option<LlmProxyOutcome>,
     /// Why it fails the run: a divergence, recordings left unplayed, a cassette that cannot
     /// be written.
     pub failure: Option<String>,
@@ -120,23 +111,13 @@ pub(super) async fn finish_llm_proxy(who: &'static str, started: StartedProxy) -
         Ok(outcome) => LlmRecord {
             who,
             api,
-            mode: outcome.mode,
-            used: outcome.used,
             failure: outcome.failure(),
-            cassette: outcome.cassette,
-            replayed: outcome.replayed,
-            recorded: outcome.recorded,
-            passed_through: outcome.passed_through,
+            outcome: Some(outcome),
         },
         Err(error) => LlmRecord {
             who,
             api,
-            mode: RecordMode::default(),
-            used: ModeUsed::Recorded,
-            cassette: PathBuf::new(),
-            replayed: 0,
-            recorded: 0,
-            passed_through: 0,
+            outcome: None,
             failure: Some(error.to_string()),
         },
     }

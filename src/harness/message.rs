@@ -91,17 +91,20 @@ pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &Snapsho
         }
     }
     for record in &report.llm {
+        let Some(outcome) = &record.outcome else {
+            continue;
+        };
         let _ = writeln!(
             out,
             "\nLLM calls of the {}: {} ({} {}; mode {}): {} replayed, {} recorded, {} live",
             record.who,
-            record.used,
+            outcome.used,
             record.api,
-            record.cassette.display(),
-            record.mode,
-            record.replayed,
-            record.recorded,
-            record.passed_through
+            outcome.cassette.display(),
+            outcome.mode,
+            outcome.replayed,
+            outcome.recorded,
+            outcome.passed_through
         );
     }
     let _ = write!(

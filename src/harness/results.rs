@@ -99,24 +99,25 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         },
         verify_output: phase(&report.verify),
         cleanup_output: phase(&report.cleanup),
-        llm_calls: report.llm.iter().map(llm_calls).collect(),
+        llm_calls: report.llm.iter().filter_map(llm_calls).collect(),
         duration_ms: duration.as_secs_f64() * 1000.0,
         run_index: run.map(|(index, _)| index),
         total_runs: run.map(|(_, total)| total),
     }
 }
 
-fn llm_calls(record: &LlmRecord) -> LlmCalls {
-    LlmCalls {
+fn llm_calls(record: &LlmRecord) -> Option<LlmCalls> {
+    let outcome = record.outcome.as_ref()?;
+    Some(LlmCalls {
         who: record.who.to_owned(),
         api: record.api.name().to_owned(),
-        mode: record.mode.name().to_owned(),
-        used: record.used.name().to_owned(),
-        cassette: record.cassette.display().to_string(),
-        replayed: record.replayed,
-        recorded: record.recorded,
-        passed_through: record.passed_through,
-    }
+        mode: outcome.mode.name().to_owned(),
+        used: outcome.used.name().to_owned(),
+        cassette: outcome.cassette.display().to_string(),
+        replayed: outcome.replayed,
+        recorded: outcome.recorded,
+        passed_through: outcome.passed_through,
+    })
 }
 
 fn phase(results: &[StepResult]) -> PhaseOutput {
