@@ -17,6 +17,28 @@ const OUTPUT_LINES: usize = 30;
 /// `snapshot` is the comparison with the accepted snapshot.
 pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &SnapshotStatus) -> String {
     let mut out = String::new();
+    write_reasons(&mut out, report, verdict);
+    for step in step_failures(Phase::Cleanup, &report.cleanup) {
+        write_step(&mut out, "cleanup (does not change the verdict)", &step);
+    }
+    for failure in &report.upstream_failures {
+        let _ = writeln!(out, "server: {failure}");
+    }
+    let _ = writeln!(out, "\ncall trace:\n{}", render_call_lines(&report.trace));
+    if let SnapshotStatus::Changed(diff) = snapshot {
+        let _ = writeln!(out, "\nsnapshot diff:\n{}", diff.trim_end());
+    }
+    write_agent_context(&mut out, report);
+    let _ = write!(
+        out,
+        "\nrun directory (agent MCP config, trace.json, server logs): {}",
+        report.run_dir.display()
+    );
+    out
+}
+
+/// Every reason of the verdict, in the order the run met them.
+fn write_reasons(out: &mut String, report: &RunReport, verdict: &Verdict) {
     for error in &verdict.errors {
         let _ = writeln!(out, "error: {error}");
     }
@@ -27,13 +49,13 @@ pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &Snapsho
             humantime::format_duration(std::time::Duration::from_secs(after.as_secs()))
         );
     }
-    write_step_failures(&mut out, verdict, Phase::Setup);
+    write_step_failures(out, verdict, Phase::Setup);
     if let (AgentVerdict::Failed(reason), Some(agent)) = (&verdict.agent, &report.agent) {
         let _ = writeln!(out, "agent failed: {reason}");
-        write_output(&mut out, "stdout", &agent.stdout);
-        write_output(&mut out, "stderr", &agent.stderr);
+        write_output(out, "stdout", &agent.stdout);
+        write_output(out, "stderr", &agent.stderr);
     }
-    write_step_failures(&mut out, verdict, Phase::Verify);
+    write_step_failures(out, verdict, Phase::Verify);
     if !verdict.assertions.is_empty() {
         let n = verdict.assertions.len();
         let _ = writeln!(
@@ -63,16 +85,11 @@ pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &Snapsho
     for failure in &verdict.llm {
         let _ = writeln!(out, "LLM replay: {}", failure.replace('\n', "\n  "));
     }
-    for step in step_failures(Phase::Cleanup, &report.cleanup) {
-        write_step(&mut out, "cleanup (does not change the verdict)", &step);
-    }
-    for failure in &report.upstream_failures {
-        let _ = writeln!(out, "server: {failure}");
-    }
-    let _ = writeln!(out, "\ncall trace:\n{}", render_call_lines(&report.trace));
-    if let SnapshotStatus::Changed(diff) = snapshot {
-        let _ = writeln!(out, "\nsnapshot diff:\n{}", diff.trim_end());
-    }
+}
+
+/// What helps to read the run: the answer and notes of an agent that finished, and what
+/// each LLM proxy did with its cassette.
+fn write_agent_context(out: &mut String, report: &RunReport) {
     if let Some(agent) = report.agent.as_ref().filter(|a| a.passed) {
         if !agent.answer.is_empty() {
             let _ = writeln!(
@@ -107,12 +124,6 @@ pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &Snapsho
             outcome.passed_through
         );
     }
-    let _ = write!(
-        out,
-        "\nrun directory (agent MCP config, trace.json, server logs): {}",
-        report.run_dir.display()
-    );
-    out
 }
 
 fn write_step_failures(out: &mut String, verdict: &Verdict, phase: Phase) {
