@@ -7,7 +7,8 @@ use regex::Regex;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::agent::{Agent, RawAgentRef};
+use super::agent::Agent;
+use super::agent_file::RawAgentRef;
 use super::assertions::{Assertions, RawAssertions};
 use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};

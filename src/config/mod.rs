@@ -6,6 +6,7 @@
 //! what validation guarantees.
 
 mod agent;
+mod agent_file;
 mod assertions;
 mod check;
 mod error;
@@ -22,7 +23,8 @@ mod yaml;
 
 pub(crate) use yaml::LocationIndex;
 
-pub use agent::{Agent, AgentCommand, AgentLlm, DEFAULT_AGENT_TIMEOUT, load_agent_file};
+pub use agent::{Agent, AgentCommand, AgentLlm, DEFAULT_AGENT_TIMEOUT};
+pub use agent_file::load_agent_file;
 pub use assertions::{AssertionKind, Assertions};
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
 pub use eval::{Eval, JudgeConfig, SnapshotMode, TaskSet, TaskSource, load_eval, load_eval_with};

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use super::llm_phase::{LlmRecord, LlmTarget, finish_llm_proxy, start_llm_proxy};
-use super::run_report::RunOptions;
+use super::llm_phase::{LlmTarget, finish_llm_proxy, start_llm_proxy};
+use super::run_report::{LlmRecord, RunOptions};
 use super::servers::list_allowed_tools;
 use crate::agent::{AgentOutcome, AgentRun, ProxiedServer, write_agent_mcp_config};
 use crate::config::{AllowedTools, Eval, McpServer, Task};

@@ -6,29 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::run_report::RunOptions;
+use super::run_report::{LlmRecord, RunOptions};
 use crate::config::{AgentLlm, Eval};
-use crate::llm_proxy::{
-    LlmApi, LlmProxy, LlmProxyConfig, LlmProxyHandle, LlmProxyOutcome, PathMask, RecordMode, Secret,
-};
+use crate::llm_proxy::{LlmProxy, LlmProxyConfig, LlmProxyHandle, PathMask, RecordMode, Secret};
 
 /// The key handed to an agent whose API key is not set: replaying never checks it.
 pub const PLACEHOLDER_KEY: &str = "mcpeval-placeholder-key";
-
-/// What one LLM proxy of a run did.
-#[derive(Debug, Clone)]
-pub struct LlmRecord {
-    /// Whose calls: `agent` or `judge`.
-    pub who: &'static str,
-    /// The API.
-    pub api: LlmApi,
-    /// What the proxy did with its cassette; `None` when it could not finish (a cassette
-    /// that cannot be written).
-    pub outcome: Option<LlmProxyOutcome>,
-    /// Why it fails the run: a divergence, recordings left unplayed, a cassette that cannot
-    /// be written.
-    pub failure: Option<String>,
-}
 
 /// Where the LLM calls of one run are recorded or replayed from.
 #[derive(Debug, Clone)]

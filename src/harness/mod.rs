@@ -24,11 +24,11 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Trial};
 
-pub use llm_phase::{LlmRecord, PLACEHOLDER_KEY};
+pub use llm_phase::PLACEHOLDER_KEY;
 pub use message::failure_message;
 pub use results::{ResultInput, task_result};
 pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, run_task};
-pub use run_report::{RunOptions, RunPhase, RunReport};
+pub use run_report::{LlmRecord, RunOptions, RunPhase, RunReport};
 pub use verdict::{AgentVerdict, SnapshotFailure, StepFailure, Verdict};
 
 use crate::config::{ConfigError, ConfigErrors, load_eval_with, says_kind_eval};

@@ -8,7 +8,7 @@ use crate::assert::AssertionFailure;
 use crate::config::{Difficulty, Task};
 use crate::plan::TaskCase;
 
-use super::llm_phase::LlmRecord;
+use super::run_report::LlmRecord;
 use super::verdict::Verdict;
 use crate::report::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput, StepOutput,

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::llm_phase::LlmRecord;
 use crate::agent::AgentOutcome;
 use crate::assert::AssertionFailure;
+use crate::llm_proxy::{LlmApi, LlmProxyOutcome};
 use crate::steps::StepResult;
 use crate::trace::CallTrace;
 
@@ -100,4 +100,19 @@ impl fmt::Display for RunPhase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// What one LLM proxy of a run did.
+#[derive(Debug, Clone)]
+pub struct LlmRecord {
+    /// Whose calls: `agent` or `judge`.
+    pub who: &'static str,
+    /// The API.
+    pub api: LlmApi,
+    /// What the proxy did with its cassette; `None` when it could not finish (a cassette
+    /// that cannot be written).
+    pub outcome: Option<LlmProxyOutcome>,
+    /// Why it fails the run: a divergence, recordings left unplayed, a cassette that cannot
+    /// be written.
+    pub failure: Option<String>,
 }

@@ -44,6 +44,7 @@ mod outcome;
 mod secret;
 mod server;
 mod sse;
+mod state;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -64,7 +65,7 @@ pub use secret::Secret;
 use cassette::Cassette;
 use matching::Replay;
 use normalize::Normalizer;
-use server::{RunState, Shared};
+use state::{RunState, Shared};
 
 /// What an [`LlmProxy`] needs for one task run.
 #[derive(Debug, Clone)]
@@ -301,7 +302,7 @@ impl LlmProxyHandle {
             {
                 serve.abort();
             }
-            let captures = std::mem::take(&mut *server::lock(&shared.captures));
+            let captures = std::mem::take(&mut *crate::lock::lock(&shared.captures));
             for mut capture in captures {
                 if tokio::time::timeout(Duration::from_secs(10), &mut capture)
                     .await
@@ -322,7 +323,7 @@ impl Drop for LlmProxyHandle {
         if let Some(serve) = self.serve.take() {
             serve.abort();
         }
-        for capture in server::lock(&self.shared.captures).drain(..) {
+        for capture in crate::lock::lock(&self.shared.captures).drain(..) {
             capture.abort();
         }
         self.stop.cancel();

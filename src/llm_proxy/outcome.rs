@@ -7,7 +7,8 @@ use super::divergence::{Divergence, Unplayed};
 use super::error::LlmProxyError;
 use super::mode::{ModeUsed, RecordMode};
 use super::secret;
-use super::server::{RunState, Shared, lock};
+use super::state::{RunState, Shared};
+use crate::lock::lock;
 
 /// What one run of the proxy did.
 #[derive(Debug, Clone, PartialEq, Eq)]

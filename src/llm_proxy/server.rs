@@ -1,77 +1,22 @@
 //! The proxy's HTTP side: every request on one of the API's paths is answered from the
 //! cassette or forwarded; anything else gets 404.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
-use super::cassette::{Interaction, RecordedResponse};
+use super::cassette::RecordedResponse;
 use super::divergence::Divergence;
 use super::forward::{self, Capture};
 use super::matching::Replay;
-use super::normalize::{Normalizer, request_key, without_key_param};
-use super::{LlmApi, LlmProxyConfig, secret};
-
-/// What the request handlers share.
-pub(crate) struct Shared {
-    pub(crate) config: LlmProxyConfig,
-    pub(crate) normalizer: Normalizer,
-    pub(crate) client: reqwest::Client,
-    /// The upstream base URL without a trailing slash.
-    pub(crate) upstream: String,
-    /// The path of the upstream base URL (`/v1`, or empty), which the agent's requests keep.
-    pub(crate) base_path: String,
-    pub(crate) state: Mutex<RunState>,
-    pub(crate) diverged: CancellationToken,
-    pub(crate) captures: Mutex<Vec<tokio::task::JoinHandle<()>>>,
-}
-
-/// What happened so far in this run.
-#[derive(Debug, Default)]
-pub(crate) struct RunState {
-    /// The cassette being replayed, if the run started by replaying.
-    pub(crate) replay: Option<Replay>,
-    /// Requests go to the upstream (recording, passthrough, or `new_episodes` after a miss).
-    pub(crate) live: bool,
-    /// Live answers are recorded.
-    pub(crate) record: bool,
-    /// The interactions to write, in order; `None` while its answer is still streaming.
-    pub(crate) written: Vec<Option<Interaction>>,
-    pub(crate) requests: usize,
-    pub(crate) replayed: usize,
-    pub(crate) recorded: usize,
-    pub(crate) passed_through: usize,
-    pub(crate) divergence: Option<Divergence>,
-    /// The agent's User-Agent product (`claude-cli/2.1.330`), from its first request.
-    pub(crate) agent_now: Option<String>,
-    pub(crate) agent_recorded: Option<String>,
-    pub(crate) refused: Vec<String>,
-    pub(crate) problems: Vec<String>,
-}
-
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// One model call, as the proxy sees it.
-pub(crate) struct ApiRequest {
-    pub(crate) method: Method,
-    /// The path after the base path, with the query as sent (what goes upstream).
-    pub(crate) upstream_path: String,
-    /// The path after the base path, without `key=` (what is stored and matched).
-    pub(crate) path: String,
-    pub(crate) headers: HeaderMap,
-    pub(crate) body: Bytes,
-    pub(crate) key: String,
-    pub(crate) normalized: Value,
-}
+use super::normalize::{request_key, without_key_param};
+use super::secret;
+use super::state::{ApiRequest, RunState, Shared, api_error};
+use crate::lock::lock;
 
 enum Decision {
     Replay(RecordedResponse),
@@ -255,9 +200,4 @@ fn replay(response: &RecordedResponse) -> Response {
             .insert(header::CONTENT_TYPE, content_type);
     }
     answer
-}
-
-/// An answer of the proxy itself, as an error body of the API.
-pub(crate) fn api_error(api: LlmApi, status: StatusCode, message: &str) -> Response {
-    (status, axum::Json(api.error_body(status.as_u16(), message))).into_response()
 }
