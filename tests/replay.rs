@@ -395,11 +395,23 @@ async fn a_file_agent_and_its_judge_are_recorded_then_replayed_without_api_or_ke
         .map(|calls| calls["used"].as_str().unwrap())
         .collect();
     assert_eq!(used, ["recorded", "recorded"], "{recorded:#}");
-    assert!(dir.path().join("cassettes/fileagent__ask.json").is_file());
+    // The judge's calls are the `judge` section of the task's one cassette.
+    let cassette: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("cassettes/fileagent__ask.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(cassette["interactions"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        cassette["sections"]["judge"]["interactions"]
+            .as_array()
+            .map(Vec::len),
+        Some(1),
+        "{cassette:#}"
+    );
     assert!(
-        dir.path()
+        !dir.path()
             .join("cassettes/fileagent__ask.judge.json")
-            .is_file()
+            .exists()
     );
     drop((agent, judge));
 

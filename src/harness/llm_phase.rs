@@ -2,7 +2,7 @@
 //! of the judge's), recording into or replaying from the task's cassette, and what each did.
 //!
 //! The cassette of a run is `cassettes/<eval>__<task>.json` beside the eval file (the stem
-//! of its snapshot; `.runN` for repeated runs); the judge's is `<stem>.judge.json`.
+//! of its snapshot; `.runN` for repeated runs); the judge's calls are its `judge` section.
 
 use std::path::{Path, PathBuf};
 
@@ -51,12 +51,10 @@ pub(super) fn start_llm_proxy(
     options: &RunOptions,
 ) -> Result<StartedProxy, String> {
     let mode = RecordMode::from_env(|name| options.var(name)).map_err(|e| e.to_string())?;
-    let cassette = match who {
-        "agent" => target.cassette.clone(),
-        _ => target.cassette.with_extension(format!("{who}.json")),
-    };
-    let mut config =
-        LlmProxyConfig::new(llm.api, cassette, format!("{} --exact", target.test_name));
+    let test_name = format!("{} --exact", target.test_name);
+    let mut config = LlmProxyConfig::new(llm.api, target.cassette.clone(), test_name);
+    // The judge's calls are a section of the same cassette.
+    config.section = (who != "agent").then(|| who.to_owned());
     config.mode = mode;
     if let Some(url) = upstream_of(llm, options) {
         config.upstream_base_url = url;

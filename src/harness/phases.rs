@@ -151,7 +151,7 @@ fn verify_context(
 }
 
 /// The LLM proxy in front of the judge, when the eval has one and the task's verify asks
-/// it: its calls are recorded into and replayed from `<stem>.judge.json`.
+/// it: its calls are recorded into and replayed from the `judge` section of the cassette.
 fn start_judge_proxy(
     eval: &Eval,
     task: &Task,

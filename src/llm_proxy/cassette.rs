@@ -15,6 +15,10 @@
 //! under `blobs`, by content hash. The `key` is informative: matching recomputes it from
 //! the stored method, path and normalised body, so a hand-edited request still matches.
 //! Writing the same recording twice gives the same bytes (no timestamps, blobs sorted).
+//!
+//! A second client of the same task run (the LLM judge) records into a named section of
+//! the same file, `"sections": {"judge": {"meta": …, "interactions": […]}}`, sharing its
+//! blobs; each part is read and replayed on its own, and writing one keeps the others.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -120,10 +124,163 @@ pub(crate) struct Cassette {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct CassetteFile {
     version: u32,
-    meta: CassetteMeta,
+    /// Absent when only sections were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    meta: Option<CassetteMeta>,
     #[serde(default)]
     blobs: BTreeMap<String, Value>,
+    #[serde(default)]
     interactions: Vec<FileInteraction>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    sections: BTreeMap<String, SectionFile>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SectionFile {
+    meta: CassetteMeta,
+    interactions: Vec<FileInteraction>,
+}
+
+/// Every part of a cassette file: the agent's calls (`main`) and named sections (the
+/// judge's).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct CassetteParts {
+    pub(crate) main: Option<Cassette>,
+    pub(crate) sections: BTreeMap<String, Cassette>,
+}
+
+impl CassetteParts {
+    /// Reads a cassette file; `None` when it does not exist.
+    pub(crate) fn load(path: &Path) -> Result<Option<Self>, LlmProxyError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => {
+                return Err(LlmProxyError::CassetteRead {
+                    cassette: path.to_owned(),
+                    source,
+                });
+            }
+        };
+        Self::parse(&text)
+            .map(Some)
+            .map_err(|problem| LlmProxyError::CassetteInvalid {
+                cassette: path.to_owned(),
+                problem,
+            })
+    }
+
+    /// The part named `section` (`None`: the main one).
+    pub(crate) fn take(mut self, section: Option<&str>) -> Option<Cassette> {
+        match section {
+            None => self.main,
+            Some(name) => self.sections.remove(name),
+        }
+    }
+
+    /// Puts `cassette` in the part named `section` (`None`: the main one).
+    pub(crate) fn set(&mut self, section: Option<&str>, cassette: Cassette) {
+        match section {
+            None => self.main = Some(cassette),
+            Some(name) => {
+                self.sections.insert(name.to_owned(), cassette);
+            }
+        }
+    }
+
+    /// The parts of a cassette file from its text, or what is wrong with it (with the JSON
+    /// path).
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let file: CassetteFile =
+            serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+                match error.path().to_string().as_str() {
+                    "." => error.inner().to_string(),
+                    path => format!("at {path}: {}", error.inner()),
+                }
+            })?;
+        if file.version != CASSETTE_VERSION {
+            return Err(format!(
+                "version {} is not supported (this mcpeval reads version {CASSETTE_VERSION}); \
+                 re-record it",
+                file.version
+            ));
+        }
+        if file.meta.is_none() && file.sections.is_empty() {
+            return Err("missing field `meta` (and no `sections`)".to_owned());
+        }
+        let resolve = |at: &str, stored: Vec<FileInteraction>| {
+            stored
+                .into_iter()
+                .enumerate()
+                .map(|(index, stored)| resolve_interaction(at, index, stored, &file.blobs))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let main = match file.meta {
+            Some(meta) => Some(Cassette {
+                meta,
+                interactions: resolve("interactions", file.interactions)?,
+            }),
+            None => None,
+        };
+        let mut sections = BTreeMap::new();
+        for (name, section) in file.sections {
+            let at = format!("sections.{name}.interactions");
+            let interactions = resolve(&at, section.interactions)?;
+            let meta = section.meta;
+            sections.insert(name, Cassette { meta, interactions });
+        }
+        Ok(Self { main, sections })
+    }
+
+    /// The file as pretty JSON (ending with a newline), repeated content in `blobs`.
+    pub(crate) fn to_json(&self) -> String {
+        let mut blobs = BTreeMap::new();
+        let main = self.main.as_ref();
+        let interactions = main
+            .map(|cassette| file_interactions(cassette, &mut blobs))
+            .unwrap_or_default();
+        let sections = self
+            .sections
+            .iter()
+            .map(|(name, cassette)| {
+                let interactions = file_interactions(cassette, &mut blobs);
+                let meta = cassette.meta.clone();
+                (name.clone(), SectionFile { meta, interactions })
+            })
+            .collect();
+        let file = CassetteFile {
+            version: CASSETTE_VERSION,
+            meta: main.map(|cassette| cassette.meta.clone()),
+            blobs,
+            interactions,
+            sections,
+        };
+        let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+}
+
+fn file_interactions(
+    cassette: &Cassette,
+    blobs: &mut BTreeMap<String, Value>,
+) -> Vec<FileInteraction> {
+    cassette
+        .interactions
+        .iter()
+        .map(|interaction| FileInteraction {
+            seq: interaction.seq,
+            request: FileRequest {
+                method: interaction.method.clone(),
+                path: interaction.path.clone(),
+                key: interaction.key.clone(),
+                normalized: extract_blobs(&interaction.normalized, blobs),
+            },
+            response: interaction.response.clone(),
+        })
+        .collect()
 }
 
 #[derive(Serialize, Deserialize)]
@@ -144,90 +301,38 @@ struct FileRequest {
 }
 
 impl Cassette {
-    /// Reads a cassette; `None` when the file does not exist.
+    /// Reads the main part of a cassette file; `None` when the file does not exist.
+    #[cfg(test)]
     pub(crate) fn load(path: &Path) -> Result<Option<Self>, LlmProxyError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => {
-                return Err(LlmProxyError::CassetteRead {
-                    cassette: path.to_owned(),
-                    source,
-                });
-            }
-        };
-        Self::parse(&text)
-            .map(Some)
-            .map_err(|problem| LlmProxyError::CassetteInvalid {
-                cassette: path.to_owned(),
-                problem,
-            })
+        Ok(CassetteParts::load(path)?.and_then(|parts| parts.main))
     }
 
-    /// A cassette from its text, or what is wrong with it (with the JSON path).
+    /// The main part of a cassette file from its text, or what is wrong with it.
+    #[cfg(test)]
     pub(crate) fn parse(text: &str) -> Result<Self, String> {
-        let mut deserializer = serde_json::Deserializer::from_str(text);
-        let file: CassetteFile =
-            serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-                match error.path().to_string().as_str() {
-                    "." => error.inner().to_string(),
-                    path => format!("at {path}: {}", error.inner()),
-                }
-            })?;
-        if file.version != CASSETTE_VERSION {
-            return Err(format!(
-                "version {} is not supported (this mcpeval reads version {CASSETTE_VERSION}); \
-                 re-record it",
-                file.version
-            ));
-        }
-        let interactions = file
-            .interactions
-            .into_iter()
-            .enumerate()
-            .map(|(index, stored)| resolve_interaction(index, stored, &file.blobs))
-            .collect::<Result<_, _>>()?;
-        Ok(Self {
-            meta: file.meta,
-            interactions,
-        })
+        CassetteParts::parse(text)?
+            .main
+            .ok_or_else(|| "it has no `meta`: only sections".to_owned())
     }
 
-    /// The cassette as pretty JSON (ending with a newline), repeated content in `blobs`.
+    /// A file holding only this cassette, as pretty JSON.
+    #[cfg(test)]
     pub(crate) fn to_json(&self) -> String {
-        let mut blobs = BTreeMap::new();
-        let interactions = self
-            .interactions
-            .iter()
-            .map(|interaction| FileInteraction {
-                seq: interaction.seq,
-                request: FileRequest {
-                    method: interaction.method.clone(),
-                    path: interaction.path.clone(),
-                    key: interaction.key.clone(),
-                    normalized: extract_blobs(&interaction.normalized, &mut blobs),
-                },
-                response: interaction.response.clone(),
-            })
-            .collect();
-        let file = CassetteFile {
-            version: CASSETTE_VERSION,
-            meta: self.meta.clone(),
-            blobs,
-            interactions,
+        let parts = CassetteParts {
+            main: Some(self.clone()),
+            sections: BTreeMap::new(),
         };
-        let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
-        text.push('\n');
-        text
+        parts.to_json()
     }
 }
 
 fn resolve_interaction(
+    list: &str,
     index: usize,
     stored: FileInteraction,
     blobs: &BTreeMap<String, Value>,
 ) -> Result<Interaction, String> {
-    let at = format!("interactions[{index}]");
+    let at = format!("{list}[{index}]");
     let response = &stored.response;
     let bodies = [
         response.json.is_some(),

@@ -133,3 +133,30 @@ fn writes_through_a_temporary_file() {
     let names: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
     assert_eq!(names.len(), 1);
 }
+
+#[test]
+fn a_section_is_read_and_written_beside_the_main_part() {
+    let mut parts = CassetteParts::default();
+    parts.set(None, sample());
+    let mut judge = sample();
+    judge.meta.agent = "llm-judge".into();
+    judge.interactions.truncate(1);
+    parts.set(Some("judge"), judge.clone());
+    let text = parts.to_json();
+    let file: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["sections"]["judge"]["meta"]["agent"], "llm-judge");
+    // Shared content is stored once for both parts.
+    let blobs = file["blobs"].as_object().unwrap().len();
+    assert_eq!(
+        blobs,
+        serde_json::from_str::<Value>(&sample().to_json()).unwrap()["blobs"]
+            .as_object()
+            .unwrap()
+            .len()
+    );
+    let read = CassetteParts::parse(&text).unwrap();
+    assert_eq!(read, parts);
+    assert_eq!(read.clone().take(Some("judge")), Some(judge));
+    assert_eq!(read.clone().take(None), Some(sample()));
+    assert_eq!(read.take(Some("other")), None);
+}

@@ -62,7 +62,7 @@ pub use normalize::PathMask;
 pub use outcome::LlmProxyOutcome;
 pub use secret::Secret;
 
-use cassette::Cassette;
+use cassette::CassetteParts;
 use matching::Replay;
 use normalize::Normalizer;
 use state::{RunState, Shared};
@@ -79,6 +79,9 @@ pub struct LlmProxyConfig {
     pub mode: RecordMode,
     /// The cassette file of this task run.
     pub cassette: PathBuf,
+    /// A named section of the cassette file for a second client of the run (the LLM
+    /// judge); `None`: the file's main part (the agent's calls).
+    pub section: Option<String>,
     /// Paths of this machine masked in requests (work dir, HOME, install paths…).
     pub paths: Vec<PathMask>,
     /// Patterns masked as `<IGNORED>` in requests before matching (the eval's
@@ -102,6 +105,7 @@ impl LlmProxyConfig {
             upstream_base_url: api.default_base_url().to_owned(),
             mode: RecordMode::default(),
             cassette: cassette.into(),
+            section: None,
             paths: Vec::new(),
             ignore: Vec::new(),
             secrets: Vec::new(),
@@ -210,7 +214,8 @@ fn initial_state(config: &LlmProxyConfig) -> Result<RunState, LlmProxyError> {
     let cassette = match config.mode {
         RecordMode::Passthrough | RecordMode::All => None,
         RecordMode::Once | RecordMode::None | RecordMode::NewEpisodes => {
-            Cassette::load(&config.cassette)?
+            CassetteParts::load(&config.cassette)?
+                .and_then(|parts| parts.take(config.section.as_deref()))
         }
     };
     if let Some(cassette) = &cassette

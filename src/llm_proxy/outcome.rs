@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::cassette::{Cassette, CassetteMeta, write_atomically};
+use super::cassette::{Cassette, CassetteMeta, CassetteParts, write_atomically};
 use super::divergence::{Divergence, Unplayed};
 use super::error::LlmProxyError;
 use super::mode::{ModeUsed, RecordMode};
@@ -122,7 +122,13 @@ fn write_cassette(shared: &Shared, state: &RunState) -> Result<(), LlmProxyError
         },
         interactions,
     };
-    let text = cassette.to_json();
+    // The other parts of the file (the judge's section, or the agent's calls) stay.
+    let mut parts = CassetteParts::load(&config.cassette)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    parts.set(config.section.as_deref(), cassette);
+    let text = parts.to_json();
     if let Some(found) = secret::find(&text, &config.secrets) {
         return Err(LlmProxyError::SecretInCassette {
             cassette: config.cassette.clone(),
