@@ -437,3 +437,63 @@ fn results_of_eval(output: &Path, stem: &str) -> Value {
     let file = output.join("results").join(format!("{stem}.json"));
     serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openai_agent_and_its_judge_replay_with_their_apis_stopped() {
+    // evals/openai-agent, copied: the agent calls add(2, 40) on the live demo server.
+    let dir = tempfile::tempdir().unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("evals/openai-agent");
+    std::fs::create_dir_all(dir.path().join("tasks")).unwrap();
+    for file in ["eval.yaml", "mcp-config.yaml", "tasks/add.yaml"] {
+        std::fs::copy(source.join(file), dir.path().join(file)).unwrap();
+    }
+    let agent = fake_openai::FakeOpenAi::start(vec![
+        fake_openai::tool_calls(&[("call_1", "add", fake_openai::args(json!({"a": 2, "b": 40})))]),
+        fake_openai::text("The sum is 42."),
+    ])
+    .await;
+    let judge = fake_openai::FakeOpenAi::start(vec![fake_openai::text(
+        r#"{"passed": true, "reason": "It says 42."}"#,
+    )])
+    .await;
+    let run = |apis: Option<(&str, &str)>, env: &[(&str, &str)]| {
+        let output = tempfile::tempdir().unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mcpeval"));
+        command
+            .arg("check")
+            .arg(dir.path().join("eval.yaml"))
+            .args(["--", "--exact", "openai-agent::add"])
+            .env("MCPEVAL_OUTPUT_DIR", output.path())
+            .env("JUDGE_MODEL_NAME", "fake-judge")
+            .env_remove("CI")
+            .env_remove("MCPEVAL_RECORD_MODE")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("JUDGE_API_KEY")
+            .envs(env.iter().copied());
+        match apis {
+            Some((agent, judge)) => command
+                .env("OPENAI_BASE_URL", agent)
+                .env("OPENAI_API_KEY", KEY)
+                .env("JUDGE_BASE_URL", judge)
+                .env("JUDGE_API_KEY", KEY),
+            None => command
+                .env("OPENAI_BASE_URL", closed_port_url())
+                .env_remove("JUDGE_BASE_URL"),
+        };
+        let out = command.output().unwrap();
+        (out, results_of_eval(output.path(), "openai-agent__add"))
+    };
+    let (out, recorded) = run(Some((&agent.base_url, &judge.base_url)), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(recorded["llmCalls"][0]["recorded"], 2, "{recorded:#}");
+    let (agent_asked, judge_asked) = (agent.requests().len(), judge.requests().len());
+    drop((agent, judge));
+    let (out, replayed) = run(None, &[("CI", "true")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(replayed["llmCalls"][0]["replayed"], json!(agent_asked));
+    assert_eq!(replayed["llmCalls"][1]["replayed"], json!(judge_asked));
+    assert_eq!(
+        replayed["callHistory"]["toolCalls"][0]["name"], "add",
+        "the MCP server is called live: {replayed:#}"
+    );
+}
