@@ -325,10 +325,12 @@ async fn an_agent_that_makes_fewer_llm_calls_than_recorded_fails() {
 
 use support::fake_openai;
 
-/// Runs the file-agent fixture (a Python script of ours asking a Chat Completions API, and an
-/// LLM judge) from `dir`; `apis` are the live agent and judge APIs, or none.
-fn check_file_agent(
+/// Runs `test` of the eval in `dir`, whose agent and LLM judge speak Chat Completions
+/// (`OPENAI_BASE_URL`, `JUDGE_BASE_URL`); `apis` are their live APIs, or none (the agent's
+/// base URL a closed port, no key). `env` adds variables (`CI`, the judge's model).
+fn check_with_judge(
     dir: &Path,
+    test: &str,
     output: &Path,
     apis: Option<(&str, &str)>,
     env: &[(&str, &str)],
@@ -337,10 +339,8 @@ fn check_file_agent(
     command
         .arg("check")
         .arg(dir.join("eval.yaml"))
-        .args(["--", "--exact", "fileagent::ask"])
-        .env("ASK_AGENT", dir.join("agent.py"))
+        .args(["--", "--exact", test])
         .env("MCPEVAL_OUTPUT_DIR", output)
-        .env("JUDGE_MODEL_NAME", "tiny-judge")
         .env("RUST_BACKTRACE", "0")
         .env_remove("CI")
         .env_remove("MCPEVAL_RECORD_MODE")
@@ -379,13 +379,18 @@ async fn a_file_agent_and_its_judge_are_recorded_then_replayed_without_api_or_ke
         r#"{"passed": true, "reason": "It says 42."}"#,
     )])
     .await;
+    let agent_py = dir.path().join("agent.py").display().to_string();
+    let env = [
+        ("ASK_AGENT", agent_py.as_str()),
+        ("JUDGE_MODEL_NAME", "tiny-judge"),
+        ("MCPEVAL_BIN", env!("CARGO_BIN_EXE_mcpeval")),
+    ];
+    let check = |output: &Path, apis: Option<(&str, &str)>, ci: &[(&str, &str)]| {
+        let env = [ci, &env[..]].concat();
+        check_with_judge(dir.path(), "fileagent::ask", output, apis, &env)
+    };
     let output = tempfile::tempdir().unwrap();
-    let out = check_file_agent(
-        dir.path(),
-        output.path(),
-        Some((&agent.base_url, &judge.base_url)),
-        &[("MCPEVAL_BIN", env!("CARGO_BIN_EXE_mcpeval"))],
-    );
+    let out = check(output.path(), Some((&agent.base_url, &judge.base_url)), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let recorded = results_of_eval(output.path(), "fileagent__ask");
     let used: Vec<&str> = recorded["llmCalls"]
@@ -416,15 +421,7 @@ async fn a_file_agent_and_its_judge_are_recorded_then_replayed_without_api_or_ke
     drop((agent, judge));
 
     let output = tempfile::tempdir().unwrap();
-    let out = check_file_agent(
-        dir.path(),
-        output.path(),
-        None,
-        &[
-            ("CI", "true"),
-            ("MCPEVAL_BIN", env!("CARGO_BIN_EXE_mcpeval")),
-        ],
-    );
+    let out = check(output.path(), None, &[("CI", "true")]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let replayed = results_of_eval(output.path(), "fileagent__ask");
     assert_eq!(replayed["llmCalls"][0]["used"], "replayed", "{replayed:#}");
@@ -456,31 +453,10 @@ async fn the_openai_agent_and_its_judge_replay_with_their_apis_stopped() {
         r#"{"passed": true, "reason": "It says 42."}"#,
     )])
     .await;
-    let run = |apis: Option<(&str, &str)>, env: &[(&str, &str)]| {
+    let run = |apis: Option<(&str, &str)>, ci: &[(&str, &str)]| {
         let output = tempfile::tempdir().unwrap();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_mcpeval"));
-        command
-            .arg("check")
-            .arg(dir.path().join("eval.yaml"))
-            .args(["--", "--exact", "openai-agent::add"])
-            .env("MCPEVAL_OUTPUT_DIR", output.path())
-            .env("JUDGE_MODEL_NAME", "fake-judge")
-            .env_remove("CI")
-            .env_remove("MCPEVAL_RECORD_MODE")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("JUDGE_API_KEY")
-            .envs(env.iter().copied());
-        match apis {
-            Some((agent, judge)) => command
-                .env("OPENAI_BASE_URL", agent)
-                .env("OPENAI_API_KEY", KEY)
-                .env("JUDGE_BASE_URL", judge)
-                .env("JUDGE_API_KEY", KEY),
-            None => command
-                .env("OPENAI_BASE_URL", closed_port_url())
-                .env_remove("JUDGE_BASE_URL"),
-        };
-        let out = command.output().unwrap();
+        let env = [ci, &[("JUDGE_MODEL_NAME", "fake-judge")]].concat();
+        let out = check_with_judge(dir.path(), "openai-agent::add", output.path(), apis, &env);
         (out, results_of_eval(output.path(), "openai-agent__add"))
     };
     let (out, recorded) = run(Some((&agent.base_url, &judge.base_url)), &[]);
