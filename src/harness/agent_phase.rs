@@ -36,9 +36,9 @@ pub(super) async fn run_agent(
         Err(error) => return (AgentOutcome::failed(error), None),
     };
     let diverged = started.proxy.divergence_signal();
-    let env = started.env.clone();
+    let env = &started.env;
     let outcome = tokio::select! {
-        outcome = run_agent_with(eval, task, servers, run_dir, work_dir, options, &env) => outcome,
+        outcome = run_agent_with(eval, task, servers, run_dir, work_dir, options, env) => outcome,
         () = diverged.cancelled() => AgentOutcome::failed(
             "stopped by mcpeval at its first LLM request that matches no recording (below)",
         ),
