@@ -312,40 +312,57 @@ fn eval_error(eval: &Eval, key_path: &str, message: String) -> ConfigError {
     }
 }
 
-/// The files under `base` that `glob` matches, sorted. `*` stays within one directory, `**`
-/// crosses any number; the pattern is anchored at `base` (leading `../` moves `base` up).
+/// The files that `glob` matches, sorted. A relative glob is anchored at `base` (the eval's
+/// directory), an absolute one at the root; `*` stays within one directory, `**` crosses any
+/// number. The walk starts at the glob's literal leading directories (`../tasks/*/task.yaml`
+/// walks `../tasks`), so a glob never walks more than it can match.
 pub fn glob_files(base: &Path, glob: &str) -> Result<Vec<PathBuf>, String> {
-    let mut base = base.to_path_buf();
-    let mut pattern = glob.trim();
-    loop {
-        if let Some(rest) = pattern.strip_prefix("./") {
-            pattern = rest;
-        } else if let Some(rest) = pattern.strip_prefix("../") {
-            base.push("..");
-            pattern = rest;
-        } else {
-            break;
-        }
+    let (root, pattern) = split_glob(base, glob.trim());
+    if !root.is_dir() {
+        return Err(format!("directory {} does not exist", root.display()));
     }
-    if Path::new(pattern).is_absolute() {
-        return Err("expected a glob relative to the eval file's directory".into());
-    }
-    if !base.is_dir() {
-        return Err(format!("directory {} does not exist", base.display()));
-    }
+    // globwalk panics on a base of `.` (it strips a prefix it normalised differently), so
+    // it walks the absolute directory and the files keep the root as written.
+    let walk_root = std::path::absolute(&root).map_err(|e| format!("{}: {e}", root.display()))?;
     let anchored = format!("/{pattern}");
-    let walker = globwalk::GlobWalkerBuilder::from_patterns(&base, &[anchored.as_str()])
+    let walker = globwalk::GlobWalkerBuilder::from_patterns(&walk_root, &[anchored.as_str()])
         .file_type(globwalk::FileType::FILE)
         .follow_links(true)
         .build()
         .map_err(|e| format!("invalid glob: {e}"))?;
     let mut files = Vec::new();
     for entry in walker {
-        let entry = entry.map_err(|e| format!("cannot walk {}: {e}", base.display()))?;
-        files.push(entry.into_path().components().collect::<PathBuf>());
+        let entry = entry.map_err(|e| format!("cannot walk {}: {e}", root.display()))?;
+        let path = entry.into_path();
+        let below = path.strip_prefix(&walk_root).unwrap_or(&path);
+        files.push(root.join(below).components().collect::<PathBuf>());
     }
     files.sort();
     Ok(files)
+}
+
+/// Splits `glob` into the directory to walk (its leading components without a glob
+/// character, resolved against `base` unless absolute) and the pattern below it. The last
+/// component always stays in the pattern.
+fn split_glob(base: &Path, glob: &str) -> (PathBuf, String) {
+    let is_pattern = |part: &str| part.contains(['*', '?', '[', '{']);
+    let mut root = if glob.starts_with('/') {
+        PathBuf::from("/")
+    } else {
+        base.to_path_buf()
+    };
+    let parts: Vec<&str> = glob.split('/').filter(|p| !p.is_empty()).collect();
+    let literal = parts
+        .iter()
+        .take(parts.len().saturating_sub(1))
+        .take_while(|part| !is_pattern(part))
+        .count();
+    for part in &parts[..literal] {
+        if *part != "." {
+            root.push(part);
+        }
+    }
+    (root, parts[literal..].join("/"))
 }
 
 /// Loads and plans the eval at `path` and loads every one of its task files fully: the

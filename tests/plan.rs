@@ -208,3 +208,40 @@ fn a_broken_task_file_is_its_own_failing_case_and_the_others_stay() {
     let typo = plan.cases[3].load(&plan.eval).unwrap_err();
     assert!(typo.0[0].message.contains("did you mean steps?"), "{typo}");
 }
+
+#[test]
+fn absolute_globs_and_paths_plan_like_relative_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    task(dir.path(), "tasks/a/first.yaml", "first", "");
+    task(dir.path(), "tasks/b/second.yaml", "second", "");
+    task(dir.path(), "other/third.yaml", "third", "");
+    let root = dir.path().display();
+    let plan = eval_with(
+        dir.path(),
+        &format!("    - glob: {root}/tasks/*/*.yaml\n    - path: {root}/other/third.yaml\n"),
+    );
+    assert_eq!(names(&plan), ["ev::first", "ev::second", "ev::third"]);
+    assert!(plan.cases.iter().all(|case| case.path.is_absolute()));
+}
+
+#[test]
+fn a_glob_walks_only_below_its_literal_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "evals/tasks/a.yaml", "x");
+    write(dir.path(), "evals/tasks/b.yml", "x");
+    write(dir.path(), "elsewhere/c.yaml", "x");
+    let base = dir.path().join("evals");
+    let found = glob_files(&base, "../evals/tasks/*.yaml").unwrap();
+    assert_eq!(found, [base.join("../evals/tasks/a.yaml")]);
+    let absolute = format!("{}/elsewhere/*.yaml", dir.path().display());
+    assert_eq!(
+        glob_files(&base, &absolute).unwrap(),
+        [dir.path().join("elsewhere/c.yaml")]
+    );
+    let missing = format!("{}/nowhere/*.yaml", dir.path().display());
+    assert!(
+        glob_files(&base, &missing)
+            .unwrap_err()
+            .contains("nowhere does not exist")
+    );
+}

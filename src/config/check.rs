@@ -164,10 +164,18 @@ impl<'a> Checker<'a> {
     }
 }
 
+/// The directory of `file`: `.` for a bare file name (`eval.yaml`), whose parent is the
+/// empty path (a working directory no process can start in).
+pub fn dir_of(file: &Path) -> &Path {
+    match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
 /// `relative` resolved against the directory of `file` (absolute paths stay as they are).
 pub fn resolve_against(file: &Path, relative: &str) -> PathBuf {
-    let dir = file.parent().unwrap_or_else(|| Path::new(""));
-    let joined = dir.join(relative);
+    let joined = dir_of(file).join(relative);
     // Tidy `./` segments for messages; `..` stays as written.
     joined.components().collect()
 }

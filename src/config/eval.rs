@@ -118,7 +118,7 @@ pub struct Eval {
 impl Eval {
     /// The directory relative paths of the eval resolve against.
     pub fn dir(&self) -> &Path {
-        self.path.parent().unwrap_or_else(|| Path::new("."))
+        super::check::dir_of(&self.path)
     }
 }
 

@@ -95,7 +95,7 @@ pub struct Task {
 impl Task {
     /// The directory scripts run in and relative paths resolve against.
     pub fn dir(&self) -> &Path {
-        self.path.parent().unwrap_or_else(|| Path::new("."))
+        super::check::dir_of(&self.path)
     }
 }
 
