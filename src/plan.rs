@@ -319,7 +319,8 @@ fn eval_error(eval: &Eval, key_path: &str, message: String) -> ConfigError {
 pub fn glob_files(base: &Path, glob: &str) -> Result<Vec<PathBuf>, String> {
     let (root, pattern) = split_glob(base, glob.trim());
     if !root.is_dir() {
-        return Err(format!("directory {} does not exist", root.display()));
+        // Its literal directories do not exist: it matches nothing.
+        return Ok(Vec::new());
     }
     // globwalk panics on a base of `.` (it strips a prefix it normalised differently), so
     // it walks the absolute directory and the files keep the root as written.

@@ -60,3 +60,113 @@ fn a_bare_eval_file_name_validates_and_runs_like_a_dotted_one() {
         }
     }
 }
+
+/// Runs `eval` (relative to the compat fixtures) with results under `output`; the results
+/// file of its only task.
+fn run_one(eval: &str, output: &Path) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .args(["check", &fixture(eval).display().to_string()])
+        .env("RUST_BACKTRACE", "0")
+        .env("MCPEVAL_OUTPUT_DIR", output)
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let results: Vec<_> = std::fs::read_dir(output.join("results"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(results.len(), 1, "{results:?}");
+    serde_json::from_str(&std::fs::read_to_string(&results[0]).unwrap()).unwrap()
+}
+
+#[test]
+fn use_virtual_home_gives_the_agent_a_fresh_home_and_get_version_names_its_version() {
+    let output = tempfile::tempdir().unwrap();
+    let result = run_one("agent-options/eval.yaml", output.path());
+    assert_eq!(result["agentName"], "home-reporter");
+    assert_eq!(result["agentVersion"], "home-reporter 1.2.3");
+    let answer = result["taskOutput"].as_str().unwrap();
+    let home = answer.strip_prefix("home=").expect(answer);
+    assert!(home.ends_with("/home"), "{home}");
+    assert_ne!(Some(home.to_owned()), std::env::var("HOME").ok());
+
+    let output = tempfile::tempdir().unwrap();
+    let result = run_one("agent-options/eval-metadata-version.yaml", output.path());
+    assert_eq!(result["agentVersion"], "2.0.x");
+    assert_eq!(
+        result["taskOutput"].as_str().unwrap(),
+        format!("home={}", std::env::var("HOME").unwrap())
+    );
+}
+
+/// Writes `files` (path, text) under a fresh directory.
+fn files(list: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in list {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+const MCP: (&str, &str) = ("mcp.yaml", "mcpServers: {k: {command: srv}}\n");
+const TASK: (&str, &str) = (
+    "task.yaml",
+    "kind: Task\nmetadata: {name: t}\nsteps:\n  prompt: {inline: hi}\n",
+);
+
+fn eval_with_agent(agent: &str) -> String {
+    format!(
+        "kind: Eval\nmetadata: {{name: e}}\nconfig:\n  agent: {agent}\n  mcpConfigFile: mcp.yaml\n  taskSets:\n    - path: task.yaml\n"
+    )
+}
+
+#[test]
+fn llm_agent_and_its_deprecated_aliases_run_openai_models() {
+    use mcpeval::config::{Agent, load_agent_file, load_eval};
+    let openai = |model: &str| Agent::OpenAi {
+        model: model.into(),
+        options: Default::default(),
+    };
+    for (agent, model) in [
+        (
+            "{type: builtin.llm-agent, model: 'openai:gpt-4o'}",
+            "gpt-4o",
+        ),
+        (
+            "{type: builtin.llm-agent, model: gpt-4o-mini}",
+            "gpt-4o-mini",
+        ),
+        ("{type: builtin.openai-agent, model: gpt-4}", "gpt-4"),
+        ("{type: builtin.openai-acp, model: 'openai:o3'}", "o3"),
+    ] {
+        let dir = files(&[MCP, TASK, ("eval.yaml", &eval_with_agent(agent))]);
+        let eval =
+            load_eval(&dir.path().join("eval.yaml")).unwrap_or_else(|e| panic!("{agent}: {e}"));
+        assert_eq!(eval.agent, openai(model), "{agent}");
+    }
+    let dir = files(&[(
+        "agent.yaml",
+        "kind: Agent\nmetadata: {name: llm}\nbuiltin: {type: llm-agent, model: 'openai:gpt-4'}\ncommands: {useVirtualHome: true}\n",
+    )]);
+    let agent = load_agent_file(&dir.path().join("agent.yaml")).unwrap();
+    assert!(matches!(&agent, Agent::OpenAi { model, .. } if model == "gpt-4"));
+    assert!(agent.options().virtual_home);
+}
+
+#[test]
+fn other_llm_agent_providers_are_not_supported_yet() {
+    for model in [
+        "anthropic:claude-sonnet-4",
+        "gemini:gemini-2.5-pro",
+        "google:gemini-2.5-pro",
+    ] {
+        let error = mcpeval::config::llm_agent_model(model).unwrap_err();
+        assert!(error.contains("is not supported yet"), "{model}: {error}");
+    }
+    let error = mcpeval::config::llm_agent_model("mistral:large").unwrap_err();
+    assert!(error.contains("unknown provider `mistral`"), "{error}");
+    assert!(mcpeval::config::llm_agent_model("openai:").is_err());
+}

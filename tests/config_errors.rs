@@ -134,6 +134,21 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         ],
     ),
     (
+        "llm-agent-unsupported-provider",
+        "llm-agent-unsupported-provider.yaml",
+        "config.agent.model",
+        &["`anthropic` provider of builtin.llm-agent is not supported yet"],
+    ),
+    (
+        "agent-unknown-builtin",
+        "files/agent-unknown-builtin.yaml",
+        "builtin.type",
+        &[
+            "unknown builtin agent `non-existent-agent`",
+            "expected one of claude-code, llm-agent",
+        ],
+    ),
+    (
         "agent-template-unknown-field",
         "files/agent-unknown-field.yaml",
         "commands.runPrompt",
@@ -370,6 +385,14 @@ fn every_broken_file_gets_a_precise_error() {
         CASES.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn an_unknown_builtin_is_one_error_not_also_a_missing_run_prompt() {
+    let errors = validate_eval(&invalid_dir().join("agent-unknown-builtin.yaml"))
+        .unwrap_err()
+        .0;
+    assert_eq!(errors.len(), 1, "{}", describe(&errors));
 }
 
 #[test]

@@ -28,7 +28,7 @@ fn example_simple_eval_with_builtin_agent() {
         ["kubernetes-basic::create-pod"]
     );
     let eval = load_eval(&fixture("examples/simple-builtin/eval.yaml")).unwrap();
-    assert!(matches!(eval.agent, Agent::ClaudeCode { model: None }));
+    assert!(matches!(eval.agent, Agent::ClaudeCode { model: None, .. }));
     let assertions = &eval.task_sets[0].assertions;
     assert_eq!(
         (assertions.min_tool_calls, assertions.max_tool_calls),
@@ -113,7 +113,7 @@ fn example_flexible_eval() {
         ["flexible-eval::creative-task"]
     );
     let eval = load_eval(&fixture("examples/flexible/eval.yaml")).unwrap();
-    assert!(matches!(&eval.agent, Agent::OpenAi { model } if model == "gpt-4"));
+    assert!(matches!(&eval.agent, Agent::OpenAi { model, .. } if model == "gpt-4"));
     let any = &eval.task_sets[0].assertions.require_any[0];
     assert!(any.name.is_none() && any.pattern.is_none());
     assert!(any.matches("kubernetes", "whatever_tool"));
@@ -274,7 +274,8 @@ fn agent_files_load_with_builtin_and_shell() {
     assert_eq!(
         openai,
         Agent::OpenAi {
-            model: "gpt-4o".into()
+            model: "gpt-4o".into(),
+            options: Default::default(),
         }
     );
     let shell = load_agent_file(&fixture("mcpchecker/agents/shell-agent.yaml")).unwrap();

@@ -14,6 +14,7 @@ fn command(mcp: &str, tool: &str, separator: &str, run: &str, shell: bool) -> Ag
         file: "agent.yaml".into(),
         name: "test-agent".into(),
         llm: None,
+        options: Default::default(),
         mcp_server_arg: template::parse(mcp, &[Field::File, Field::Url, Field::ServerName], split)
             .unwrap(),
         allowed_tool_arg: template::parse(tool, &[Field::ServerName, Field::ToolName], split)

@@ -3,6 +3,7 @@
 mod claude;
 mod file;
 pub mod openai;
+mod version;
 
 use std::path::Path;
 use std::time::Duration;
@@ -11,6 +12,7 @@ pub use claude::{
     CLAUDE_PACKAGE, ClaudeResult, allowed_tool_names, parse_stream_json, run_claude_code,
 };
 pub use file::{render_command, run_file_agent};
+pub use version::agent_version;
 
 use crate::config::Agent;
 use crate::llm::TokenUsage;
@@ -52,8 +54,8 @@ impl AgentRun<'_> {
 /// [`AgentOutcome`] that says so.
 pub async fn run_agent(agent: &Agent, run: &AgentRun<'_>) -> AgentOutcome {
     match agent {
-        Agent::ClaudeCode { model } => run_claude_code(model.as_deref(), run).await,
-        Agent::OpenAi { model } => openai::run_openai_agent_for(model, run).await,
+        Agent::ClaudeCode { model, .. } => run_claude_code(model.as_deref(), run).await,
+        Agent::OpenAi { model, .. } => openai::run_openai_agent_for(model, run).await,
         Agent::Command(command) => run_file_agent(command, run).await,
     }
 }

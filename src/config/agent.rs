@@ -17,11 +17,17 @@ pub enum Agent {
     ClaudeCode {
         /// `--model`, when set.
         model: Option<String>,
+        /// How its process is set up (an Agent file's `commands` beside `builtin`).
+        options: AgentOptions,
     },
-    /// `builtin.openai-agent`: mcpeval's own loop over a Chat Completions API.
+    /// `builtin.llm-agent` with an `openai:` model (or its deprecated aliases
+    /// `builtin.openai-agent` and `openai-acp`): mcpeval's own loop over a Chat Completions
+    /// API.
     OpenAi {
-        /// The model name.
+        /// The model name, without the `openai:` provider.
         model: String,
+        /// Options of an Agent file; the in-process agent has no HOME of its own.
+        options: AgentOptions,
     },
     /// An Agent file's command line (`commands.runPrompt`).
     Command(Box<AgentCommand>),
@@ -67,6 +73,23 @@ impl Agent {
         }
     }
 
+    /// How the agent's process is set up: its HOME and where its version comes from.
+    pub fn options(&self) -> &AgentOptions {
+        match self {
+            Agent::ClaudeCode { options, .. } | Agent::OpenAi { options, .. } => options,
+            Agent::Command(command) => &command.options,
+        }
+    }
+
+    /// The agent with `options` (an Agent file's `commands` and `metadata.version`).
+    pub fn with_options(mut self, new: AgentOptions) -> Self {
+        match &mut self {
+            Agent::ClaudeCode { options, .. } | Agent::OpenAi { options, .. } => *options = new,
+            Agent::Command(command) => command.options = new,
+        }
+        self
+    }
+
     /// The bound on one run of the agent.
     pub fn timeout(&self) -> Duration {
         match self {
@@ -108,6 +131,20 @@ pub struct AgentCommand {
     pub shell: bool,
     /// `llm`: the LLM API the agent speaks, for recording and replaying it.
     pub llm: Option<AgentLlm>,
+    /// `commands.useVirtualHome`, `commands.getVersion`, `metadata.version`.
+    pub options: AgentOptions,
+}
+
+/// What an Agent file says about the agent's process beyond its command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentOptions {
+    /// `commands.useVirtualHome`: the agent gets a fresh, private `HOME` inside its run
+    /// directory (default: the user's).
+    pub virtual_home: bool,
+    /// `commands.getVersion`: a shell command whose output is the agent's version.
+    pub get_version: Option<String>,
+    /// `metadata.version`: the version when there is no `getVersion`.
+    pub version: Option<String>,
 }
 
 /// Default bound on one agent run.

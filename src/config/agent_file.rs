@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::agent::{Agent, AgentCommand, AgentLlm, DEFAULT_AGENT_TIMEOUT};
+use super::agent::{Agent, AgentCommand, AgentLlm, AgentOptions, DEFAULT_AGENT_TIMEOUT};
 use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};
 use super::template::{self, Field};
@@ -24,7 +24,13 @@ pub struct RawAgentRef {
     model: Option<String>,
 }
 
-const AGENT_TYPES: [&str; 3] = ["builtin.claude-code", "builtin.openai-agent", "file"];
+const AGENT_TYPES: [&str; 5] = [
+    "builtin.claude-code",
+    "builtin.llm-agent",
+    "builtin.openai-agent",
+    "builtin.openai-acp",
+    "file",
+];
 
 impl RawAgentRef {
     /// Validates `config.agent`, loading the Agent file of a `file` agent.
@@ -33,43 +39,32 @@ impl RawAgentRef {
         let kind = check
             .non_empty(&format!("{path}.type"), self.kind.as_deref())?
             .to_owned();
-        let builtin = matches!(
-            kind.as_str(),
-            "builtin.claude-code" | "builtin.openai-agent"
-        );
-        if builtin && self.path.is_some() {
+        if kind == "file" {
+            return self.file_agent(check);
+        }
+        let Some(builtin) = kind.strip_prefix("builtin.") else {
+            check.error(
+                format!("{path}.type"),
+                format!(
+                    "unknown agent type `{kind}`; expected one of {}{}",
+                    AGENT_TYPES.join(", "),
+                    did_you_mean(&kind, AGENT_TYPES)
+                ),
+            );
+            return None;
+        };
+        if self.path.is_some() {
             check.error(
                 format!("{path}.path"),
                 "`path` belongs to `type: file` agents only",
             );
         }
-        match kind.as_str() {
-            "builtin.claude-code" => Some(Agent::ClaudeCode { model: self.model }),
-            "builtin.openai-agent" => match self.model.as_deref().map(str::trim) {
-                Some(model) if !model.is_empty() => Some(Agent::OpenAi {
-                    model: model.to_owned(),
-                }),
-                _ => {
-                    check.error(
-                        format!("{path}.model"),
-                        "builtin.openai-agent needs `model` (e.g. gpt-4o)",
-                    );
-                    None
-                }
-            },
-            "file" => self.file_agent(check),
-            other => {
-                check.error(
-                    format!("{path}.type"),
-                    format!(
-                        "unknown agent type `{other}`; expected one of {}{}",
-                        AGENT_TYPES.join(", "),
-                        did_you_mean(other, AGENT_TYPES)
-                    ),
-                );
-                None
-            }
-        }
+        let keys = BuiltinKeys {
+            kind: &format!("{path}.type"),
+            model: &format!("{path}.model"),
+            prefix: "builtin.",
+        };
+        builtin_agent(check, &keys, builtin, self.model)
     }
 
     /// A `type: file` agent: the Agent file at `path`, loaded.
@@ -118,8 +113,7 @@ struct RawAgentFile {
 #[serde(deny_unknown_fields)]
 struct RawAgentMetadata {
     name: Option<String>,
-    #[serde(rename = "version")]
-    _version: Option<String>,
+    version: Option<String>,
 }
 
 /// `llm` of an Agent file: the LLM API the command's agent speaks, and the variable that
@@ -165,8 +159,9 @@ struct RawCommands {
     env: BTreeMap<String, String>,
     #[serde(default)]
     shell: bool,
-    use_virtual_home: Option<IgnoredAny>,
-    get_version: Option<IgnoredAny>,
+    #[serde(default)]
+    use_virtual_home: bool,
+    get_version: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -203,18 +198,31 @@ pub fn load_agent_file(path: &Path) -> Result<Agent, ConfigErrors> {
             );
         }
     }
+    let has_builtin = raw.builtin.is_some();
     let builtin = raw.builtin.and_then(|b| b.validate(&mut check));
     let llm = raw.llm.and_then(|llm| llm.validate(&mut check));
-    let command = raw
-        .commands
-        .validate(&mut check, builtin.is_some(), path, name);
+    let options = AgentOptions {
+        virtual_home: raw.commands.use_virtual_home,
+        get_version: raw.commands.get_version.clone(),
+        version: raw.metadata.version,
+    };
+    if let Some(command) = &options.get_version
+        && command.trim().is_empty()
+    {
+        check.error("commands.getVersion", "must not be empty");
+    }
+    // A builtin that failed validation already has its one error; no runPrompt is needed.
+    let command = raw.commands.validate(&mut check, has_builtin, path, name);
     // Validation reported an error when neither is there.
     let agent = match (command, builtin) {
         (Some(command), _) => Agent::Command(Box::new(AgentCommand { llm, ..command })),
         (None, Some(builtin)) => builtin,
-        (None, None) => Agent::ClaudeCode { model: None },
+        (None, None) => Agent::ClaudeCode {
+            model: None,
+            options: AgentOptions::default(),
+        },
     };
-    check.finish(agent)
+    check.finish(agent.with_options(options))
 }
 
 impl RawBuiltin {
@@ -230,35 +238,107 @@ impl RawBuiltin {
                 );
             }
         }
-        let kinds = ["claude-code", "openai-agent"];
-        match self.kind.as_deref() {
-            Some("claude-code") => Some(Agent::ClaudeCode { model: self.model }),
-            Some("openai-agent") => match self.model {
-                Some(model) if !model.trim().is_empty() => Some(Agent::OpenAi { model }),
-                _ => {
-                    check.error("builtin.model", "the openai-agent builtin needs `model`");
+        let Some(kind) = self.kind.as_deref() else {
+            check.error(
+                "builtin.type",
+                format!(
+                    "missing required field; expected one of {}",
+                    BUILTIN_TYPES.join(", ")
+                ),
+            );
+            return None;
+        };
+        let keys = BuiltinKeys {
+            kind: "builtin.type",
+            model: "builtin.model",
+            prefix: "",
+        };
+        builtin_agent(check, &keys, kind, self.model)
+    }
+}
+
+/// The builtin agents of mcpchecker: `llm-agent` (with its deprecated aliases
+/// `openai-agent` and `openai-acp`) and `claude-code`.
+const BUILTIN_TYPES: [&str; 4] = ["claude-code", "llm-agent", "openai-agent", "openai-acp"];
+
+/// Where a builtin agent is written: the keys of its type and model, and how its type is
+/// spelled there (`builtin.` in an eval file, nothing in an Agent file's `builtin.type`).
+struct BuiltinKeys<'a> {
+    kind: &'a str,
+    model: &'a str,
+    prefix: &'a str,
+}
+
+/// The builtin agent `kind` (without `builtin.`) with its `model`.
+fn builtin_agent(
+    check: &mut Checker<'_>,
+    keys: &BuiltinKeys<'_>,
+    kind: &str,
+    model: Option<String>,
+) -> Option<Agent> {
+    let prefix = keys.prefix;
+    match kind {
+        "claude-code" => Some(Agent::ClaudeCode {
+            model,
+            options: AgentOptions::default(),
+        }),
+        "llm-agent" | "openai-agent" | "openai-acp" => {
+            let Some(model) = model.filter(|m| !m.trim().is_empty()) else {
+                check.error(
+                    keys.model,
+                    format!("{prefix}{kind} needs `model` (e.g. openai:gpt-4o)"),
+                );
+                return None;
+            };
+            match llm_agent_model(&model) {
+                Ok(model) => Some(Agent::OpenAi {
+                    model,
+                    options: AgentOptions::default(),
+                }),
+                Err(message) => {
+                    check.error(keys.model, message);
                     None
                 }
-            },
-            Some(other) => {
-                check.error(
-                    "builtin.type",
-                    format!(
-                        "unknown builtin agent `{other}`; expected one of {}{}",
-                        kinds.join(", "),
-                        did_you_mean(other, kinds)
-                    ),
-                );
-                None
-            }
-            None => {
-                check.error(
-                    "builtin.type",
-                    "missing required field; expected claude-code or openai-agent",
-                );
-                None
             }
         }
+        other => {
+            let known: Vec<String> = BUILTIN_TYPES
+                .iter()
+                .map(|t| format!("{prefix}{t}"))
+                .collect();
+            let other = format!("{prefix}{other}");
+            check.error(
+                keys.kind,
+                format!(
+                    "unknown {} `{other}`; expected one of {}{}",
+                    if prefix.is_empty() {
+                        "builtin agent"
+                    } else {
+                        "agent type"
+                    },
+                    known.join(", "),
+                    did_you_mean(&other, known.iter().map(String::as_str))
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// The model of a `provider:model` string of mcpchecker's llm-agent (a bare name means
+/// `openai:`). Only the openai provider runs today.
+pub fn llm_agent_model(model: &str) -> Result<String, String> {
+    let model = model.trim();
+    let (provider, name) = model.split_once(':').unwrap_or(("openai", model));
+    match provider {
+        "openai" if !name.trim().is_empty() => Ok(name.trim().to_owned()),
+        "openai" => Err(format!("`{model}` names no model after `openai:`")),
+        "anthropic" | "gemini" | "google" => Err(format!(
+            "the `{provider}` provider of builtin.llm-agent is not supported yet: mcpeval's llm-agent runs `openai:` models (an OpenAI-compatible Chat Completions API)"
+        )),
+        other => Err(format!(
+            "unknown provider `{other}` in `{model}`; expected `provider:model` with provider openai (anthropic and gemini are not supported yet)"
+        )),
     }
 }
 
@@ -270,17 +350,6 @@ impl RawCommands {
         file: &Path,
         name: String,
     ) -> Option<AgentCommand> {
-        for (key, present) in [
-            ("useVirtualHome", self.use_virtual_home.is_some()),
-            ("getVersion", self.get_version.is_some()),
-        ] {
-            if present {
-                check.error(
-                    format!("commands.{key}"),
-                    format!("`{key}` of mcpchecker is not supported by mcpeval yet"),
-                );
-            }
-        }
         let Some(run_prompt) = self.run_prompt else {
             if !has_builtin {
                 check.error(
@@ -350,6 +419,7 @@ impl RawCommands {
             env: self.env,
             shell: self.shell,
             llm: None,
+            options: AgentOptions::default(),
         })
     }
 }

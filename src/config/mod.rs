@@ -23,7 +23,8 @@ mod yaml;
 
 pub(crate) use yaml::LocationIndex;
 
-pub use agent::{Agent, AgentCommand, AgentLlm, DEFAULT_AGENT_TIMEOUT};
+pub use agent::{Agent, AgentCommand, AgentLlm, AgentOptions, DEFAULT_AGENT_TIMEOUT};
+pub use agent_file::llm_agent_model;
 pub use agent_file::load_agent_file;
 pub use assertions::{AssertionKind, Assertions};
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};

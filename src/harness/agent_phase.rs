@@ -88,7 +88,17 @@ async fn run_agent_with(
             config_file.display()
         ));
     }
-    let env: Vec<(String, String)> = options.vars.iter().chain(llm_env).cloned().collect();
+    let mut env: Vec<(String, String)> = options.vars.iter().chain(llm_env).cloned().collect();
+    if eval.agent.options().virtual_home {
+        let home = run_dir.join("home");
+        if let Err(e) = std::fs::create_dir_all(&home) {
+            return not_run(format!(
+                "cannot create the agent's HOME {}: {e}",
+                home.display()
+            ));
+        }
+        env.push(("HOME".into(), home.display().to_string()));
+    }
     let run = AgentRun {
         prompt: &task.prompt,
         servers: &proxied,

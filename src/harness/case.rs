@@ -225,7 +225,7 @@ impl CaseRuns<'_> {
         let passed = verdict.passed();
         let result = task_result(ResultInput {
             case: self.case,
-            eval_name: &self.eval.name,
+            eval: self.eval,
             task: &self.task,
             report,
             verdict,

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use super::agent_phase::run_agent;
 use super::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy, start_llm_proxy};
 use super::run_report::{RunOptions, RunPhase, RunReport};
+use crate::agent::agent_version;
 use crate::assert::check_all;
 use crate::config::{AgentLlm, Eval, McpServer, Step, Task};
 use crate::llm_proxy::LlmApi;
@@ -70,6 +71,8 @@ pub(super) async fn run_main(
         work_dir: &work_dir,
     };
     let (agent, llm) = run_agent(eval, task, servers, &target, options).await;
+    let version = agent_version(eval.agent.options(), &run_dir, &options.vars).await;
+    shared.report().agent_version = version;
     let answer = agent.answer.clone();
     shared.report().agent = Some(agent);
     shared.report().llm.extend(llm);

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::run_report::RunReport;
 use crate::assert::AssertionFailure;
-use crate::config::{Difficulty, Task};
+use crate::config::{Difficulty, Eval, Task};
 use crate::plan::TaskCase;
 
 use super::run_report::LlmRecord;
@@ -21,8 +21,8 @@ use crate::trace::{CallKind, Outcome};
 pub struct ResultInput<'a> {
     /// The planned case.
     pub case: &'a TaskCase,
-    /// The eval's name.
-    pub eval_name: &'a str,
+    /// The eval.
+    pub eval: &'a Eval,
     /// The loaded task.
     pub task: &'a Task,
     /// The run.
@@ -41,7 +41,7 @@ pub struct ResultInput<'a> {
 pub fn task_result(input: ResultInput<'_>) -> TaskResult {
     let ResultInput {
         case,
-        eval_name,
+        eval,
         task,
         report,
         verdict,
@@ -59,7 +59,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
     let all_assertions_passed = assertion_results.values().all(|r| r.passed);
     TaskResult {
         test_name: case.name.clone(),
-        eval_name: eval_name.to_owned(),
+        eval_name: eval.name.clone(),
         task_name: task.name.clone(),
         task_path: case.path.display().to_string(),
         task_passed: verdict.passed(),
@@ -68,6 +68,8 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
             output_tokens: answer.chars().count() / 4,
         },
         agent_token_usage: report.agent.as_ref().and_then(|a| a.usage),
+        agent_name: eval.agent.name().to_owned(),
+        agent_version: report.agent_version.clone(),
         task_output: answer,
         task_error: reasons.first().cloned(),
         failure_message,

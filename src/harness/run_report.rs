@@ -45,6 +45,8 @@ pub struct RunReport {
     pub setup: Vec<StepResult>,
     /// How the agent ended; `None` when it never ran.
     pub agent: Option<AgentOutcome>,
+    /// The agent's version (`commands.getVersion` or `metadata.version`), when known.
+    pub agent_version: Option<String>,
     /// Verify step results.
     pub verify: Vec<StepResult>,
     /// Failed assertions.

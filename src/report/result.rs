@@ -61,6 +61,13 @@ pub struct TaskResult {
     /// Tokens the agent used, as its LLM API or Claude Code reported them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_token_usage: Option<TokenUsage>,
+    /// The agent: `claude-code`, `openai-agent`, or the Agent file's `metadata.name`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub agent_name: String,
+    /// The agent's version: its Agent file's `commands.getVersion` output or
+    /// `metadata.version`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_version: Option<String>,
     /// What the LLM proxies of the run did: one entry for the agent's calls, one for the
     /// judge's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
