@@ -170,3 +170,57 @@ fn other_llm_agent_providers_are_not_supported_yet() {
     assert!(error.contains("unknown provider `mistral`"), "{error}");
     assert!(mcpeval::config::llm_agent_model("openai:").is_err());
 }
+
+#[test]
+fn a_task_name_with_spaces_is_a_test_name_that_exact_selects() {
+    let dir = fixture("spaces");
+    let out = mcpeval_in(&dir, &["check", "eval.yaml", "--", "--list"]);
+    assert_eq!(
+        text(&out.stdout),
+        "spaces::create pod inline: test\nspaces::create pod: test\n"
+    );
+    let out = mcpeval_in(
+        &dir,
+        &["check", "eval.yaml", "--", "--exact", "spaces::create pod"],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(passed(&stdout, "spaces::create pod"), "{stdout}");
+    assert!(stdout.contains("1 passed"), "{stdout}");
+    assert!(!stdout.contains("create pod inline"), "{stdout}");
+}
+
+#[test]
+fn nextest_filters_a_task_name_with_spaces() {
+    if Command::new(env!("CARGO"))
+        .args(["nextest", "--version"])
+        .output()
+        .map_or(true, |o| !o.status.success())
+    {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "cargo-nextest is missing on CI"
+        );
+        eprintln!("skipped: cargo-nextest is not installed");
+        return;
+    }
+    let out = Command::new(env!("CARGO"))
+        .args(["nextest", "run", "--test", "fixture", "--color", "never"])
+        .args(["-E", "test(=spaces::create pod inline)"])
+        .env("MCPEVAL_FIXTURE", fixture("spaces"))
+        .env(
+            "MCPEVAL_OUTPUT_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("compat-nextest"),
+        )
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(
+        all.lines()
+            .any(|l| l.contains("PASS") && l.trim_end().ends_with("spaces::create pod inline")),
+        "{all}"
+    );
+    assert!(all.contains("1 test run: 1 passed"), "{all}");
+}

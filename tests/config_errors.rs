@@ -37,7 +37,7 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         "name-with-separator",
         "name-with-separator.yaml",
         "metadata.name",
-        &["no spaces and no `::`"],
+        &["is part of a test name: no `::`"],
     ),
     (
         "path-and-glob",

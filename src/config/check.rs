@@ -123,13 +123,21 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// `metadata.name` of an eval or a task: required, and a valid part of a test name.
+    /// `metadata.name` of an eval or a task: required, and a valid part of a test name
+    /// (`<eval>::<task>`): spaces inside are kept (libtest and nextest names may have them,
+    /// as mcpchecker's `create pod inline` does), but no `::`, no other whitespace or control
+    /// character, and no space at either end.
     pub fn test_name_part(&mut self, value: Option<&str>) -> Option<String> {
         let name = self.non_empty("metadata.name", value)?;
-        if name.contains("::") || name.contains(char::is_whitespace) {
+        let bad_char = name
+            .chars()
+            .any(|c| c.is_control() || (c.is_whitespace() && c != ' '));
+        if name.contains("::") || bad_char || name.trim() != name {
             self.error(
                 "metadata.name",
-                format!("`{name}` is part of a test name: no spaces and no `::`"),
+                format!(
+                    "{name:?} is part of a test name: no `::`, no tabs, line breaks or control characters, and no space at either end"
+                ),
             );
         }
         Some(name.to_owned())
