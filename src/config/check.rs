@@ -25,6 +25,11 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The file being checked.
+    pub fn file(&self) -> &'a Path {
+        self.file
+    }
+
     /// Records a problem at `key_path`.
     pub fn error(&mut self, key_path: impl Into<String>, message: impl Into<String>) {
         let key_path = key_path.into();

@@ -13,6 +13,7 @@ use super::assertions::{Assertions, RawAssertions};
 use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};
 use super::mcp::{McpConfig, load_mcp_config_with};
+use super::mcp_env::{MCP_ENV_VARS, mcp_config_from_env};
 use super::task::{Limits, RawLimits};
 use super::yaml::{LocationIndex, read_file};
 
@@ -259,13 +260,33 @@ pub fn load_eval_with(
     })
 }
 
-/// The MCP config that `config.mcpConfigFile` names, loaded; its errors go to `check`.
+/// The MCP config that `config.mcpConfigFile` names, loaded, or without one the config
+/// mcpchecker's environment variables describe; its errors go to `check`.
 fn load_mcp(
     check: &mut Checker<'_>,
     file: Option<&str>,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Option<McpConfig> {
-    let file = check.non_empty("config.mcpConfigFile", file)?;
+    let key = "config.mcpConfigFile";
+    let Some(file) = file else {
+        return match mcp_config_from_env(check.file(), lookup) {
+            Ok(Some(mcp)) => Some(mcp),
+            Ok(None) => {
+                check.error(
+                    key,
+                    format!(
+                        "at least one of MCP config or skills must be configured: set `mcpConfigFile`, or describe one server in the environment ({MCP_ENV_VARS}, as mcpchecker reads them)"
+                    ),
+                );
+                None
+            }
+            Err(message) => {
+                check.error(key, format!("no `mcpConfigFile`, and the MCP config in the environment is invalid: {message}"));
+                None
+            }
+        };
+    };
+    let file = check.non_empty(key, Some(file))?;
     let file = check.existing_file("config.mcpConfigFile", file)?;
     match load_mcp_config_with(&file, lookup) {
         Ok(mcp) => Some(mcp),

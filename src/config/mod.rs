@@ -13,6 +13,7 @@ mod error;
 mod eval;
 mod matchers;
 mod mcp;
+mod mcp_env;
 mod sniff;
 mod steps;
 mod task;
