@@ -338,3 +338,40 @@ fn an_eval_without_mcp_config_file_runs_the_server_the_environment_names() {
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(passed(&stdout, "env-mcp::echo"), "{stdout}");
 }
+
+#[test]
+fn step_ids_name_their_steps_in_messages_and_results() {
+    let output = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .args([
+            "check",
+            &fixture("step-ids/eval.yaml").display().to_string(),
+        ])
+        .env("MCPEVAL_OUTPUT_DIR", output.path())
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(101), "{stdout}");
+    assert!(
+        stdout.contains(
+            "verify step `check-pod` failed: verify[1] `check-pod` inline script: exit code 1"
+        ),
+        "{stdout}"
+    );
+    let results = output.path().join("results");
+    let file = std::fs::read_dir(&results)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let setup = &result["setupOutput"]["steps"][0];
+    assert_eq!(setup["id"], "seed");
+    let verify = &result["verifyOutput"]["steps"];
+    assert!(verify[0].get("id").is_none(), "{verify}");
+    assert_eq!(verify[0]["label"], "verify[0] inline script");
+    assert_eq!(verify[1]["id"], "check-pod");
+    assert_eq!(verify[1]["label"], "verify[1] `check-pod` inline script");
+}

@@ -149,6 +149,18 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         ],
     ),
     (
+        "task-step-two-types",
+        "files/task-step-two-types.yaml",
+        "spec.verify[0]",
+        &["one step has one type, found script and http"],
+    ),
+    (
+        "task-step-only-id",
+        "files/task-step-only-id.yaml",
+        "spec.setup[0]",
+        &["missing the step type; expected one of script, http, llmJudge"],
+    ),
+    (
         "agent-template-unknown-field",
         "files/agent-unknown-field.yaml",
         "commands.runPrompt",

@@ -191,11 +191,11 @@ fn v1alpha1_task_with_files_inline_script_and_prompt_file() {
     );
     let dir = fixture("mcpchecker/tasks/create-pod");
     assert_eq!(task.dir(), dir);
-    let Step::Script(setup) = &task.setup[0] else {
+    let Step::Script(setup) = &task.setup[0].step else {
         panic!()
     };
     assert_eq!(setup.source, ScriptSource::File(dir.join("setup.sh")));
-    let Step::Script(cleanup) = &task.cleanup[0] else {
+    let Step::Script(cleanup) = &task.cleanup[0].step else {
         panic!()
     };
     assert!(
@@ -208,7 +208,7 @@ fn v1alpha1_task_with_files_inline_script_and_prompt_file() {
 fn v1alpha1_task_verified_by_the_judge() {
     let plan = plan_eval(load_eval(&fixture("mcpchecker/eval.yaml")).unwrap()).unwrap();
     let task = plan.cases[1].load(&plan.eval).unwrap();
-    let Step::LlmJudge(JudgeStep::Contains(text)) = &task.verify[0] else {
+    let Step::LlmJudge(JudgeStep::Contains(text)) = &task.verify[0].step else {
         panic!("{:?}", task.verify)
     };
     assert!(text.contains("CrashLoopBackOff"));
@@ -226,14 +226,14 @@ fn v1alpha2_task_with_every_step_type_and_limits() {
         Some(Duration::from_millis(500))
     );
     assert!(task.prompt.contains("$(anything)"));
-    let Step::Script(setup) = &task.setup[0] else {
+    let Step::Script(setup) = &task.setup[0].step else {
         panic!()
     };
     assert_eq!(
         (setup.timeout, setup.env["NAMESPACE"].as_str()),
         (Duration::from_secs(120), "crashloop")
     );
-    let Step::Http(reset) = &task.setup[1] else {
+    let Step::Http(reset) = &task.setup[1].step else {
         panic!()
     };
     assert_eq!(reset.method, "POST");
@@ -244,11 +244,11 @@ fn v1alpha2_task_with_every_step_type_and_limits() {
         ))
     );
     assert_eq!(reset.expect_status, Some(204));
-    let Step::Script(check) = &task.verify[0] else {
+    let Step::Script(check) = &task.verify[0].step else {
         panic!()
     };
     assert!(check.continue_on_error);
-    let Step::Http(pods) = &task.verify[1] else {
+    let Step::Http(pods) = &task.verify[1].step else {
         panic!()
     };
     assert_eq!(pods.method, "GET");
@@ -262,7 +262,7 @@ fn v1alpha2_task_with_every_step_type_and_limits() {
     assert_eq!(pods.expect_fields[1].kind, Some(JsonType::Array));
     assert_eq!(pods.expect_fields[3].exists, Some(false));
     assert!(matches!(
-        &task.verify[2],
+        &task.verify[2].step,
         Step::LlmJudge(JudgeStep::Exact(_))
     ));
     assert_eq!(task.cleanup.len(), 1);

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use mcpeval::config::{ScriptSource, ScriptStep, Step};
+use mcpeval::config::{ScriptSource, ScriptStep, Step, TaskStep};
 use mcpeval::steps::{Phase, StepContext, phase_passed, run_phase, script_command};
 
 fn script(source: ScriptSource) -> ScriptStep {
@@ -17,8 +17,8 @@ fn script(source: ScriptSource) -> ScriptStep {
     }
 }
 
-fn inline(text: &str) -> Step {
-    Step::Script(script(ScriptSource::Inline(text.into())))
+fn inline(text: &str) -> TaskStep {
+    Step::Script(script(ScriptSource::Inline(text.into()))).into()
 }
 
 fn context(task_dir: &Path, run_dir: &Path) -> StepContext {
@@ -61,7 +61,7 @@ fn scripts_run_in_the_task_directory_with_env_and_shebang() {
     let mut file_step = script(ScriptSource::File(task.path().join("check.py")));
     file_step.env.insert("EXTRA".into(), "step-env".into());
     let steps = vec![
-        Step::Script(file_step),
+        Step::Script(file_step).into(),
         inline("[[ -f data.txt ]] && echo bash-ok"),
     ];
     let results = runtime().block_on(run_phase(
@@ -103,7 +103,7 @@ fn continue_on_error_lets_the_phase_go_on() {
     let dir = tempfile::tempdir().unwrap();
     let mut tolerant = script(ScriptSource::Inline("exit 1".into()));
     tolerant.continue_on_error = true;
-    let steps = vec![Step::Script(tolerant), inline("echo next")];
+    let steps = vec![Step::Script(tolerant).into(), inline("echo next")];
     let results = runtime().block_on(run_phase(
         Phase::Cleanup,
         &steps,
@@ -122,7 +122,7 @@ fn a_step_that_hangs_times_out() {
     slow.timeout = Duration::from_millis(300);
     let results = runtime().block_on(run_phase(
         Phase::Verify,
-        &[Step::Script(slow)],
+        &[Step::Script(slow).into()],
         &context(dir.path(), dir.path()),
         &mut Vec::new(),
     ));

@@ -115,7 +115,7 @@ async fn run(step: HttpStep) -> StepResult {
     };
     let mut results = run_phase(
         Phase::Verify,
-        &[Step::Http(Box::new(step))],
+        &[Step::Http(Box::new(step)).into()],
         &context,
         &mut Vec::new(),
     )

@@ -106,7 +106,7 @@ fn settings(api: &FakeApi) -> JudgeSettings {
 async fn judge(step: JudgeStep, context: &StepContext) -> StepResult {
     let mut results = run_phase(
         Phase::Verify,
-        &[Step::LlmJudge(step)],
+        &[Step::LlmJudge(step).into()],
         context,
         &mut Vec::new(),
     )

@@ -38,7 +38,7 @@ pub use mcp::{
 pub use sniff::says_kind_eval;
 pub use steps::{
     DEFAULT_STEP_TIMEOUT, FieldCheck, HttpBody, HttpStep, JsonType, JudgeStep, ScriptSource,
-    ScriptStep, Step,
+    ScriptStep, Step, TaskStep,
 };
 pub use task::{Difficulty, Limits, Task, TaskContext, TaskVersion};
 pub use task_file::load_task;

@@ -21,6 +21,92 @@ pub enum RawStep {
     LlmJudge(RawJudge),
 }
 
+/// One entry of a v1alpha2 phase: the step (one key naming its type) and mcpchecker's
+/// optional `id:` beside it (`- id: check-pod` / `  script: …`).
+#[derive(Debug)]
+pub struct RawStepEntry {
+    id: Option<String>,
+    step: Option<RawStep>,
+    /// Every type key written, when more than one.
+    types: Vec<String>,
+}
+
+const STEP_TYPES: &[&str] = &["script", "http", "llmJudge"];
+
+impl<'de> Deserialize<'de> for RawStepEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(StepEntryVisitor)
+    }
+}
+
+struct StepEntryVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StepEntryVisitor {
+    type Value = RawStepEntry;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a step: a map with one of script, http, llmJudge (and an optional id)")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut entry = RawStepEntry {
+            id: None,
+            step: None,
+            types: Vec::new(),
+        };
+        while let Some(key) = map.next_key::<String>()? {
+            let step = match key.as_str() {
+                "id" => {
+                    entry.id = Some(map.next_value()?);
+                    continue;
+                }
+                "script" => RawStep::Script(map.next_value()?),
+                "http" => RawStep::Http(map.next_value()?),
+                "llmJudge" => RawStep::LlmJudge(map.next_value()?),
+                other => return Err(serde::de::Error::unknown_variant(other, STEP_TYPES)),
+            };
+            entry.types.push(key);
+            entry.step = Some(step);
+        }
+        Ok(entry)
+    }
+}
+
+impl RawStepEntry {
+    /// Validates the entry written at `path`.
+    pub fn validate(self, check: &mut Checker<'_>, path: &str) -> Option<TaskStep> {
+        if self.types.len() > 1 {
+            check.error(
+                path,
+                format!(
+                    "one step has one type, found {}; write each as its own `- …` entry",
+                    self.types.join(" and ")
+                ),
+            );
+            return None;
+        }
+        let Some(step) = self.step else {
+            check.error(
+                path,
+                format!(
+                    "missing the step type; expected one of {}",
+                    STEP_TYPES.join(", ")
+                ),
+            );
+            return None;
+        };
+        let id = match self.id {
+            Some(id) if id.trim().is_empty() => {
+                check.error(format!("{path}.id"), "must not be empty");
+                None
+            }
+            id => id,
+        };
+        let step = step.validate(check, path)?;
+        Some(TaskStep { id, step })
+    }
+}
+
 /// A script step (also the v1alpha1 `{file}` / `{inline}` form).
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -98,6 +184,21 @@ pub enum Step {
     Http(Box<HttpStep>),
     /// Ask the eval's LLM judge about the agent's answer.
     LlmJudge(JudgeStep),
+}
+
+/// A step of a task with its optional `id` (mcpchecker's; used in messages and results).
+#[derive(Debug, Clone)]
+pub struct TaskStep {
+    /// `id:`, when written.
+    pub id: Option<String>,
+    /// The step.
+    pub step: Step,
+}
+
+impl From<Step> for TaskStep {
+    fn from(step: Step) -> Self {
+        TaskStep { id: None, step }
+    }
 }
 
 /// Where a script comes from.

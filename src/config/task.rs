@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::check::Checker;
-use super::steps::Step;
+use super::steps::TaskStep;
 
 /// `limits` of a task, or `defaultTaskLimits` of an eval, as written.
 #[derive(Debug, Deserialize)]
@@ -83,11 +83,11 @@ pub struct Task {
     /// The prompt text given to the agent.
     pub prompt: String,
     /// Steps before the agent.
-    pub setup: Vec<Step>,
+    pub setup: Vec<TaskStep>,
     /// Steps after the agent that decide the verdict.
-    pub verify: Vec<Step>,
+    pub verify: Vec<TaskStep>,
     /// Steps that always run at the end once setup started.
-    pub cleanup: Vec<Step>,
+    pub cleanup: Vec<TaskStep>,
     /// `spec.limits` (v1alpha2 only).
     pub limits: Limits,
 }

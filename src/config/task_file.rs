@@ -9,7 +9,7 @@ use serde::de::IgnoredAny;
 
 use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};
-use super::steps::{RawJudge, RawScript, RawStep, Step};
+use super::steps::{RawJudge, RawScript, RawStepEntry, Step, TaskStep};
 use super::task::{Difficulty, Limits, RawLimits, Task, TaskContext, TaskVersion};
 use super::yaml::read_file;
 
@@ -69,11 +69,11 @@ struct RawSpecV2 {
     requires: Option<IgnoredAny>,
     limits: Option<RawLimits>,
     #[serde(default)]
-    setup: Vec<RawStep>,
+    setup: Vec<RawStepEntry>,
     #[serde(default)]
-    verify: Vec<RawStep>,
+    verify: Vec<RawStepEntry>,
     #[serde(default)]
-    cleanup: Vec<RawStep>,
+    cleanup: Vec<RawStepEntry>,
     prompt: Option<RawPrompt>,
 }
 
@@ -145,9 +145,9 @@ fn load_v1(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
     let meta = check.finish(meta)?.ok_or_else(ConfigErrors::default)?;
     Ok(Task {
         prompt: prompt.unwrap_or_default(),
-        setup: setup.into_iter().collect(),
-        verify: verify.into_iter().collect(),
-        cleanup: cleanup.into_iter().collect(),
+        setup: setup.into_iter().map(TaskStep::from).collect(),
+        verify: verify.into_iter().map(TaskStep::from).collect(),
+        cleanup: cleanup.into_iter().map(TaskStep::from).collect(),
         ..meta.into_task(path, TaskVersion::V1Alpha1, Limits::default())
     })
 }
@@ -181,14 +181,14 @@ fn load_v2(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
         .map(|l| l.validate(&mut check, "spec.limits"))
         .unwrap_or_default();
     let prompt = read_prompt(&mut check, "spec.prompt", spec.prompt);
-    let mut phase = |name: &str, steps: Vec<RawStep>| -> Vec<Step> {
+    let mut phase = |name: &str, steps: Vec<RawStepEntry>| -> Vec<TaskStep> {
         steps
             .into_iter()
             .enumerate()
             .filter_map(|(i, step)| {
                 let step_path = format!("spec.{name}[{i}]");
                 let step = step.validate(&mut check, &step_path)?;
-                if let Step::LlmJudge(_) = step {
+                if let Step::LlmJudge(_) = step.step {
                     if name != "verify" {
                         check.error(
                             format!("{step_path}.llmJudge"),

@@ -138,11 +138,19 @@ fn write_step(out: &mut String, phase: &str, step: &StepFailure) {
     } else {
         ""
     };
-    let _ = writeln!(
-        out,
-        "{phase} step failed{tolerated}: {}: {}",
-        step.label, step.reason
-    );
+    let _ = match &step.id {
+        // "verify step `check-pod` failed: exit code 1", its label ends "(script …)".
+        Some(id) => writeln!(
+            out,
+            "{phase} step `{id}` failed{tolerated}: {}: {}",
+            step.label, step.reason
+        ),
+        None => writeln!(
+            out,
+            "{phase} step failed{tolerated}: {}: {}",
+            step.label, step.reason
+        ),
+    };
     write_output(out, "output", &step.output);
 }
 

@@ -146,7 +146,14 @@ fn verify_context(
         };
         match resolve_judge(config, &lookup) {
             Ok(settings) => context.judge = Some(settings),
-            Err(e) if task.verify.iter().any(|s| matches!(s, Step::LlmJudge(_))) => errors.push(e),
+            Err(e)
+                if task
+                    .verify
+                    .iter()
+                    .any(|s| matches!(s.step, Step::LlmJudge(_))) =>
+            {
+                errors.push(e)
+            }
             Err(_) => {}
         }
     }
@@ -164,7 +171,11 @@ fn start_judge_proxy(
     let Some(config) = &eval.llm_judge else {
         return Ok(None);
     };
-    if !task.verify.iter().any(|s| matches!(s, Step::LlmJudge(_))) {
+    if !task
+        .verify
+        .iter()
+        .any(|s| matches!(s.step, Step::LlmJudge(_)))
+    {
         return Ok(None);
     }
     let llm = AgentLlm {

@@ -91,6 +91,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
             Some(agent) => PhaseOutput {
                 success: agent.passed,
                 steps: vec![StepOutput {
+                    id: None,
                     label: "agent".into(),
                     passed: agent.passed,
                     reason: agent.reason.clone(),
@@ -128,6 +129,7 @@ fn phase(results: &[StepResult]) -> PhaseOutput {
         steps: results
             .iter()
             .map(|r| StepOutput {
+                id: r.id.clone(),
                 label: r.label.clone(),
                 passed: r.passed,
                 reason: r.reason.clone(),

@@ -169,6 +169,7 @@ async fn run_cleanup(shared: &Shared, eval: &Eval, task: &Task, options: &RunOpt
     .await;
     shared.report().cleanup = results.unwrap_or_else(|_| {
         vec![StepResult {
+            id: None,
             label: "cleanup".into(),
             passed: false,
             reason: format!(

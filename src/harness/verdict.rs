@@ -28,6 +28,8 @@ pub struct StepFailure {
     pub phase: Phase,
     /// The step as its result names it, e.g. `verify[0] script verify.sh`.
     pub label: String,
+    /// Its `id:`, when written.
+    pub id: Option<String>,
     /// Why it failed.
     pub reason: String,
     /// Its output.
@@ -155,6 +157,7 @@ pub(super) fn step_failures(
         .map(move |result| StepFailure {
             phase,
             label: result.label.clone(),
+            id: result.id.clone(),
             reason: result.reason.clone(),
             output: result.output.clone(),
             tolerated: result.continue_on_error,

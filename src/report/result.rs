@@ -156,6 +156,9 @@ pub struct PhaseOutput {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepOutput {
+    /// The step's `id:`, when written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// e.g. `verify[0] script verify.sh`.
     pub label: String,
     /// It passed.

@@ -20,6 +20,7 @@ const REASON_BODY_LIMIT: usize = 200;
 
 pub(super) async fn run_http(phase: Phase, index: usize, step: &HttpStep) -> StepResult {
     let mut result = StepResult {
+        id: None,
         label: format!(
             "{}[{index}] http {} {}",
             phase.name(),

@@ -84,6 +84,7 @@ pub(super) async fn run_judge(
         JudgeStep::Exact(text) => ("exact", text),
     };
     let mut result = StepResult {
+        id: None,
         label: format!(
             "{}[{index}] llmJudge {mode} {:?}",
             phase.name(),

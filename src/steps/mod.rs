@@ -6,7 +6,7 @@ mod script;
 
 use std::path::{Path, PathBuf};
 
-use crate::config::Step;
+use crate::config::{Step, TaskStep};
 use crate::process::ProcessGroupGuard;
 
 pub use judge::{JudgeSettings, resolve_judge};
@@ -54,8 +54,11 @@ pub struct StepContext {
 /// The result of one step.
 #[derive(Debug, Clone)]
 pub struct StepResult {
-    /// e.g. `setup[0] script setup.sh`.
+    /// e.g. `setup[0] script setup.sh`, or with an `id`: ``setup[0] `seed` script
+    /// setup.sh``.
     pub label: String,
+    /// The step's `id:`, when written.
+    pub id: Option<String>,
     /// Whether it passed.
     pub passed: bool,
     /// Why it failed (`exit code 1`, `timed out after 5m`), or empty.
@@ -71,17 +74,23 @@ pub struct StepResult {
 /// until the run ends.
 pub async fn run_phase(
     phase: Phase,
-    steps: &[Step],
+    steps: &[TaskStep],
     context: &StepContext,
     keep: &mut Vec<ProcessGroupGuard>,
 ) -> Vec<StepResult> {
     let mut results = Vec::new();
-    for (index, step) in steps.iter().enumerate() {
-        let result = match step {
+    for (index, TaskStep { id, step }) in steps.iter().enumerate() {
+        let mut result = match step {
             Step::Script(script) => script::run_script(phase, index, script, context, keep).await,
             Step::Http(http) => http::run_http(phase, index, http).await,
             Step::LlmJudge(judge) => judge::run_judge(phase, index, judge, context).await,
         };
+        if let Some(id) = id {
+            // `verify[0] script check.sh` → `verify[0] `check-pod` script check.sh`.
+            let (at, what) = result.label.split_once(' ').unwrap_or((&result.label, ""));
+            result.label = format!("{at} `{id}` {what}");
+            result.id = Some(id.clone());
+        }
         let stop = !result.passed && !result.continue_on_error;
         results.push(result);
         if stop {

@@ -71,6 +71,7 @@ pub(super) async fn run_script(
         ),
     };
     let mut result = StepResult {
+        id: None,
         label,
         passed: false,
         reason: String::new(),
