@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcpeval::config::{
-    Agent, AllowedTools, Difficulty, HttpBody, JsonType, JudgeStep, ScriptSource, Step,
-    TaskVersion, Transport, load_agent_file, load_eval,
+    Agent, AllowedTools, Difficulty, HttpBody, JsonType, JudgeConfig, JudgeStep, ScriptSource,
+    Step, TaskVersion, Transport, load_agent_file, load_eval,
 };
 use mcpeval::plan::{plan_eval, validate_eval};
 use mcpeval::trace::CallKind;
@@ -143,7 +143,9 @@ fn mcpchecker_eval_plans_with_labels_and_merged_task_sets() {
     assert_eq!(sets, ["config.taskSets[0]", "config.taskSets[1]"]);
     let eval = &plan.eval;
     let judge = eval.llm_judge.as_ref().unwrap();
-    assert_eq!(judge.model_name_key, "JUDGE_MODEL_NAME");
+    assert!(
+        matches!(judge, JudgeConfig::Env { model_name_key, .. } if model_name_key == "JUDGE_MODEL_NAME")
+    );
     assert_eq!(eval.default_limits.timeout, Some(Duration::from_secs(900)));
     assert_eq!(
         eval.default_limits.cleanup_timeout,

@@ -27,6 +27,7 @@ fn context(task_dir: &Path, run_dir: &Path) -> StepContext {
         run_dir: run_dir.into(),
         env: vec![("MCPEVAL_TRACE".into(), "/tmp/trace.json".into())],
         live: false,
+        prompt: "the task".into(),
         agent_output: None,
         judge: None,
     }

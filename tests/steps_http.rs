@@ -110,6 +110,7 @@ async fn run(step: HttpStep) -> StepResult {
         run_dir: dir,
         env: Vec::new(),
         live: false,
+        prompt: "the task".into(),
         agent_output: None,
         judge: None,
     };

@@ -90,6 +90,7 @@ fn context(judge: Option<JudgeSettings>, answer: Option<&str>) -> StepContext {
         run_dir: dir,
         env: Vec::new(),
         live: false,
+        prompt: "What is 2 + 40?".into(),
         agent_output: answer.map(str::to_owned),
         judge,
     }
@@ -158,6 +159,11 @@ async fn the_step_passes_when_the_judge_says_yes_and_asks_for_a_structured_verdi
     assert!(prompt.contains("mysql:8.0.36"), "{prompt}");
     assert!(prompt.contains(answer), "{prompt}");
     assert!(prompt.contains("CONTAINS"), "{prompt}");
+    // The judge sees the task's prompt, as mcpchecker's does.
+    assert!(
+        prompt.contains("<task>\\nWhat is 2 + 40?\\n</task>"),
+        "{prompt}"
+    );
 }
 
 #[tokio::test]
@@ -305,11 +311,32 @@ async fn without_a_judge_or_an_answer_the_step_fails_instead_of_passing() {
 }
 
 fn judge_config() -> JudgeConfig {
-    JudgeConfig {
+    JudgeConfig::Env {
         base_url_key: "JUDGE_BASE_URL".into(),
         api_key_key: "JUDGE_API_KEY".into(),
         model_name_key: "JUDGE_MODEL_NAME".into(),
     }
+}
+
+#[test]
+fn a_judge_ref_to_the_llm_agent_reads_the_openai_variables() {
+    let model = JudgeConfig::Model("gpt-4o".into());
+    let settings = resolve_judge(&model, &|name| match name {
+        "MODEL_KEY" => Some(KEY.into()),
+        _ => None,
+    })
+    .unwrap();
+    assert_eq!(settings.base_url, "https://api.openai.com/v1");
+    assert_eq!(settings.model, "gpt-4o");
+    let settings = resolve_judge(&model, &|name| match name {
+        "OPENAI_BASE_URL" => Some("http://127.0.0.1:9/v1".into()),
+        "OPENAI_API_KEY" => Some(KEY.into()),
+        _ => None,
+    })
+    .unwrap();
+    assert_eq!(settings.base_url, "http://127.0.0.1:9/v1");
+    let error = resolve_judge(&model, &|_| None).unwrap_err();
+    assert!(error.contains("OPENAI_API_KEY"), "{error}");
 }
 
 #[test]

@@ -35,12 +35,17 @@ const AGENT_TYPES: [&str; 5] = [
 impl RawAgentRef {
     /// Validates `config.agent`, loading the Agent file of a `file` agent.
     pub fn validate(self, check: &mut Checker<'_>) -> Option<Agent> {
-        let path = "config.agent";
+        self.validate_at(check, "config.agent")
+    }
+
+    /// Validates an agent reference written at `path` (`config.agent`, or the judge's
+    /// `config.llmJudge.ref`).
+    pub fn validate_at(self, check: &mut Checker<'_>, path: &str) -> Option<Agent> {
         let kind = check
             .non_empty(&format!("{path}.type"), self.kind.as_deref())?
             .to_owned();
         if kind == "file" {
-            return self.file_agent(check);
+            return self.file_agent(check, path);
         }
         let Some(builtin) = kind.strip_prefix("builtin.") else {
             check.error(
@@ -68,8 +73,7 @@ impl RawAgentRef {
     }
 
     /// A `type: file` agent: the Agent file at `path`, loaded.
-    fn file_agent(self, check: &mut Checker<'_>) -> Option<Agent> {
-        let path = "config.agent";
+    fn file_agent(self, check: &mut Checker<'_>, path: &str) -> Option<Agent> {
         let Some(relative) = self.path.as_deref().filter(|p| !p.trim().is_empty()) else {
             check.error(
                 format!("{path}.path"),

@@ -76,7 +76,7 @@ struct RawReplay {
 struct RawJudgeConfig {
     env: Option<RawJudgeEnv>,
     #[serde(rename = "ref")]
-    agent_ref: Option<IgnoredAny>,
+    agent_ref: Option<RawAgentRef>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -159,15 +159,41 @@ pub enum TaskSource {
     Glob(String),
 }
 
-/// Which environment variables hold the LLM judge's endpoint, key and model.
+/// The LLM judge of `llmJudge` steps: an OpenAI-compatible Chat Completions API.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JudgeConfig {
-    /// Name of the variable holding the base URL.
-    pub base_url_key: String,
-    /// Name of the variable holding the API key.
-    pub api_key_key: String,
-    /// Name of the variable holding the model name.
-    pub model_name_key: String,
+pub enum JudgeConfig {
+    /// `env` (mcpchecker's deprecated form): the variables that hold the judge's endpoint,
+    /// key and model.
+    Env {
+        /// Name of the variable holding the base URL.
+        base_url_key: String,
+        /// Name of the variable holding the API key.
+        api_key_key: String,
+        /// Name of the variable holding the model name.
+        model_name_key: String,
+    },
+    /// `ref` to a `builtin.llm-agent` (directly or through an Agent file): this model, at
+    /// `OPENAI_BASE_URL` (or `MODEL_BASE_URL`, else the public API) with `OPENAI_API_KEY`
+    /// (or `MODEL_KEY`), as the openai agent.
+    Model(String),
+}
+
+impl JudgeConfig {
+    /// The variable that carries the judge's base URL.
+    pub fn base_url_var(&self) -> &str {
+        match self {
+            JudgeConfig::Env { base_url_key, .. } => base_url_key,
+            JudgeConfig::Model(_) => "OPENAI_BASE_URL",
+        }
+    }
+
+    /// The variables that may carry its API key, in order.
+    pub fn api_key_vars(&self) -> Vec<&str> {
+        match self {
+            JudgeConfig::Env { api_key_key, .. } => vec![api_key_key],
+            JudgeConfig::Model(_) => vec!["OPENAI_API_KEY", "MODEL_KEY"],
+        }
+    }
 }
 
 /// Loads and validates the eval file at `path`, with its MCP config and agent file;
@@ -425,31 +451,59 @@ fn globset_check(glob: &str) -> Result<(), String> {
 impl RawJudgeConfig {
     fn validate(self, check: &mut Checker<'_>) -> Option<JudgeConfig> {
         let path = "config.llmJudge";
-        if self.agent_ref.is_some() {
-            check.error(
-                format!("{path}.ref"),
-                "an agent as judge (`ref`) is not supported by mcpeval yet; use `env`",
-            );
+        match (self.env, self.agent_ref) {
+            (Some(_), Some(_)) => {
+                check.error(
+                    path,
+                    "both `env` and `ref` are set; expected one (`ref` is mcpchecker's current form)",
+                );
+                None
+            }
+            (None, Some(agent_ref)) => judge_of_ref(check, agent_ref),
+            (Some(env), None) => env.validate(check),
+            (None, None) => {
+                check.error(
+                    path,
+                    "expected `ref: {type: builtin.llm-agent, model: openai:<model>}` or `env: {baseUrlKey, apiKeyKey, modelNameKey}`",
+                );
+                None
+            }
         }
-        let Some(env) = self.env else {
-            check.error(
-                format!("{path}.env"),
-                "missing required field; expected {baseUrlKey, apiKeyKey, modelNameKey}",
-            );
-            return None;
-        };
+    }
+}
+
+impl RawJudgeEnv {
+    fn validate(self, check: &mut Checker<'_>) -> Option<JudgeConfig> {
         let mut key = |name: &str, value: Option<String>| {
             check
-                .non_empty(&format!("{path}.env.{name}"), value.as_deref())
+                .non_empty(&format!("config.llmJudge.env.{name}"), value.as_deref())
                 .map(str::to_owned)
         };
-        let base_url_key = key("baseUrlKey", env.base_url_key);
-        let api_key_key = key("apiKeyKey", env.api_key_key);
-        let model_name_key = key("modelNameKey", env.model_name_key);
-        Some(JudgeConfig {
+        let base_url_key = key("baseUrlKey", self.base_url_key);
+        let api_key_key = key("apiKeyKey", self.api_key_key);
+        let model_name_key = key("modelNameKey", self.model_name_key);
+        Some(JudgeConfig::Env {
             base_url_key: base_url_key?,
             api_key_key: api_key_key?,
             model_name_key: model_name_key?,
         })
+    }
+}
+
+/// `llmJudge.ref`: an agent reference whose agent is the openai llm-agent (directly, or
+/// an Agent file naming it); other agents cannot judge yet.
+fn judge_of_ref(check: &mut Checker<'_>, agent_ref: RawAgentRef) -> Option<JudgeConfig> {
+    match agent_ref.validate_at(check, "config.llmJudge.ref")? {
+        Agent::OpenAi { model, .. } => Some(JudgeConfig::Model(model)),
+        other => {
+            check.error(
+                "config.llmJudge.ref",
+                format!(
+                    "the judge must be a builtin.llm-agent with an `openai:` model; `{}` cannot judge yet",
+                    other.name()
+                ),
+            );
+            None
+        }
     }
 }

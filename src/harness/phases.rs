@@ -180,10 +180,9 @@ fn start_judge_proxy(
     }
     let llm = AgentLlm {
         api: LlmApi::OpenAiChat,
-        base_url_env: config.base_url_key.clone(),
+        base_url_env: config.base_url_var().to_owned(),
     };
-    let key_vars = [config.api_key_key.as_str()];
-    start_llm_proxy("judge", eval, &llm, &key_vars, target, options).map(Some)
+    start_llm_proxy("judge", eval, &llm, &config.api_key_vars(), target, options).map(Some)
 }
 
 /// What steps of the run see: the task's directory, the run's own, the variables.
@@ -203,6 +202,7 @@ pub(super) fn step_context(
             .chain(env.iter().map(|(k, v)| ((*k).to_owned(), v.clone())))
             .collect(),
         live: options.live,
+        prompt: task.prompt.clone(),
         agent_output: None,
         judge: None,
     }

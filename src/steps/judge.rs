@@ -11,7 +11,9 @@ use serde_json::{Value, json};
 
 use super::{Phase, StepContext, StepResult};
 use crate::config::{JudgeConfig, JudgeStep};
-use crate::llm::{ApiKey, ChatClient, OpenAiClient, OpenAiConfig, RetryPolicy};
+use crate::llm::{
+    ApiKey, ChatClient, DEFAULT_OPENAI_BASE_URL, OpenAiClient, OpenAiConfig, RetryPolicy,
+};
 use crate::text::shorten;
 
 /// How much of an unexpected reply a reason quotes.
@@ -43,25 +45,54 @@ impl JudgeSettings {
     }
 }
 
-/// Reads the judge's settings through `lookup` (the process environment in a real run) from
-/// the variables that `config` names. An unset or empty variable is an error naming every
-/// such variable and what it is for.
+/// Reads the judge's settings through `lookup` (the process environment in a real run):
+/// from the variables that `config.llmJudge.env` names, or for a `ref` to the llm-agent from
+/// the openai agent's variables. An unset variable that has no default is an error naming
+/// every such variable and what it is for.
 pub fn resolve_judge(
     config: &JudgeConfig,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<JudgeSettings, String> {
-    let mut missing = Vec::new();
-    let mut read = |name: &str, what: &str, key: &str| match lookup(name) {
-        Some(value) if !value.trim().is_empty() => value.trim().to_owned(),
-        _ => {
-            missing.push(format!("{name} ({what}, config.llmJudge.env.{key})"));
-            String::new()
-        }
+    let value = |name: &str| {
+        lookup(name)
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
     };
-    let settings = JudgeSettings {
-        base_url: read(&config.base_url_key, "base URL", "baseUrlKey"),
-        api_key: ApiKey::new(read(&config.api_key_key, "API key", "apiKeyKey")),
-        model: read(&config.model_name_key, "model name", "modelNameKey"),
+    let mut missing = Vec::new();
+    let settings = match config {
+        JudgeConfig::Env {
+            base_url_key,
+            api_key_key,
+            model_name_key,
+        } => {
+            let mut read = |name: &str, what: &str, key: &str| {
+                value(name).unwrap_or_else(|| {
+                    missing.push(format!("{name} ({what}, config.llmJudge.env.{key})"));
+                    String::new()
+                })
+            };
+            JudgeSettings {
+                base_url: read(base_url_key, "base URL", "baseUrlKey"),
+                api_key: ApiKey::new(read(api_key_key, "API key", "apiKeyKey")),
+                model: read(model_name_key, "model name", "modelNameKey"),
+            }
+        }
+        JudgeConfig::Model(model) => JudgeSettings {
+            base_url: value("OPENAI_BASE_URL")
+                .or_else(|| value("MODEL_BASE_URL"))
+                .unwrap_or_else(|| DEFAULT_OPENAI_BASE_URL.to_owned()),
+            api_key: ApiKey::new(
+                value("OPENAI_API_KEY")
+                    .or_else(|| value("MODEL_KEY"))
+                    .unwrap_or_else(|| {
+                        missing.push(
+                            "OPENAI_API_KEY (API key of the judge's config.llmJudge.ref)".into(),
+                        );
+                        String::new()
+                    }),
+            ),
+            model: model.clone(),
+        },
     };
     if missing.is_empty() {
         Ok(settings)
@@ -105,7 +136,7 @@ pub(super) async fn run_judge(
             "there is no agent answer to judge (llmJudge steps belong in verify)".to_owned();
         return result;
     };
-    let request = judge_request(&settings.model, step, answer);
+    let request = judge_request(&settings.model, step, &context.prompt, answer);
     let verdict = ask(settings, &request).await.and_then(|content| {
         parse_verdict(&content).ok_or_else(|| {
             format!(
@@ -133,7 +164,7 @@ pub(super) async fn run_judge(
 }
 
 /// The Chat Completions request body that asks for a verdict.
-fn judge_request(model: &str, step: &JudgeStep, answer: &str) -> Value {
+fn judge_request(model: &str, step: &JudgeStep, task: &str, answer: &str) -> Value {
     let (criterion, expected) = match step {
         JudgeStep::Contains(text) => (
             "CONTAINS: the answer passes when it conveys all of the information in the \
@@ -149,13 +180,13 @@ fn judge_request(model: &str, step: &JudgeStep, answer: &str) -> Value {
         ),
     };
     let system = format!(
-        "You judge an AI agent's answer against a reference answer by meaning, not by \
-         wording.\nCriterion: {criterion}\nReply with a JSON object only: \
+        "You judge an AI agent's answer to a task against a reference answer by meaning, \
+         not by wording.\nCriterion: {criterion}\nReply with a JSON object only: \
          {{\"passed\": true or false, \"reason\": \"one or two sentences on why\"}}."
     );
     let user = format!(
-        "<reference>\n{expected}\n</reference>\n\n<answer>\n{answer}\n</answer>\n\n\
-         Does the answer pass the criterion?"
+        "<task>\n{task}\n</task>\n\n<reference>\n{expected}\n</reference>\n\n\
+         <answer>\n{answer}\n</answer>\n\nDoes the answer pass the criterion?"
     );
     json!({
         "model": model,

@@ -45,6 +45,8 @@ pub struct StepContext {
     pub env: Vec<(String, String)>,
     /// Copy output to stderr as it arrives.
     pub live: bool,
+    /// The task's prompt, which the judge sees beside the answer.
+    pub prompt: String,
     /// The agent's answer, for `llmJudge` steps (verify only).
     pub agent_output: Option<String>,
     /// The eval's LLM judge, for `llmJudge` steps; see [`resolve_judge`].
