@@ -6,29 +6,29 @@ use std::time::Duration;
 
 use super::*;
 use crate::agent::AgentRun;
-use crate::config::template::{self, Field};
+use crate::config::template::{self, Field, Template};
 
 fn command(mcp: &str, tool: &str, separator: &str, run: &str, shell: bool) -> AgentCommand {
-    let split = !shell;
+    let run_fields = [
+        Field::McpServerFileArgs,
+        Field::AllowedToolArgs,
+        Field::Prompt,
+    ];
     AgentCommand {
         file: "agent.yaml".into(),
         name: "test-agent".into(),
         llm: None,
-        mcp_server_arg: template::parse(mcp, &[Field::File, Field::Url, Field::ServerName], split)
+        mcp_server_arg: template::parse(mcp, &[Field::File, Field::Url, Field::ServerName])
             .unwrap(),
-        allowed_tool_arg: template::parse(tool, &[Field::ServerName, Field::ToolName], split)
-            .unwrap(),
+        allowed_tool_arg: template::parse(tool, &[Field::ServerName, Field::ToolName]).unwrap(),
         allowed_tools_separator: separator.into(),
-        run_prompt: template::parse(
-            run,
-            &[
-                Field::McpServerFileArgs,
-                Field::AllowedToolArgs,
-                Field::Prompt,
-            ],
-            split,
-        )
-        .unwrap(),
+        run_prompt: match shell {
+            true => Template {
+                source: run.into(),
+                words: vec![template::parse_segments(run, &run_fields).unwrap()],
+            },
+            false => template::parse(run, &run_fields).unwrap(),
+        },
         timeout: Duration::from_secs(10),
         env: BTreeMap::new(),
         shell,

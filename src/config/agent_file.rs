@@ -10,7 +10,7 @@ use serde::de::IgnoredAny;
 use super::agent::{Agent, AgentCommand, AgentLlm, DEFAULT_AGENT_TIMEOUT};
 use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};
-use super::template::{self, Field};
+use super::template::{self, Field, Template};
 use super::yaml::read_file;
 use crate::llm_proxy::LlmApi;
 
@@ -290,10 +290,20 @@ impl RawCommands {
             }
             return None;
         };
-        let split = !self.shell;
+        let shell = self.shell;
         let mut template = |key: &str, source: Option<&str>, default: &str, allowed: &[Field]| {
             let source = source.unwrap_or(default);
-            match template::parse(source, allowed, split) {
+            let parsed = match key {
+                // Through a shell the command line stays one text.
+                "runPrompt" if shell => {
+                    template::parse_segments(source, allowed).map(|words| Template {
+                        source: source.to_owned(),
+                        words: [words].into_iter().filter(|w| !w.is_empty()).collect(),
+                    })
+                }
+                _ => template::parse(source, allowed),
+            };
+            match parsed {
                 Ok(t) => Some(t),
                 Err(message) => {
                     check.error(format!("commands.{key}"), message);

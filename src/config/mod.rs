@@ -13,6 +13,7 @@ mod error;
 mod eval;
 mod matchers;
 mod mcp;
+pub mod shell_script;
 mod sniff;
 mod steps;
 mod task;
