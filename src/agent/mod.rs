@@ -3,6 +3,7 @@
 mod claude;
 mod file;
 pub mod openai;
+mod shell;
 
 use std::path::Path;
 use std::time::Duration;
@@ -10,7 +11,7 @@ use std::time::Duration;
 pub use claude::{
     CLAUDE_PACKAGE, ClaudeResult, allowed_tool_names, parse_stream_json, run_claude_code,
 };
-pub use file::{render_command, run_file_agent};
+pub use file::{CommandLine, render_command, run_file_agent};
 
 use crate::config::Agent;
 use crate::llm::TokenUsage;

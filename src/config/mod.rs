@@ -24,7 +24,7 @@ mod yaml;
 
 pub(crate) use yaml::LocationIndex;
 
-pub use agent::{Agent, AgentCommand, AgentLlm, DEFAULT_AGENT_TIMEOUT};
+pub use agent::{Agent, AgentCommand, AgentLlm, DEFAULT_AGENT_TIMEOUT, RunPrompt};
 pub use agent_file::load_agent_file;
 pub use assertions::{AssertionKind, Assertions};
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
