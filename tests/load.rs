@@ -4,9 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use mcpeval::config::shell_script::ScriptPiece;
+use mcpeval::config::template::Field;
 use mcpeval::config::{
-    Agent, AllowedTools, Difficulty, HttpBody, JsonType, JudgeConfig, JudgeStep, ScriptSource,
-    Step, TaskVersion, Transport, load_agent_file, load_eval,
+    Agent, AllowedTools, Difficulty, HttpBody, JsonType, JudgeConfig, JudgeStep, RunPrompt,
+    ScriptSource, Step, TaskVersion, Transport, load_agent_file, load_eval,
 };
 use mcpeval::plan::{plan_eval, validate_eval};
 use mcpeval::trace::CallKind;
@@ -284,16 +286,48 @@ fn agent_files_load_with_builtin_and_shell() {
     let Agent::Command(command) = shell else {
         panic!("{shell:?}")
     };
-    assert!(command.shell);
     assert_eq!(command.timeout, Duration::from_secs(90));
-    // With a shell the pipe stays in the text, for `sh -c`.
-    assert_eq!(command.run_prompt.words.len(), 1);
+    // Through a shell (the default) the pipe stays in the code.
+    let RunPrompt::Shell(script) = &command.run_prompt else {
+        panic!("{:?}", command.run_prompt)
+    };
+    assert!(
+        script
+            .pieces
+            .contains(&ScriptPiece::Text(" 2>&1 | tee agent.log".into()))
+    );
     let claude = load_agent_file(&fixture("mcpchecker/agents/claude-code.yaml")).unwrap();
     let Agent::Command(command) = claude else {
         panic!("{claude:?}")
     };
-    let run = command.run_prompt;
-    assert_eq!(run.words.len(), 7, "{:?}", run.words);
+    assert!(matches!(command.run_prompt, RunPrompt::Shell(_)));
+    assert_eq!(
+        command.run_prompt.fields(),
+        [
+            Field::McpServerFileArgs,
+            Field::AllowedToolArgs,
+            Field::Prompt
+        ]
+    );
+}
+
+#[test]
+fn shell_false_splits_the_command_line_into_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("agent.yaml");
+    std::fs::write(
+        &file,
+        "kind: Agent\nmetadata: {name: a}\ncommands:\n  shell: false\n  \
+         runPrompt: agent --mcp {{ .McpServerFileArgs }} -p \"{{ .Prompt }}\"\n",
+    )
+    .unwrap();
+    let Agent::Command(command) = load_agent_file(&file).unwrap() else {
+        panic!()
+    };
+    let RunPrompt::Words(template) = &command.run_prompt else {
+        panic!("{:?}", command.run_prompt)
+    };
+    assert_eq!(template.words.len(), 5, "{:?}", template.words);
 }
 
 #[test]

@@ -1,102 +1,121 @@
 //! The file agent (`config.agent.type: file`): the Agent file's templates rendered into a
-//! command line, run without a shell (unless `shell: true`) in a fresh working directory.
+//! command line (through a shell, `shell.rs`, unless `shell: false`), run in a fresh working
+//! directory.
 
 use std::ffi::OsString;
-use std::path::Path;
 
-use super::{AgentOutcome, AgentRun, ProxiedServer};
-use crate::config::AgentCommand;
+use super::shell::{script_command, shell_program};
+use super::{AgentOutcome, AgentRun};
 use crate::config::template::{Field, Segment, Template};
+use crate::config::{AgentCommand, RunPrompt};
 use crate::process::{self, ProcessSpec};
 
-/// The values a command line is rendered from.
-struct Values<'a> {
-    prompt: &'a str,
-    mcp_server_args: Vec<String>,
-    allowed_tool_args: Vec<String>,
-    separator: &'a str,
+/// A rendered agent command: the program and its arguments, and the variables it needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandLine {
+    /// The program, then its arguments.
+    pub argv: Vec<OsString>,
+    /// Variables that hold the values a shell script refers to (`MCPEVAL_PROMPT`, …).
+    pub env: Vec<(String, String)>,
 }
 
-/// The program and arguments for one agent run. Without a shell each template word becomes
-/// one argument (a word that is only `.McpServerFileArgs` or, with the default separator,
-/// `.AllowedToolArgs` becomes several); with `shell: true` the result is `sh -c TEXT` with
-/// every value shell-quoted.
-pub fn render_command(
-    command: &AgentCommand,
-    prompt: &str,
-    servers: &[ProxiedServer],
-    mcp_config_file: &Path,
-) -> Result<Vec<OsString>, String> {
-    let file = mcp_config_file.display().to_string();
-    let per_server = command
-        .mcp_server_arg
-        .fields()
-        .any(|f| matches!(f, Field::Url | Field::ServerName));
-    let mut mcp_server_args = Vec::new();
-    if per_server {
-        for server in servers {
-            mcp_server_args.extend(words(&command.mcp_server_arg, &|f| match f {
-                Field::File => Some(file.clone()),
-                Field::Url => Some(server.url.clone()),
-                Field::ServerName => Some(server.name.clone()),
-                _ => None,
-            })?);
+/// The values of a `runPrompt`'s fields.
+pub(super) struct Values<'a> {
+    /// `.Prompt`.
+    pub prompt: &'a str,
+    /// `.McpServerFileArgs`: the words of `argTemplateMcpServer`, rendered once or per server.
+    pub mcp_server_args: Vec<String>,
+    /// `.AllowedToolArgs`: the words of `argTemplateAllowedTools`, per allowed tool.
+    pub allowed_tools: Vec<Vec<String>>,
+    /// `allowedToolsJoinSeparator`.
+    pub separator: &'a str,
+}
+
+impl Values<'_> {
+    /// The separate words a field becomes when it is a word of its own: the list fields
+    /// (`.AllowedToolArgs` only with a blank separator); `None` for a single value.
+    pub fn spread(&self, field: Field) -> Option<Vec<&str>> {
+        match field {
+            Field::McpServerFileArgs => Some(self.mcp_server_args.iter().map(|s| &**s).collect()),
+            Field::AllowedToolArgs if self.separator.trim().is_empty() => {
+                Some(self.allowed_tools.iter().flatten().map(|s| &**s).collect())
+            }
+            _ => None,
         }
-    } else {
-        mcp_server_args.extend(words(&command.mcp_server_arg, &|f| {
-            (f == Field::File).then(|| file.clone())
+    }
+
+    /// The one text a field stands for: list items joined (by spaces, or the separator).
+    pub fn text(&self, field: Field) -> String {
+        match field {
+            Field::Prompt => self.prompt.to_owned(),
+            Field::McpServerFileArgs => self.mcp_server_args.join(" "),
+            Field::AllowedToolArgs => {
+                let tools: Vec<String> = self.allowed_tools.iter().map(|w| w.join(" ")).collect();
+                tools.join(self.separator)
+            }
+            // Load-time validation allows no other field in runPrompt.
+            _ => String::new(),
+        }
+    }
+}
+
+/// The command line for one agent run. Through a shell (the default) it is `SHELL -c
+/// SCRIPT`, each field a reference to a variable of [`CommandLine::env`]; with `shell:
+/// false` each template word becomes one argument. Either way a word that is only a list
+/// field (`.McpServerFileArgs`, `.AllowedToolArgs` with a blank separator) becomes one
+/// argument per item.
+pub fn render_command(command: &AgentCommand, run: &AgentRun<'_>) -> Result<CommandLine, String> {
+    let values = Values {
+        prompt: run.prompt,
+        mcp_server_args: mcp_server_args(command, run)?,
+        allowed_tools: allowed_tools(command, run)?,
+        separator: &command.allowed_tools_separator,
+    };
+    match &command.run_prompt {
+        RunPrompt::Shell(script) => Ok(script_command(script, &values, shell_program(run))),
+        RunPrompt::Words(template) => Ok(CommandLine {
+            argv: words_argv(template, &values)?,
+            env: Vec::new(),
+        }),
+    }
+}
+
+/// `.McpServerFileArgs`: `argTemplateMcpServer` once for the MCP config file, or once per
+/// server when it names `.URL` or `.ServerName`.
+fn mcp_server_args(command: &AgentCommand, run: &AgentRun<'_>) -> Result<Vec<String>, String> {
+    let file = run.mcp_config_file.display().to_string();
+    let template = &command.mcp_server_arg;
+    if !template
+        .fields()
+        .any(|f| matches!(f, Field::Url | Field::ServerName))
+    {
+        return words(template, &|f| (f == Field::File).then(|| file.clone()));
+    }
+    let mut args = Vec::new();
+    for server in run.servers {
+        args.extend(words(template, &|f| match f {
+            Field::File => Some(file.clone()),
+            Field::Url => Some(server.url.clone()),
+            Field::ServerName => Some(server.name.clone()),
+            _ => None,
         })?);
     }
-    let mut allowed_tool_args = Vec::new();
-    for server in servers {
+    Ok(args)
+}
+
+/// `.AllowedToolArgs`: `argTemplateAllowedTools` once per allowed tool.
+fn allowed_tools(command: &AgentCommand, run: &AgentRun<'_>) -> Result<Vec<Vec<String>>, String> {
+    let mut tools = Vec::new();
+    for server in run.servers {
         for tool in &server.allowed_tools {
-            let rendered = words(&command.allowed_tool_arg, &|f| match f {
+            tools.push(words(&command.allowed_tool_arg, &|f| match f {
                 Field::ServerName => Some(server.name.clone()),
                 Field::ToolName => Some(tool.clone()),
                 _ => None,
-            })?;
-            allowed_tool_args.push(rendered.join(" "));
+            })?);
         }
     }
-    let values = Values {
-        prompt,
-        mcp_server_args,
-        allowed_tool_args,
-        separator: &command.allowed_tools_separator,
-    };
-    if command.shell {
-        return Ok(vec![
-            "sh".into(),
-            "-c".into(),
-            shell_text(&command.run_prompt, &values)?.into(),
-        ]);
-    }
-    let mut argv: Vec<OsString> = Vec::new();
-    for word in &command.run_prompt.words {
-        match word.as_slice() {
-            [
-                Segment::Field {
-                    field: Field::McpServerFileArgs,
-                    ..
-                },
-            ] => {
-                argv.extend(values.mcp_server_args.iter().map(OsString::from));
-            }
-            [
-                Segment::Field {
-                    field: Field::AllowedToolArgs,
-                    ..
-                },
-            ] if values.separator.trim().is_empty() => {
-                argv.extend(values.allowed_tool_args.iter().map(OsString::from));
-            }
-            segments => argv.push(join_word(segments, &values).into()),
-        }
-    }
-    if argv.is_empty() {
-        return Err("the command line is empty".into());
-    }
-    Ok(argv)
+    Ok(tools)
 }
 
 /// Renders a template that has only scalar fields into its words.
@@ -119,80 +138,50 @@ fn words(
         .collect()
 }
 
-fn join_word(segments: &[Segment], values: &Values<'_>) -> String {
-    segments
-        .iter()
-        .map(|segment| match segment {
-            Segment::Text(text) => text.clone(),
-            Segment::Field { field, .. } => match field {
-                Field::Prompt => values.prompt.to_owned(),
-                Field::McpServerFileArgs => values.mcp_server_args.join(" "),
-                Field::AllowedToolArgs => values.allowed_tool_args.join(values.separator),
-                // Load-time validation allows no other field in runPrompt.
-                _ => String::new(),
-            },
-        })
-        .collect()
-}
-
-fn shell_text(template: &Template, values: &Values<'_>) -> Result<String, String> {
-    let quote = |value: &str| {
-        shlex::try_quote(value)
-            .map(|q| q.into_owned())
-            .map_err(|e| format!("cannot quote {value:?} for the shell: {e}"))
-    };
-    let quote_all = |items: &[String], separator: &str| -> Result<String, String> {
-        Ok(items
-            .iter()
-            .map(|item| quote(item))
-            .collect::<Result<Vec<_>, _>>()?
-            .join(separator))
-    };
-    let mut text = String::new();
-    for segment in template.words.iter().flatten() {
-        match segment {
-            Segment::Text(literal) => text.push_str(literal),
-            Segment::Field {
-                field: Field::Prompt,
-                ..
-            } => text.push_str(&quote(values.prompt)?),
-            Segment::Field {
-                field: Field::McpServerFileArgs,
-                ..
-            } => text.push_str(&quote_all(&values.mcp_server_args, " ")?),
-            Segment::Field {
-                field: Field::AllowedToolArgs,
-                ..
-            } => {
-                if values.separator.trim().is_empty() {
-                    text.push_str(&quote_all(&values.allowed_tool_args, " ")?);
-                } else {
-                    text.push_str(&quote(&values.allowed_tool_args.join(values.separator))?);
-                }
-            }
-            Segment::Field { .. } => {}
+/// Without a shell: one argument per word, list fields spread when they are a whole word.
+fn words_argv(template: &Template, values: &Values<'_>) -> Result<Vec<OsString>, String> {
+    let mut argv: Vec<OsString> = Vec::new();
+    for word in &template.words {
+        if let [segment] = word.as_slice()
+            && let Some(items) = segment.field().and_then(|f| values.spread(f))
+        {
+            argv.extend(items.into_iter().map(OsString::from));
+            continue;
         }
+        let text: String = word
+            .iter()
+            .map(|segment| match segment {
+                Segment::Text(text) => text.clone(),
+                Segment::Field { field, .. } => values.text(*field),
+            })
+            .collect();
+        argv.push(text.into());
     }
-    Ok(text)
+    if argv.is_empty() {
+        return Err("the command line is empty".into());
+    }
+    Ok(argv)
 }
 
 /// Runs the file agent once: command line rendered, in `run.work_dir`, environment plus
 /// `run.env` plus the Agent file's `env`, bounded by its timeout.
 pub async fn run_file_agent(command: &AgentCommand, run: &AgentRun<'_>) -> AgentOutcome {
     let failed = AgentOutcome::failed;
-    let argv = match render_command(command, run.prompt, run.servers, run.mcp_config_file) {
-        Ok(argv) => argv,
+    let CommandLine { argv, env } = match render_command(command, run) {
+        Ok(line) => line,
         Err(e) => return failed(format!("cannot build the agent's command line: {e}")),
     };
     let spec = ProcessSpec {
         program: argv[0].clone(),
         args: argv[1..].to_vec(),
-        // The Agent file's own `env` wins over the harness's variables.
+        // The Agent file's own `env` wins over the harness's variables; the values the
+        // script refers to win over both.
         env: run
             .env
             .iter()
             .map(|(k, v)| (k, v))
             .chain(&command.env)
+            .chain(env.iter().map(|(k, v)| (k, v)))
             .map(|(k, v)| (k.into(), v.into()))
             .collect(),
         cwd: run.work_dir.to_path_buf(),

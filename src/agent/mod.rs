@@ -3,6 +3,7 @@
 mod claude;
 mod file;
 pub mod openai;
+mod shell;
 mod version;
 
 use std::path::Path;
@@ -11,7 +12,7 @@ use std::time::Duration;
 pub use claude::{
     CLAUDE_PACKAGE, ClaudeResult, allowed_tool_names, parse_stream_json, run_claude_code,
 };
-pub use file::{render_command, run_file_agent};
+pub use file::{CommandLine, render_command, run_file_agent};
 pub use version::agent_version;
 
 use crate::config::Agent;

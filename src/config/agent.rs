@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::shell_script::ShellScript;
 use super::template::{Field, Template};
 use crate::llm_proxy::LlmApi;
 
@@ -43,7 +44,7 @@ impl Agent {
             Agent::Command(command) => command
                 .run_prompt
                 .fields()
-                .any(|field| field == Field::AllowedToolArgs),
+                .contains(&Field::AllowedToolArgs),
         }
     }
 
@@ -122,13 +123,11 @@ pub struct AgentCommand {
     /// Joins the allowed tool values when they share one word.
     pub allowed_tools_separator: String,
     /// The command line.
-    pub run_prompt: Template,
+    pub run_prompt: RunPrompt,
     /// Bound on one run of the agent.
     pub timeout: Duration,
     /// Extra environment variables.
     pub env: BTreeMap<String, String>,
-    /// Run through `sh -c` with every value shell-quoted.
-    pub shell: bool,
     /// `llm`: the LLM API the agent speaks, for recording and replaying it.
     pub llm: Option<AgentLlm>,
     /// `commands.useVirtualHome`, `commands.getVersion`, `metadata.version`.
@@ -145,6 +144,26 @@ pub struct AgentOptions {
     pub get_version: Option<String>,
     /// `metadata.version`: the version when there is no `getVersion`.
     pub version: Option<String>,
+}
+
+/// `commands.runPrompt`: shell code (the default), or words run without a shell
+/// (`shell: false`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunPrompt {
+    /// Run through a POSIX shell; each field refers to an environment variable.
+    Shell(ShellScript),
+    /// Split into words, each word one argument of the program (the first word).
+    Words(Template),
+}
+
+impl RunPrompt {
+    /// The fields it uses.
+    pub fn fields(&self) -> Vec<Field> {
+        match self {
+            RunPrompt::Shell(script) => script.fields().collect(),
+            RunPrompt::Words(template) => template.fields().collect(),
+        }
+    }
 }
 
 /// Default bound on one agent run.

@@ -7,9 +7,10 @@ use std::path::Path;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::agent::{Agent, AgentCommand, AgentLlm, AgentOptions, DEFAULT_AGENT_TIMEOUT};
+use super::agent::{Agent, AgentCommand, AgentLlm, AgentOptions, DEFAULT_AGENT_TIMEOUT, RunPrompt};
 use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};
+use super::shell_script;
 use super::template::{self, Field};
 use super::yaml::read_file;
 use crate::llm_proxy::LlmApi;
@@ -161,8 +162,8 @@ struct RawCommands {
     timeout: Option<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
-    #[serde(default)]
-    shell: bool,
+    /// Default true: `runPrompt` runs through a shell.
+    shell: Option<bool>,
     #[serde(default)]
     use_virtual_home: bool,
     get_version: Option<String>,
@@ -363,16 +364,11 @@ impl RawCommands {
             }
             return None;
         };
-        let split = !self.shell;
         let mut template = |key: &str, source: Option<&str>, default: &str, allowed: &[Field]| {
             let source = source.unwrap_or(default);
-            match template::parse(source, allowed, split) {
-                Ok(t) => Some(t),
-                Err(message) => {
-                    check.error(format!("commands.{key}"), message);
-                    None
-                }
-            }
+            template::parse(source, allowed)
+                .map_err(|message| check.error(format!("commands.{key}"), message))
+                .ok()
         };
         let mcp_server_arg = template(
             "argTemplateMcpServer",
@@ -386,26 +382,7 @@ impl RawCommands {
             "{{ .ToolName }}",
             &[Field::ServerName, Field::ToolName],
         );
-        let run_prompt = template(
-            "runPrompt",
-            Some(&run_prompt),
-            "",
-            &[
-                Field::McpServerFileArgs,
-                Field::AllowedToolArgs,
-                Field::Prompt,
-            ],
-        );
-        if let Some(t) = &run_prompt {
-            if t.words.is_empty() {
-                check.error("commands.runPrompt", "the command line is empty");
-            } else if !t.fields().any(|f| f == Field::Prompt) {
-                check.error(
-                    "commands.runPrompt",
-                    "the command line never passes {{ .Prompt }} to the agent",
-                );
-            }
-        }
+        let run_prompt = run_prompt_of(check, &run_prompt, self.shell.unwrap_or(true));
         let timeout = match self.timeout.as_deref() {
             Some(text) => check.duration("commands.timeout", text)?,
             None => DEFAULT_AGENT_TIMEOUT,
@@ -421,9 +398,33 @@ impl RawCommands {
             run_prompt: run_prompt?,
             timeout,
             env: self.env,
-            shell: self.shell,
             llm: None,
             options: AgentOptions::default(),
         })
     }
+}
+
+/// `commands.runPrompt`, parsed as shell code or as words, and checked to pass the prompt.
+fn run_prompt_of(check: &mut Checker<'_>, source: &str, shell: bool) -> Option<RunPrompt> {
+    let fields = [
+        Field::McpServerFileArgs,
+        Field::AllowedToolArgs,
+        Field::Prompt,
+    ];
+    let parsed = match shell {
+        true => shell_script::parse(source, &fields).map(RunPrompt::Shell),
+        false => template::parse(source, &fields).map(RunPrompt::Words),
+    };
+    let run_prompt = parsed
+        .map_err(|message| check.error("commands.runPrompt", message))
+        .ok()?;
+    if source.trim().is_empty() {
+        check.error("commands.runPrompt", "the command line is empty");
+    } else if !run_prompt.fields().contains(&Field::Prompt) {
+        check.error(
+            "commands.runPrompt",
+            "the command line never passes {{ .Prompt }} to the agent",
+        );
+    }
+    Some(run_prompt)
 }

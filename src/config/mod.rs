@@ -14,6 +14,7 @@ mod eval;
 mod matchers;
 mod mcp;
 mod mcp_env;
+pub mod shell_script;
 mod sniff;
 mod steps;
 mod task;
@@ -24,7 +25,7 @@ mod yaml;
 
 pub(crate) use yaml::LocationIndex;
 
-pub use agent::{Agent, AgentCommand, AgentLlm, AgentOptions, DEFAULT_AGENT_TIMEOUT};
+pub use agent::{Agent, AgentCommand, AgentLlm, AgentOptions, DEFAULT_AGENT_TIMEOUT, RunPrompt};
 pub use agent_file::llm_agent_model;
 pub use agent_file::load_agent_file;
 pub use assertions::{AssertionKind, Assertions};

@@ -2,9 +2,11 @@
 //! use (`{{ .Field }}`, `{{- .Field -}}`, `{{ printf "%q" .Field }}`), parsed and checked when
 //! the agent file loads.
 //!
-//! Without a shell the template is split into words first (quotes and backslashes group, as a
-//! POSIX shell would), and each word keeps its fields; rendering fills the fields word by word,
-//! so a value with quotes, `$`, backticks or newlines stays one argument and never executes.
+//! [`parse_segments`] reads a template into text and fields. Without a shell, [`parse`] then
+//! splits it into words (quotes and backslashes group, as a POSIX shell would), and each word
+//! keeps its fields; rendering fills the fields word by word, so a value with quotes, `$`,
+//! backticks or newlines stays one argument and never executes. Through a shell,
+//! `shell_script/` places each field in its quoting context instead.
 
 use std::fmt;
 
@@ -64,7 +66,8 @@ impl Field {
 pub enum Segment {
     /// Literal text.
     Text(String),
-    /// A field; `quoted` when written as `printf "%q"` (shell-quoted in shell mode).
+    /// A field; `quoted` when written as `printf "%q"`, which renders the same value (it is
+    /// mcpchecker's way of making a value one shell word, which every field already is).
     Field {
         /// Which value.
         field: Field,
@@ -73,26 +76,29 @@ pub enum Segment {
     },
 }
 
-/// A parsed template.
+/// A template split into words, for a command line run without a shell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     /// The template as written.
     pub source: String,
-    /// Without a shell: the words, each a list of segments. With a shell: one "word" holding
-    /// the whole text.
+    /// The words, each a list of segments.
     pub words: Vec<Vec<Segment>>,
 }
 
 impl Template {
     /// The fields the template uses.
     pub fn fields(&self) -> impl Iterator<Item = Field> + '_ {
-        self.words
-            .iter()
-            .flatten()
-            .filter_map(|segment| match segment {
-                Segment::Field { field, .. } => Some(*field),
-                Segment::Text(_) => None,
-            })
+        self.words.iter().flatten().filter_map(Segment::field)
+    }
+}
+
+impl Segment {
+    /// The field of a field segment.
+    pub fn field(&self) -> Option<Field> {
+        match self {
+            Segment::Field { field, .. } => Some(*field),
+            Segment::Text(_) => None,
+        }
     }
 }
 
@@ -102,134 +108,114 @@ impl fmt::Display for Template {
     }
 }
 
-/// Parses `source`. `allowed` are the fields this template may name; `split_words` is false
-/// when the command runs through a shell (`shell: true`).
-pub fn parse(source: &str, allowed: &[Field], split_words: bool) -> Result<Template, String> {
-    let mut parser = TemplateParser {
-        source,
-        allowed,
-        split_words,
-        chars: source.char_indices().peekable(),
-        words: Vec::new(),
-        word: Vec::new(),
-        text: String::new(),
-        started: false,
-        quote: None,
-        trim_next: false,
-    };
-    while let Some((at, c)) = parser.chars.next() {
-        if source[at..].starts_with("{{") {
-            parser.action(at)?;
-        } else {
-            parser.character(c);
-        }
-    }
-    parser.finish()
+/// Parses `source` into words. `allowed` are the fields this template may name.
+pub fn parse(source: &str, allowed: &[Field]) -> Result<Template, String> {
+    let words = split_words(&parse_segments(source, allowed)?)?;
+    Ok(Template {
+        source: source.to_owned(),
+        words,
+    })
 }
 
-/// The state of [`parse`] between two characters of the source.
-struct TemplateParser<'s> {
-    source: &'s str,
-    allowed: &'s [Field],
-    split_words: bool,
-    chars: std::iter::Peekable<std::str::CharIndices<'s>>,
+/// Parses `source` into text and fields, as Go's text/template reads it: `{{- ` and ` -}}`
+/// drop the whitespace before and after the action.
+pub fn parse_segments(source: &str, allowed: &[Field]) -> Result<Vec<Segment>, String> {
+    let mut segments = Vec::new();
+    let mut text = String::new();
+    let mut rest = source;
+    let mut trim_next = false;
+    while let Some(open) = rest.find("{{") {
+        let at = source.len() - rest.len() + open;
+        let close = rest[open..]
+            .find("}}")
+            .ok_or_else(|| format!("unclosed `{{{{` at byte {at}; expected `}}}}`"))?;
+        let (action, trim_before, trim_after) = trim_markers(&rest[open + 2..open + close]);
+        let before = &rest[..open];
+        text.push_str(if trim_next {
+            before.trim_start()
+        } else {
+            before
+        });
+        if trim_before {
+            text.truncate(text.trim_end().len());
+        }
+        if !text.is_empty() {
+            segments.push(Segment::Text(std::mem::take(&mut text)));
+        }
+        segments.push(parse_action(action, allowed)?);
+        trim_next = trim_after;
+        rest = &rest[open + close + 2..];
+    }
+    text.push_str(if trim_next { rest.trim_start() } else { rest });
+    if !text.is_empty() {
+        segments.push(Segment::Text(text));
+    }
+    Ok(segments)
+}
+
+/// Splits segments into words as a POSIX shell would (quotes and backslashes group,
+/// whitespace outside quotes ends a word); a field stays whole inside its word.
+fn split_words(segments: &[Segment]) -> Result<Vec<Vec<Segment>>, String> {
+    let mut splitter = WordSplitter::default();
+    for segment in segments {
+        match segment {
+            Segment::Text(text) => {
+                let mut chars = text.chars().peekable();
+                while let Some(c) = chars.next() {
+                    splitter.character(c, &mut chars);
+                }
+            }
+            Segment::Field { .. } => {
+                splitter.flush_text();
+                splitter.word.push(segment.clone());
+                splitter.started = true;
+            }
+        }
+    }
+    splitter.finish()
+}
+
+/// The state of [`split_words`] between two characters.
+#[derive(Default)]
+struct WordSplitter {
     words: Vec<Vec<Segment>>,
     word: Vec<Segment>,
     text: String,
     /// A word has started even when empty (`""` is one empty argument).
     started: bool,
     quote: Option<char>,
-    /// The action before ended with `-}}`: skip the whitespace that follows.
-    trim_next: bool,
 }
 
-impl TemplateParser<'_> {
-    /// The action `{{ ... }}` that starts at byte `at`: becomes a field segment of the word.
-    fn action(&mut self, at: usize) -> Result<(), String> {
-        let source = self.source;
-        let close = source[at..]
-            .find("}}")
-            .ok_or_else(|| format!("unclosed `{{{{` at byte {at}; expected `}}}}`"))?;
-        let action = &source[at + 2..at + close];
-        let (action, trim_before, trim_after) = trim_markers(action);
-        if trim_before && self.quote.is_none() {
-            self.trim_text_before_action();
-        }
-        let segment = parse_action(action, self.allowed)?;
-        self.flush_text();
-        self.word.push(segment);
-        self.started = true;
-        self.trim_next = trim_after;
-        // Skip the rest of the action.
-        let end = at + close + 2;
-        while self.chars.peek().is_some_and(|(i, _)| *i < end) {
-            self.chars.next();
-        }
-        Ok(())
-    }
-
-    /// `{{-`: drops the whitespace before the action.
-    fn trim_text_before_action(&mut self) {
-        let kept = self.text.trim_end().len();
-        self.text.truncate(kept);
-        // `a {{- .X }}` continues the word before the space.
-        if !self.started
-            && self.text.is_empty()
-            && let Some(previous) = self.words.pop()
-        {
-            self.word = previous;
-        }
-    }
-
-    /// One character outside an action.
-    fn character(&mut self, c: char) {
-        if self.trim_next && self.quote.is_none() && c.is_whitespace() {
-            return;
-        }
-        self.trim_next = false;
-        if !self.split_words {
-            self.text.push(c);
-            self.started = true;
-            return;
-        }
-        self.split_character(c);
-    }
-
-    /// One character when splitting into words: quotes and backslashes group, as in a POSIX
-    /// shell, and whitespace outside quotes ends a word.
-    fn split_character(&mut self, c: char) {
+impl WordSplitter {
+    fn character(&mut self, c: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
         match (self.quote, c) {
             (None, c) if c.is_whitespace() => {
                 if self.started {
                     self.end_word();
                 }
+                return;
             }
-            (None, '\'' | '"') => {
-                self.quote = Some(c);
-                self.started = true;
-            }
+            (None, '\'' | '"') => self.quote = Some(c),
             (None, '\\') => {
-                if let Some((_, next)) = self.chars.next()
-                    && next != '\n'
-                {
+                if let Some(next) = chars.next().filter(|next| *next != '\n') {
                     self.text.push(next);
                 }
-                self.started = true;
             }
-            (None, c) => {
-                self.text.push(c);
-                self.started = true;
-            }
+            (None, c) => self.text.push(c),
             (Some('\''), '\'') | (Some('"'), '"') => self.quote = None,
-            (Some('"'), '\\') => match self.chars.peek() {
-                Some((_, next @ ('"' | '\\' | '$' | '`'))) => {
+            (Some('"'), '\\') => match chars.peek() {
+                Some('\n') => {
+                    chars.next();
+                }
+                Some(next @ ('"' | '\\' | '$' | '`')) => {
                     self.text.push(*next);
-                    self.chars.next();
+                    chars.next();
                 }
                 _ => self.text.push('\\'),
             },
             (Some(_), c) => self.text.push(c),
         }
+        self.started = true;
     }
 
     fn flush_text(&mut self) {
@@ -245,18 +231,15 @@ impl TemplateParser<'_> {
         self.started = false;
     }
 
-    /// The template, or the error of a quote left open.
-    fn finish(mut self) -> Result<Template, String> {
+    /// The words, or the error of a quote left open.
+    fn finish(mut self) -> Result<Vec<Vec<Segment>>, String> {
         if let Some(q) = self.quote {
             return Err(format!("unclosed {q} quote; expected a closing {q}"));
         }
         if self.started {
             self.end_word();
         }
-        Ok(Template {
-            source: self.source.to_owned(),
-            words: self.words,
-        })
+        Ok(self.words)
     }
 }
 
@@ -313,7 +296,7 @@ mod tests {
     ];
 
     fn words(source: &str) -> Vec<Vec<Segment>> {
-        parse(source, RUN, true).unwrap().words
+        parse(source, RUN).unwrap().words
     }
 
     fn text(s: &str) -> Segment {
@@ -372,7 +355,7 @@ mod tests {
 
     #[test]
     fn unknown_field_is_an_error_with_suggestion() {
-        let e = parse("x {{ .Promt }}", RUN, true).unwrap_err();
+        let e = parse("x {{ .Promt }}", RUN).unwrap_err();
         assert!(
             e.contains("unknown template field `.Promt`; did you mean .Prompt?"),
             "{e}"
@@ -381,7 +364,7 @@ mod tests {
 
     #[test]
     fn field_of_another_template_is_an_error() {
-        let e = parse("x {{ .ToolName }}", RUN, true).unwrap_err();
+        let e = parse("x {{ .ToolName }}", RUN).unwrap_err();
         assert!(e.contains("not available in this template"), "{e}");
     }
 
@@ -392,13 +375,16 @@ mod tests {
             "{{ .Prompt | html }}",
             "{{ .Prompt",
         ] {
-            assert!(parse(bad, RUN, true).is_err(), "{bad}");
+            assert!(parse(bad, RUN).is_err(), "{bad}");
         }
     }
 
     #[test]
-    fn shell_mode_keeps_text_verbatim() {
-        let t = parse("a 'b' | c {{ .Prompt }}", RUN, false).unwrap();
-        assert_eq!(t.words, vec![vec![text("a 'b' | c "), PROMPT]]);
+    fn segments_keep_text_verbatim_and_trim_around_markers() {
+        let segments = parse_segments("a 'b' | c {{ .Prompt }} \n {{- .Prompt -}} \n x", RUN);
+        assert_eq!(
+            segments.unwrap(),
+            vec![text("a 'b' | c "), PROMPT, PROMPT, text("x")]
+        );
     }
 }
