@@ -449,3 +449,22 @@ fn the_judge_is_an_llm_agent_ref_as_mcpchecker_documents() {
         );
     }
 }
+
+#[test]
+fn two_evals_with_one_name_are_an_error_naming_both_files() {
+    let dir = fixture("same-name");
+    for args in [
+        &["validate", "first.yaml", "second.yaml"][..],
+        &["check", "first.yaml", "second.yaml", "--", "--list"][..],
+    ] {
+        let out = mcpeval_in(&dir, args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(
+                "second.yaml:4:3: metadata.name: duplicate eval name `bare`: first.yaml has it too"
+            ),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -11,7 +11,7 @@ use super::agent::Agent;
 use super::agent_file::RawAgentRef;
 use super::assertions::{Assertions, RawAssertions};
 use super::check::Checker;
-use super::error::{ConfigErrors, did_you_mean};
+use super::error::{ConfigError, ConfigErrors, did_you_mean};
 use super::mcp::{McpConfig, load_mcp_config_with};
 use super::mcp_env::{MCP_ENV_VARS, mcp_config_from_env};
 use super::task::{Limits, RawLimits};
@@ -506,4 +506,33 @@ fn judge_of_ref(check: &mut Checker<'_>, agent_ref: RawAgentRef) -> Option<Judge
             None
         }
     }
+}
+
+/// An error for every eval whose `metadata.name` an earlier one (in `evals`: name and
+/// file) already has: their test names (`<eval>::<task>`) would collide.
+pub fn duplicate_eval_names<'a>(
+    evals: impl IntoIterator<Item = (&'a str, &'a Path)>,
+) -> Vec<ConfigError> {
+    let mut first_of: BTreeMap<&str, &Path> = BTreeMap::new();
+    let mut errors = Vec::new();
+    for (name, file) in evals {
+        match first_of.get(name) {
+            Some(first) if *first != file => errors.push(ConfigError {
+                file: file.to_path_buf(),
+                location: std::fs::read_to_string(file)
+                    .ok()
+                    .and_then(|source| LocationIndex::build(&source).find("metadata.name")),
+                key_path: "metadata.name".into(),
+                message: format!(
+                    "duplicate eval name `{name}`: {} has it too, and test names `{name}::<task>` would collide; give each eval its own name",
+                    first.display()
+                ),
+            }),
+            Some(_) => {}
+            None => {
+                first_of.insert(name, file);
+            }
+        }
+    }
+    errors
 }

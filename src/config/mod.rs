@@ -30,7 +30,10 @@ pub use agent_file::llm_agent_model;
 pub use agent_file::load_agent_file;
 pub use assertions::{AssertionKind, Assertions};
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
-pub use eval::{Eval, JudgeConfig, SnapshotMode, TaskSet, TaskSource, load_eval, load_eval_with};
+pub use eval::{
+    Eval, JudgeConfig, SnapshotMode, TaskSet, TaskSource, duplicate_eval_names, load_eval,
+    load_eval_with,
+};
 pub use matchers::{CallMatcher, OrderedCall, kind_name};
 pub use mcp::{
     AllowedTools, McpConfig, McpServer, Transport, expand_vars, load_mcp_config,

@@ -31,7 +31,9 @@ pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, run_task};
 pub use run_report::{LlmRecord, RunOptions, RunPhase, RunReport};
 pub use verdict::{AgentVerdict, SnapshotFailure, StepFailure, Verdict};
 
-use crate::config::{ConfigError, ConfigErrors, load_eval_with, says_kind_eval};
+use crate::config::{
+    ConfigError, ConfigErrors, duplicate_eval_names, load_eval_with, says_kind_eval,
+};
 use crate::plan::{EvalPlan, plan_eval, plan_task};
 
 /// Runs evals as libtest trials.
@@ -169,6 +171,11 @@ impl Harness {
                 Err(e) => errors.extend(e.0),
             }
         }
+        errors.extend(duplicate_eval_names(
+            evals
+                .iter()
+                .map(|eval| (eval.name.as_str(), eval.path.as_path())),
+        ));
         if !errors.is_empty() {
             return Err(ConfigErrors(errors));
         }

@@ -266,9 +266,15 @@ fn validate(files: &[PathBuf]) -> ExitCode {
         ("MCPEVAL_BIN", Some(exe)) => Some(exe.clone()),
         _ => std::env::var(name).ok(),
     };
+    let mut evals: Vec<(String, &PathBuf)> = Vec::new();
     for file in files {
         match mcpeval::plan::validate_eval_with(file, &lookup) {
-            Ok(found) => names.extend(found),
+            Ok(found) => {
+                if let Some((eval, _)) = found.first().and_then(|name| name.split_once("::")) {
+                    evals.push((eval.to_owned(), file));
+                }
+                names.extend(found);
+            }
             Err(errors) => {
                 bad_files += 1;
                 for error in errors.iter() {
@@ -277,6 +283,16 @@ fn validate(files: &[PathBuf]) -> ExitCode {
                 }
             }
         }
+    }
+    let duplicates = mcpeval::config::duplicate_eval_names(
+        evals
+            .iter()
+            .map(|(name, file)| (name.as_str(), file.as_path())),
+    );
+    for error in &duplicates {
+        error_count += 1;
+        bad_files += 1;
+        eprintln!("error: {error}");
     }
     if error_count > 0 {
         let s = if error_count == 1 { "" } else { "s" };
