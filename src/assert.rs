@@ -5,9 +5,9 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::config::{AssertionKind, Assertions, CallMatcher, OrderedCall, kind_name};
+use crate::config::{AssertionKind, Assertions, CallMatcher, OrderedCall, SkillMatcher, kind_name};
 use crate::plan::AssertionSet;
-use crate::trace::{CallKind, CallTrace, RecordedCall};
+use crate::trace::{AgentToolCall, CallKind, CallTrace, RecordedCall};
 
 /// One assertion that did not hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +37,56 @@ pub fn check_all(sets: &[AssertionSet], trace: &CallTrace) -> Vec<AssertionFailu
     sets.iter()
         .flat_map(|set| check(&set.task_set, &set.assertions, trace))
         .collect()
+}
+
+/// Checks the skill assertions of every set against the agent's own calls of its skill
+/// tool (`skill_tool`), as mcpchecker does: the serialized input of each such call.
+pub fn check_skills(
+    sets: &[AssertionSet],
+    agent_calls: &[AgentToolCall],
+    skill_tool: &str,
+) -> Vec<AssertionFailure> {
+    let inputs: Vec<String> = agent_calls
+        .iter()
+        .filter(|call| call.name == skill_tool)
+        .map(|call| call.input.to_string())
+        .collect();
+    let loaded = if inputs.is_empty() {
+        format!("no call of the agent's `{skill_tool}` tool")
+    } else {
+        format!("`{skill_tool}` called with {}", inputs.join(", "))
+    };
+    let mut failures = Vec::new();
+    for set in sets {
+        let a = &set.assertions;
+        let found = |m: &&SkillMatcher| inputs.iter().any(|input| m.matches(input));
+        let missing: Vec<String> = a
+            .skills_loaded
+            .iter()
+            .filter(|m| !found(m))
+            .map(|m| m.describe())
+            .collect();
+        let forbidden: Vec<String> = a
+            .skills_not_loaded
+            .iter()
+            .filter(found)
+            .map(|m| m.describe())
+            .collect();
+        for (kind, entries, what) in [
+            (AssertionKind::SkillsLoaded, missing, "loaded"),
+            (AssertionKind::SkillsNotLoaded, forbidden, "not loaded"),
+        ] {
+            if !entries.is_empty() {
+                failures.push(AssertionFailure {
+                    task_set: set.task_set.clone(),
+                    assertion: kind,
+                    expected: format!("{what}: {}", entries.join(", ")),
+                    actual: loaded.clone(),
+                });
+            }
+        }
+    }
+    failures
 }
 
 /// Checks one task set's assertions against `trace`.

@@ -242,3 +242,13 @@ mod tests {
         assert_eq!(back, trace);
     }
 }
+
+/// One call of the agent's own tools (not an MCP call): what skill assertions look at.
+/// Claude Code reports these in its stream-json output as `tool_use` blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentToolCall {
+    /// The tool's name, e.g. `Skill`.
+    pub name: String,
+    /// Its input as the agent sent it.
+    pub input: Value,
+}

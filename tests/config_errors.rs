@@ -240,10 +240,16 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         &["does not belong in a resource entry", "uri or uriPattern"],
     ),
     (
-        "unsupported-skill-assertion",
-        "unsupported-skill-assertion.yaml",
+        "skill-assertion-without-agent-skills",
+        "skill-assertion-without-agent-skills.yaml",
         "config.taskSets[0].assertions.skillsLoaded",
-        &["not supported by mcpeval yet"],
+        &["has no `skills: {mountPath, toolName}`"],
+    ),
+    (
+        "skill-mount-path-escapes",
+        "files/agent-skills-escape.yaml",
+        "skills.mountPath",
+        &["`../outside` must be a relative path inside the agent's working directory"],
     ),
     // The MCP config.
     (

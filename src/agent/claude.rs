@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::llm::TokenUsage;
 use crate::process::{self, Finished, ProcessSpec};
+use crate::trace::AgentToolCall;
 
 /// The npm package that provides `claude`.
 pub const CLAUDE_PACKAGE: &str = "@anthropic-ai/claude-code";
@@ -28,6 +29,8 @@ pub struct ClaudeResult {
     pub denials: Vec<String>,
     /// The `result` line said `is_error: true`.
     pub is_error: bool,
+    /// Every `tool_use` block of its assistant messages (MCP tools included).
+    pub tool_uses: Vec<AgentToolCall>,
 }
 
 /// Reads Claude Code's `--output-format stream-json` lines; lines that are not JSON are
@@ -38,6 +41,19 @@ pub fn parse_stream_json(stdout: &str) -> ClaudeResult {
         let Ok(event) = serde_json::from_str::<Value>(line.trim()) else {
             continue;
         };
+        if event["type"] == "assistant" {
+            let blocks = event["message"]["content"].as_array().into_iter().flatten();
+            result.tool_uses.extend(
+                blocks
+                    .filter(|block| block["type"] == "tool_use")
+                    .filter_map(|block| {
+                        Some(AgentToolCall {
+                            name: block["name"].as_str()?.to_owned(),
+                            input: block["input"].clone(),
+                        })
+                    }),
+            );
+        }
         if event["type"] != "result" {
             continue;
         }
@@ -178,6 +194,7 @@ fn outcome_of(finished: Finished, timeout: Duration) -> AgentOutcome {
         stdout: finished.stdout,
         stderr,
         usage: parsed.usage.as_ref().map(claude_usage),
+        tool_calls: parsed.tool_uses,
     }
 }
 
@@ -225,6 +242,7 @@ mod tests {
     fn parses_the_result_line() {
         let out = r#"{"type":"system","subtype":"init","tools":["mcp__demo__add"]}
 {"type":"assistant","message":{"content":[{"type":"tool_use","name":"mcp__demo__add"}]}}
+{"type":"assistant","message":{"content":[{"type":"text","text":"hi"},{"type":"tool_use","name":"Skill","input":{"skill":"greeting"}}]}}
 not json
 {"type":"result","subtype":"success","is_error":false,"result":"The sum is 42","num_turns":2,"usage":{"input_tokens":200,"output_tokens":40},"permission_denials":[{"tool_name":"mcp__demo__delete_user","tool_input":{"id":"2"}}]}"#;
         let parsed = parse_stream_json(out);
@@ -242,6 +260,18 @@ not json
         );
         assert_eq!(parsed.denials, ["mcp__demo__delete_user {\"id\":\"2\"}"]);
         assert!(!parsed.is_error);
+        let tools: Vec<(&str, String)> = parsed
+            .tool_uses
+            .iter()
+            .map(|call| (call.name.as_str(), call.input.to_string()))
+            .collect();
+        assert_eq!(
+            tools,
+            [
+                ("mcp__demo__add", "null".to_owned()),
+                ("Skill", r#"{"skill":"greeting"}"#.to_owned())
+            ]
+        );
     }
 
     #[test]

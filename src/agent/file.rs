@@ -189,6 +189,7 @@ pub async fn run_file_agent(command: &AgentCommand, run: &AgentRun<'_>) -> Agent
     };
     match process::run(&spec, run.timeout).await {
         Ok(finished) => AgentOutcome {
+            tool_calls: Vec::new(),
             passed: finished.success(),
             reason: match finished.status {
                 _ if finished.success() => String::new(),

@@ -4,6 +4,7 @@ mod claude;
 mod file;
 pub mod openai;
 mod shell;
+mod skills;
 mod version;
 
 use std::path::Path;
@@ -13,10 +14,12 @@ pub use claude::{
     CLAUDE_PACKAGE, ClaudeResult, allowed_tool_names, parse_stream_json, run_claude_code,
 };
 pub use file::{CommandLine, render_command, run_file_agent};
+pub use skills::mount_skills;
 pub use version::agent_version;
 
 use crate::config::Agent;
 use crate::llm::TokenUsage;
+use crate::trace::AgentToolCall;
 
 /// What every agent is given for one run.
 #[derive(Debug, Clone, Copy)]
@@ -87,6 +90,8 @@ pub struct AgentOutcome {
     pub stderr: String,
     /// Tokens the agent used, as its LLM API (or Claude Code) reported them.
     pub usage: Option<TokenUsage>,
+    /// The agent's calls of its own tools, where it reports them (Claude Code).
+    pub tool_calls: Vec<AgentToolCall>,
 }
 
 impl AgentOutcome {
@@ -99,6 +104,7 @@ impl AgentOutcome {
             stdout: String::new(),
             stderr: String::new(),
             usage: None,
+            tool_calls: Vec::new(),
         }
     }
 }

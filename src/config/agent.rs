@@ -91,6 +91,16 @@ impl Agent {
         self
     }
 
+    /// Where skills go and which tool loads them: the Agent file's `skills`, else Claude
+    /// Code's own.
+    pub fn skills(&self) -> Option<AgentSkills> {
+        match (&self.options().skills, self) {
+            (Some(skills), _) => Some(skills.clone()),
+            (None, Agent::ClaudeCode { .. }) => Some(AgentSkills::claude_code()),
+            (None, _) => None,
+        }
+    }
+
     /// The bound on one run of the agent.
     pub fn timeout(&self) -> Duration {
         match self {
@@ -144,6 +154,28 @@ pub struct AgentOptions {
     pub get_version: Option<String>,
     /// `metadata.version`: the version when there is no `getVersion`.
     pub version: Option<String>,
+    /// `skills`: where skills are mounted and the tool that loads them.
+    pub skills: Option<AgentSkills>,
+}
+
+/// An Agent file's `skills`: where the eval's skill sources are copied in the agent's
+/// working directory, and the name of the agent's own tool that loads a skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentSkills {
+    /// `mountPath`, relative to the working directory (e.g. `.claude/skills`).
+    pub mount_path: String,
+    /// `toolName` (e.g. `Skill`).
+    pub tool_name: String,
+}
+
+impl AgentSkills {
+    /// Claude Code's: `.claude/skills`, loaded by its `Skill` tool (mcpchecker's default).
+    pub fn claude_code() -> Self {
+        AgentSkills {
+            mount_path: ".claude/skills".into(),
+            tool_name: "Skill".into(),
+        }
+    }
 }
 
 /// `commands.runPrompt`: shell code (the default), or words run without a shell

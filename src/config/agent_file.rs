@@ -7,7 +7,9 @@ use std::path::Path;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::agent::{Agent, AgentCommand, AgentLlm, AgentOptions, DEFAULT_AGENT_TIMEOUT, RunPrompt};
+use super::agent::{
+    Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, DEFAULT_AGENT_TIMEOUT, RunPrompt,
+};
 use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};
 use super::shell_script;
@@ -111,7 +113,45 @@ struct RawAgentFile {
     builtin: Option<RawBuiltin>,
     llm: Option<RawLlm>,
     acp: Option<IgnoredAny>,
-    skills: Option<IgnoredAny>,
+    skills: Option<RawSkills>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawSkills {
+    mount_path: Option<String>,
+    tool_name: Option<String>,
+}
+
+impl RawSkills {
+    fn validate(self, check: &mut Checker<'_>) -> Option<AgentSkills> {
+        let mount_path = check
+            .non_empty("skills.mountPath", self.mount_path.as_deref())
+            .map(str::to_owned);
+        let tool_name = check
+            .non_empty("skills.toolName", self.tool_name.as_deref())
+            .map(str::to_owned);
+        let mount_path = mount_path?;
+        let inside = Path::new(&mount_path).components().all(|c| {
+            matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        });
+        if !inside {
+            check.error(
+                "skills.mountPath",
+                format!(
+                    "`{mount_path}` must be a relative path inside the agent's working directory"
+                ),
+            );
+            return None;
+        }
+        Some(AgentSkills {
+            mount_path,
+            tool_name: tool_name?,
+        })
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -195,14 +235,13 @@ pub fn load_agent_file(path: &Path) -> Result<Agent, ConfigErrors> {
         .non_empty("metadata.name", raw.metadata.name.as_deref())
         .unwrap_or_default()
         .to_owned();
-    for (key, present) in [("acp", raw.acp.is_some()), ("skills", raw.skills.is_some())] {
-        if present {
-            check.error(
-                key,
-                format!("`{key}` agents of mcpchecker are not supported by mcpeval yet"),
-            );
-        }
+    if raw.acp.is_some() {
+        check.error(
+            "acp",
+            "`acp` agents of mcpchecker are not supported by mcpeval yet",
+        );
     }
+    let skills = raw.skills.and_then(|skills| skills.validate(&mut check));
     let has_builtin = raw.builtin.is_some();
     let builtin = raw.builtin.and_then(|b| b.validate(&mut check));
     let llm = raw.llm.and_then(|llm| llm.validate(&mut check));
@@ -210,6 +249,7 @@ pub fn load_agent_file(path: &Path) -> Result<Agent, ConfigErrors> {
         virtual_home: raw.commands.use_virtual_home,
         get_version: raw.commands.get_version.clone(),
         version: raw.metadata.version,
+        skills,
     };
     if let Some(command) = &options.get_version
         && command.trim().is_empty()

@@ -2,7 +2,6 @@
 //! assertion engine uses (regexes compiled, counts checked, servers known).
 
 use serde::Deserialize;
-use serde::de::IgnoredAny;
 
 use super::check::Checker;
 use super::matchers::{CallMatcher, OrderedCall, RawCallOrder, RawMatcher};
@@ -32,9 +31,47 @@ pub struct RawAssertions {
     call_order: Vec<RawCallOrder>,
     #[serde(default)]
     no_duplicate_calls: bool,
-    // Known to mcpchecker, not supported here yet.
-    skills_loaded: Option<IgnoredAny>,
-    skills_not_loaded: Option<IgnoredAny>,
+    #[serde(default)]
+    skills_loaded: Vec<RawSkillMatcher>,
+    #[serde(default)]
+    skills_not_loaded: Vec<RawSkillMatcher>,
+}
+
+/// An entry of `skillsLoaded` / `skillsNotLoaded`: a skill by name or by pattern.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawSkillMatcher {
+    skill: Option<String>,
+    skill_pattern: Option<String>,
+}
+
+/// A skill the agent loaded (or must not), matched as mcpchecker does against the input of
+/// each of the agent's own tool calls of its skill tool, serialized as JSON: `skill` as a
+/// JSON string in it (`"greeting"`), `skillPattern` as a regex over it.
+#[derive(Debug, Clone)]
+pub enum SkillMatcher {
+    /// `skill: NAME`
+    Name(String),
+    /// `skillPattern: REGEX`
+    Pattern(regex::Regex),
+}
+
+impl SkillMatcher {
+    /// Whether the serialized input of one skill-tool call matches.
+    pub fn matches(&self, input: &str) -> bool {
+        match self {
+            SkillMatcher::Name(name) => input.contains(&format!("\"{name}\"")),
+            SkillMatcher::Pattern(regex) => regex.is_match(input),
+        }
+    }
+
+    /// `skill=greeting` or `skillPattern=greet.*`, for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            SkillMatcher::Name(name) => format!("skill={name}"),
+            SkillMatcher::Pattern(regex) => format!("skillPattern={}", regex.as_str()),
+        }
+    }
 }
 
 /// One kind of assertion: a key of the `assertions` object.
@@ -62,6 +99,10 @@ pub enum AssertionKind {
     CallOrder,
     /// `noDuplicateCalls`
     NoDuplicateCalls,
+    /// `skillsLoaded`
+    SkillsLoaded,
+    /// `skillsNotLoaded`
+    SkillsNotLoaded,
 }
 
 impl AssertionKind {
@@ -79,6 +120,8 @@ impl AssertionKind {
             AssertionKind::PromptsNotUsed => "promptsNotUsed",
             AssertionKind::CallOrder => "callOrder",
             AssertionKind::NoDuplicateCalls => "noDuplicateCalls",
+            AssertionKind::SkillsLoaded => "skillsLoaded",
+            AssertionKind::SkillsNotLoaded => "skillsNotLoaded",
         }
     }
 }
@@ -114,6 +157,10 @@ pub struct Assertions {
     pub call_order: Vec<OrderedCall>,
     /// `noDuplicateCalls`.
     pub no_duplicate_calls: bool,
+    /// `skillsLoaded`: every entry matches a call of the agent's skill tool.
+    pub skills_loaded: Vec<SkillMatcher>,
+    /// `skillsNotLoaded`: no entry matches one.
+    pub skills_not_loaded: Vec<SkillMatcher>,
 }
 
 impl RawAssertions {
@@ -125,17 +172,13 @@ impl RawAssertions {
         path: &str,
         servers: Option<&[&str]>,
     ) -> Assertions {
-        for (key, value) in [
-            ("skillsLoaded", &self.skills_loaded),
-            ("skillsNotLoaded", &self.skills_not_loaded),
-        ] {
-            if value.is_some() {
-                check.error(
-                    format!("{path}.{key}"),
-                    "skill assertions of mcpchecker are not supported by mcpeval yet",
-                );
-            }
-        }
+        let skills_loaded =
+            skill_matchers(check, &format!("{path}.skillsLoaded"), self.skills_loaded);
+        let skills_not_loaded = skill_matchers(
+            check,
+            &format!("{path}.skillsNotLoaded"),
+            self.skills_not_loaded,
+        );
         use AssertionKind as K;
         let mut list = |key: K, kind: CallKind, raw: Vec<RawMatcher>| -> Vec<CallMatcher> {
             raw.into_iter()
@@ -195,6 +238,8 @@ impl RawAssertions {
             prompts_not_used,
             call_order,
             no_duplicate_calls: self.no_duplicate_calls,
+            skills_loaded,
+            skills_not_loaded,
         }
     }
 }
@@ -215,9 +260,36 @@ impl Assertions {
             (K::PromptsNotUsed, !self.prompts_not_used.is_empty()),
             (K::CallOrder, !self.call_order.is_empty()),
             (K::NoDuplicateCalls, self.no_duplicate_calls),
+            (K::SkillsLoaded, !self.skills_loaded.is_empty()),
+            (K::SkillsNotLoaded, !self.skills_not_loaded.is_empty()),
         ]
         .into_iter()
         .filter_map(|(kind, on)| on.then_some(kind))
         .collect()
     }
+}
+
+/// Validates the entries of `skillsLoaded` / `skillsNotLoaded` written at `path`: each has
+/// exactly one of `skill` and `skillPattern`.
+fn skill_matchers(
+    check: &mut Checker<'_>,
+    path: &str,
+    raw: Vec<RawSkillMatcher>,
+) -> Vec<SkillMatcher> {
+    raw.into_iter()
+        .enumerate()
+        .filter_map(|(i, entry)| {
+            let at = format!("{path}[{i}]");
+            match (entry.skill, entry.skill_pattern) {
+                (Some(name), None) if !name.trim().is_empty() => Some(SkillMatcher::Name(name)),
+                (None, Some(pattern)) => check
+                    .regex(&format!("{at}.skillPattern"), &pattern)
+                    .map(SkillMatcher::Pattern),
+                _ => {
+                    check.error(at, "expected exactly one of `skill` and `skillPattern`");
+                    None
+                }
+            }
+        })
+        .collect()
 }

@@ -48,7 +48,23 @@ struct RawEvalConfig {
     replay: Option<RawReplay>,
     extensions: Option<IgnoredAny>,
     sources: Option<IgnoredAny>,
-    skills: Option<IgnoredAny>,
+    skills: Option<RawSkillsConfig>,
+}
+
+/// `config.skills`: skill directories copied into the agent's working directory.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSkillsConfig {
+    #[serde(default)]
+    sources: Vec<RawSkillSource>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSkillSource {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    path: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -113,6 +129,9 @@ pub struct Eval {
     /// `replay.ignore`: patterns masked in LLM requests before they are matched against a
     /// cassette (timestamps or random ids in a server's answers).
     pub replay_ignore: Vec<Regex>,
+    /// `config.skills.sources`: directories whose contents are copied into the agent's
+    /// working directory at its skills' `mountPath`.
+    pub skill_sources: Vec<PathBuf>,
     pub(crate) locations: LocationIndex,
 }
 
@@ -221,7 +240,6 @@ pub fn load_eval_with(
     let unsupported = [
         ("extensions", config.extensions.is_some()),
         ("sources", config.sources.is_some()),
-        ("skills", config.skills.is_some()),
     ];
     for (key, _) in unsupported.into_iter().filter(|(_, present)| *present) {
         check.error(
@@ -230,7 +248,17 @@ pub fn load_eval_with(
         );
     }
 
-    let mcp = load_mcp(&mut check, config.mcp_config_file.as_deref(), lookup);
+    let skill_sources = skill_sources(&mut check, config.skills);
+    let mcp = match (&config.mcp_config_file, skill_sources.is_empty()) {
+        // mcpchecker: an eval with skills needs no MCP server.
+        (None, false) if mcp_config_from_env(path, lookup).ok().flatten().is_none() => {
+            Some(McpConfig {
+                path: path.to_path_buf(),
+                servers: BTreeMap::new(),
+            })
+        }
+        _ => load_mcp(&mut check, config.mcp_config_file.as_deref(), lookup),
+    };
     let agent = match config.agent {
         Some(agent) => agent.validate(&mut check),
         None => {
@@ -266,6 +294,9 @@ pub fn load_eval_with(
     };
     let server_names = mcp.as_ref().map(McpConfig::server_names);
     let task_sets = task_sets(&mut check, config.task_sets, server_names.as_deref());
+    if let Some(agent) = &agent {
+        check_skills_agent(&mut check, agent, !skill_sources.is_empty(), &task_sets);
+    }
     let locations = parsed.locations.clone();
     let (Some(name), Some(agent), Some(mcp)) = (name, agent, mcp) else {
         return Err(check.finish(()).err().unwrap_or_default());
@@ -282,6 +313,7 @@ pub fn load_eval_with(
         runs,
         parallel: config.parallel,
         replay_ignore,
+        skill_sources,
         locations,
     })
 }
@@ -535,4 +567,71 @@ pub fn duplicate_eval_names<'a>(
         }
     }
     errors
+}
+
+/// `config.skills.sources`: each `{type: path, path}` an existing directory.
+fn skill_sources(check: &mut Checker<'_>, skills: Option<RawSkillsConfig>) -> Vec<PathBuf> {
+    let Some(skills) = skills else {
+        return Vec::new();
+    };
+    let mut dirs = Vec::new();
+    for (i, source) in skills.sources.into_iter().enumerate() {
+        let at = format!("config.skills.sources[{i}]");
+        match source.kind.as_deref() {
+            Some("path") => {}
+            Some(other) => {
+                check.error(
+                    format!("{at}.type"),
+                    format!("unsupported skill source type `{other}`; expected path"),
+                );
+                continue;
+            }
+            None => {
+                check.error(
+                    format!("{at}.type"),
+                    "missing required field; expected path",
+                );
+                continue;
+            }
+        }
+        let Some(relative) = check.non_empty(&format!("{at}.path"), source.path.as_deref()) else {
+            continue;
+        };
+        let dir = super::check::resolve_against(check.file(), relative);
+        if dir.is_dir() {
+            dirs.push(dir);
+        } else {
+            check.error(
+                format!("{at}.path"),
+                format!("directory not found: {}", dir.display()),
+            );
+        }
+    }
+    dirs
+}
+
+/// Skill sources and skill assertions need an agent that says where skills go and which
+/// of its tools loads one (`skills` of its Agent file; Claude Code knows its own).
+fn check_skills_agent(check: &mut Checker<'_>, agent: &Agent, has_sources: bool, sets: &[TaskSet]) {
+    if agent.skills().is_some() {
+        return;
+    }
+    let why = format!(
+        "agent `{}` has no `skills: {{mountPath, toolName}}` in its Agent file, so mcpeval does not know where skills go or which tool loads one",
+        agent.name()
+    );
+    if has_sources {
+        check.error("config.skills", why.clone());
+    }
+    for set in sets {
+        let assertions = &set.assertions;
+        for (key, used) in [
+            ("skillsLoaded", !assertions.skills_loaded.is_empty()),
+            ("skillsNotLoaded", !assertions.skills_not_loaded.is_empty()),
+        ] {
+            if used {
+                check.error(format!("{}.assertions.{key}", set.key_path), why.clone());
+            }
+        }
+    }
 }

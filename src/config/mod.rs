@@ -25,10 +25,12 @@ mod yaml;
 
 pub(crate) use yaml::LocationIndex;
 
-pub use agent::{Agent, AgentCommand, AgentLlm, AgentOptions, DEFAULT_AGENT_TIMEOUT, RunPrompt};
+pub use agent::{
+    Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, DEFAULT_AGENT_TIMEOUT, RunPrompt,
+};
 pub use agent_file::llm_agent_model;
 pub use agent_file::load_agent_file;
-pub use assertions::{AssertionKind, Assertions};
+pub use assertions::{AssertionKind, Assertions, SkillMatcher};
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
 pub use eval::{
     Eval, JudgeConfig, SnapshotMode, TaskSet, TaskSource, duplicate_eval_names, load_eval,

@@ -6,7 +6,7 @@ use std::path::Path;
 use super::llm_phase::{LlmTarget, finish_llm_proxy, start_llm_proxy};
 use super::run_report::{LlmRecord, RunOptions};
 use super::servers::list_allowed_tools;
-use crate::agent::{AgentOutcome, AgentRun, ProxiedServer, write_agent_mcp_config};
+use crate::agent::{AgentOutcome, AgentRun, ProxiedServer, mount_skills, write_agent_mcp_config};
 use crate::config::{AllowedTools, Eval, McpServer, Task};
 use crate::llm_proxy::LlmApi;
 
@@ -89,6 +89,14 @@ async fn run_agent_with(
         ));
     }
     let mut env: Vec<(String, String)> = options.vars.iter().chain(llm_env).cloned().collect();
+    if let Some(skills) = eval.agent.skills()
+        && let Err(e) = mount_skills(work_dir, &skills.mount_path, &eval.skill_sources)
+    {
+        return not_run(format!(
+            "cannot mount the eval's skills at {}: {e}",
+            skills.mount_path
+        ));
+    }
     if eval.agent.options().virtual_home {
         let home = run_dir.join("home");
         if let Err(e) = std::fs::create_dir_all(&home) {

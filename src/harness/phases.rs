@@ -8,7 +8,7 @@ use super::agent_phase::run_agent;
 use super::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy, start_llm_proxy};
 use super::run_report::{RunOptions, RunPhase, RunReport};
 use crate::agent::agent_version;
-use crate::assert::check_all;
+use crate::assert::{check_all, check_skills};
 use crate::config::{AgentLlm, Eval, McpServer, Step, Task};
 use crate::llm_proxy::LlmApi;
 use crate::lock::lock;
@@ -104,7 +104,13 @@ pub(super) async fn run_main(
     }
 
     shared.set_phase(RunPhase::Assertions);
-    shared.report().failures = check_all(assertion_sets, &trace);
+    let mut failures = check_all(assertion_sets, &trace);
+    if let Some(skills) = eval.agent.skills() {
+        let report = shared.report();
+        let calls = report.agent.as_ref().map_or(&[][..], |a| &a.tool_calls[..]);
+        failures.extend(check_skills(assertion_sets, calls, &skills.tool_name));
+    }
+    shared.report().failures = failures;
     shared.set_phase(RunPhase::Done);
 }
 

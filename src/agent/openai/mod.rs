@@ -72,6 +72,7 @@ impl OpenAiAgentRun {
     /// The run as the harness's [`AgentOutcome`]: the log is its stdout.
     pub fn to_outcome(&self) -> AgentOutcome {
         AgentOutcome {
+            tool_calls: Vec::new(),
             passed: self.passed,
             reason: self.reason.clone(),
             answer: self.answer.clone(),
