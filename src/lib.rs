@@ -16,6 +16,7 @@ pub mod config;
 pub mod error_text;
 pub mod exit;
 pub mod harness;
+pub mod json_schema;
 pub mod llm;
 pub mod llm_proxy;
 mod lock;
