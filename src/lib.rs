@@ -15,6 +15,7 @@ pub mod assert;
 pub mod config;
 pub mod error_text;
 pub mod exit;
+pub mod extension;
 pub mod harness;
 pub mod json_schema;
 pub mod llm;

@@ -29,6 +29,7 @@ fn context(task_dir: &Path, run_dir: &Path) -> StepContext {
         live: false,
         agent_output: None,
         judge: None,
+        extensions: None,
     }
 }
 

@@ -112,6 +112,7 @@ async fn run(step: HttpStep) -> StepResult {
         live: false,
         agent_output: None,
         judge: None,
+        extensions: None,
     };
     let mut results = run_phase(
         Phase::Verify,

@@ -92,6 +92,7 @@ fn context(judge: Option<JudgeSettings>, answer: Option<&str>) -> StepContext {
         live: false,
         agent_output: answer.map(str::to_owned),
         judge,
+        extensions: None,
     }
 }
 

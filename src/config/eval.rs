@@ -12,6 +12,7 @@ use super::agent_file::RawAgentRef;
 use super::assertions::{Assertions, RawAssertions};
 use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};
+use super::extensions::{ExtensionSpec, RawExtension, validate_extensions};
 use super::mcp::{McpConfig, load_mcp_config_with};
 use super::task::{Limits, RawLimits};
 use super::yaml::{LocationIndex, read_file};
@@ -45,7 +46,7 @@ struct RawEvalConfig {
     default_task_limits: Option<RawLimits>,
     snapshot: Option<String>,
     replay: Option<RawReplay>,
-    extensions: Option<IgnoredAny>,
+    extensions: Option<BTreeMap<String, RawExtension>>,
     sources: Option<IgnoredAny>,
     skills: Option<IgnoredAny>,
 }
@@ -112,6 +113,9 @@ pub struct Eval {
     /// `replay.ignore`: patterns masked in LLM requests before they are matched against a
     /// cassette (timestamps or random ids in a server's answers).
     pub replay_ignore: Vec<Regex>,
+    /// `extensions`: mcpchecker extensions by name, started when a task's step first needs
+    /// them.
+    pub extensions: BTreeMap<String, ExtensionSpec>,
     pub(crate) locations: LocationIndex,
 }
 
@@ -192,7 +196,6 @@ pub fn load_eval_with(
     let name = check.test_name_part(raw.metadata.name.as_deref());
     let config = raw.config;
     let unsupported = [
-        ("extensions", config.extensions.is_some()),
         ("sources", config.sources.is_some()),
         ("skills", config.skills.is_some()),
     ];
@@ -239,6 +242,8 @@ pub fn load_eval_with(
     };
     let server_names = mcp.as_ref().map(McpConfig::server_names);
     let task_sets = task_sets(&mut check, config.task_sets, server_names.as_deref());
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let extensions = validate_extensions(&mut check, config.extensions, dir);
     let locations = parsed.locations.clone();
     let (Some(name), Some(agent), Some(mcp)) = (name, agent, mcp) else {
         return Err(check.finish(()).err().unwrap_or_default());
@@ -255,6 +260,7 @@ pub fn load_eval_with(
         runs,
         parallel: config.parallel,
         replay_ignore,
+        extensions,
         locations,
     })
 }

@@ -11,8 +11,10 @@ mod assertions;
 mod check;
 mod error;
 mod eval;
+mod extensions;
 mod matchers;
 mod mcp;
+mod raw_step;
 mod sniff;
 mod steps;
 mod task;
@@ -28,6 +30,9 @@ pub use agent_file::load_agent_file;
 pub use assertions::{AssertionKind, Assertions};
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
 pub use eval::{Eval, JudgeConfig, SnapshotMode, TaskSet, TaskSource, load_eval, load_eval_with};
+pub use extensions::{
+    DEFAULT_EXTENSION_TIMEOUT, ExtensionSpec, ExtensionStep, GitHubPackage, Package, parse_package,
+};
 pub use matchers::{CallMatcher, OrderedCall, kind_name};
 pub use mcp::{
     AllowedTools, McpConfig, McpServer, Transport, expand_vars, load_mcp_config,

@@ -1,4 +1,5 @@
-//! Setup, verify and cleanup steps of a task: `script`, `http` and `llmJudge`.
+//! Setup, verify and cleanup steps of a task: `script`, `http`, `llmJudge` and the
+//! `<alias>.<operation>` steps of extensions (`extensions.rs`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -8,10 +9,11 @@ use regex::Regex;
 use serde::Deserialize;
 
 use super::check::Checker;
+use super::extensions::{ExtensionStep, RawExtensionStep};
 
-/// One step of a v1alpha2 task: a map with one key naming the step type.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+/// One step of a v1alpha2 task: a map with one key naming the step type (deserialized in
+/// `raw_step.rs`).
+#[derive(Debug)]
 pub enum RawStep {
     /// `script: {file|inline, timeout, env, continueOnError}`
     Script(RawScript),
@@ -19,6 +21,8 @@ pub enum RawStep {
     Http(RawHttp),
     /// `llmJudge: {contains|exact}`
     LlmJudge(RawJudge),
+    /// `<alias>.<operation>: {arguments}`
+    Extension(RawExtensionStep),
 }
 
 /// A script step (also the v1alpha1 `{file}` / `{inline}` form).
@@ -98,6 +102,8 @@ pub enum Step {
     Http(Box<HttpStep>),
     /// Ask the eval's LLM judge about the agent's answer.
     LlmJudge(JudgeStep),
+    /// Run an operation of an extension.
+    Extension(ExtensionStep),
 }
 
 /// Where a script comes from.
@@ -209,6 +215,10 @@ impl RawStep {
             RawStep::LlmJudge(raw) => raw
                 .validate(check, &format!("{path}.llmJudge"))
                 .map(Step::LlmJudge),
+            // Without the task's `spec.requires` no alias is known (see task_file.rs).
+            RawStep::Extension(raw) => raw
+                .validate(check, path, &BTreeMap::new())
+                .map(Step::Extension),
         }
     }
 }

@@ -9,12 +9,16 @@ use super::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy, start_llm_prox
 use super::run_report::{RunOptions, RunPhase, RunReport};
 use crate::assert::check_all;
 use crate::config::{AgentLlm, Eval, McpServer, Step, Task};
+use crate::extension::HostSettings;
 use crate::llm_proxy::LlmApi;
 use crate::lock::lock;
 use crate::plan::AssertionSet;
 use crate::process::ProcessGroupGuard;
 use crate::proxy::CallRecorder;
-use crate::steps::{Phase, StepContext, phase_passed, resolve_judge, run_phase};
+use crate::steps::{
+    Phase, StepContext, StepExtensions, phase_passed, prepare_extension_steps, resolve_judge,
+    run_phase,
+};
 use crate::trace::CallTrace;
 
 /// What the timed part of a run shares with the code that waits for it.
@@ -51,8 +55,15 @@ pub(super) async fn run_main(
 ) {
     let run_dir = shared.report().run_dir.clone();
     let work_dir = shared.report().work_dir.clone();
+    let context = step_context(eval, task, &run_dir, &[], options);
+    if let Some(extensions) = &context.extensions {
+        let problems = prepare_extension_steps(task, extensions).await;
+        if !problems.is_empty() {
+            shared.report().errors.extend(problems);
+            return;
+        }
+    }
     shared.set_phase(RunPhase::Setup);
-    let context = step_context(task, &run_dir, &[], options);
     let mut groups = Vec::new();
     let setup = run_phase(Phase::Setup, &task.setup, &context, &mut groups).await;
     lock(&shared.groups).extend(groups);
@@ -131,7 +142,7 @@ fn verify_context(
             answer_file.display().to_string(),
         ),
     ];
-    let mut context = step_context(task, run_dir, &env, options);
+    let mut context = step_context(eval, task, run_dir, &env, options);
     context.agent_output = Some(answer);
     let mut errors = Vec::new();
     if let Some(config) = &eval.llm_judge {
@@ -172,8 +183,10 @@ fn start_judge_proxy(
     start_llm_proxy("judge", eval, &llm, &key_vars, target, options).map(Some)
 }
 
-/// What steps of the run see: the task's directory, the run's own, the variables.
+/// What steps of the run see: the task's directory, the run's own, the variables, the
+/// eval's extensions.
 pub(super) fn step_context(
+    eval: &Eval,
     task: &Task,
     run_dir: &Path,
     env: &[(&str, String)],
@@ -191,5 +204,21 @@ pub(super) fn step_context(
         live: options.live,
         agent_output: None,
         judge: None,
+        extensions: step_extensions(eval, task, options),
     }
+}
+
+/// The eval's extensions when the task has extension steps.
+fn step_extensions(eval: &Eval, task: &Task, options: &RunOptions) -> Option<StepExtensions> {
+    task.extension_steps().next()?;
+    let settings = HostSettings {
+        vars: options.vars.clone(),
+        output_dir: options.output_dir.clone(),
+        live: options.live,
+    };
+    let manager = options.extensions.for_eval(eval, settings)?;
+    Some(StepExtensions {
+        manager,
+        prompt: task.prompt.clone(),
+    })
 }

@@ -41,7 +41,9 @@ enum Command {
         libtest: Vec<String>,
     },
     /// Load and plan eval files with their MCP config, agent and task files; print the
-    /// planned test names, one per line, or every error found (exit code 2).
+    /// planned test names, one per line, or every error found (exit code 2). It starts no
+    /// extension and downloads nothing; notes on stderr list the extension steps whose
+    /// arguments it could not check.
     Validate {
         /// Eval files (kind: Eval).
         #[arg(required = true, value_name = "EVAL.yaml")]
@@ -267,8 +269,13 @@ fn validate(files: &[PathBuf]) -> ExitCode {
         _ => std::env::var(name).ok(),
     };
     for file in files {
-        match mcpeval::plan::validate_eval_with(file, &lookup) {
-            Ok(found) => names.extend(found),
+        match mcpeval::plan::validate_eval_notes(file, &lookup) {
+            Ok(found) => {
+                for note in found.notes {
+                    eprintln!("note: {note}");
+                }
+                names.extend(found.test_names)
+            }
             Err(errors) => {
                 bad_files += 1;
                 for error in errors.iter() {
