@@ -241,3 +241,37 @@ fn validate_starts_no_extension_and_lists_the_steps_it_could_not_check() {
         "validate started it"
     );
 }
+
+#[test]
+fn under_nextest_each_test_process_starts_and_shuts_down_its_own_extension() {
+    let nextest = Command::new(env!("CARGO"))
+        .args(["nextest", "--version"])
+        .output();
+    if !nextest.is_ok_and(|o| o.status.success()) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "cargo-nextest is missing on CI"
+        );
+        eprintln!("skipped: cargo-nextest is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO"))
+        .args(["nextest", "run", "--test", "fixture", "--no-fail-fast"])
+        .args(["--color", "never", "-E", "test(/^ext::/)"])
+        .env("MCPEVAL_FIXTURE", FIXTURES)
+        .env("NOTEBOOK_DIR", dir.path())
+        .env("MCPEVAL_OUTPUT_DIR", dir.path().join("out"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let shown = text(&out);
+    assert!(shown.contains("3 tests run: 1 passed, 2 failed"), "{shown}");
+    let events = read(dir.path().join("events.txt"));
+    let starts = events
+        .lines()
+        .filter(|l| l.starts_with("initialize"))
+        .count();
+    let stops = events.lines().filter(|l| *l == "shutdown").count();
+    assert_eq!((starts, stops), (3, 3), "{events}");
+}
