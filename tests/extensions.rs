@@ -275,3 +275,26 @@ fn under_nextest_each_test_process_starts_and_shuts_down_its_own_extension() {
     let stops = events.lines().filter(|l| *l == "shutdown").count();
     assert_eq!((starts, stops), (3, 3), "{events}");
 }
+
+#[test]
+fn validate_says_when_a_local_package_is_missing() {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .args(["validate", &format!("{FIXTURES}/broken.yaml")])
+        .env("NOTEBOOK_DIR", "/tmp")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("config.extensions.gone.package: ")
+            && stderr.contains(
+                "no-such-extension does not exist (yet); the tasks that need it will fail"
+            ),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("config.extensions.slow.package"),
+        "{stderr}"
+    );
+}
