@@ -54,6 +54,7 @@ impl TaskCase {
             &self.path,
             TaskContext {
                 has_judge: eval.llm_judge.is_some(),
+                extensions: eval.extensions.keys().cloned().collect(),
             },
         )
     }
@@ -377,16 +378,41 @@ pub fn validate_eval_with(
     path: &Path,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<String>, ConfigErrors> {
+    validate_eval_notes(path, lookup).map(|validation| validation.test_names)
+}
+
+/// What validating an eval found when it loads: its test names, and notes on what it could
+/// not check (extension steps, whose schemas only the running extension knows).
+#[derive(Debug, Clone, Default)]
+pub struct Validation {
+    /// The planned test names.
+    pub test_names: Vec<String>,
+    /// Notes for the user; they do not make the eval invalid.
+    pub notes: Vec<String>,
+}
+
+/// Like [`validate_eval_with`], with the notes.
+pub fn validate_eval_notes(
+    path: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Validation, ConfigErrors> {
     let plan = plan_eval(crate::config::load_eval_with(path, lookup)?)?;
     let mut errors = Vec::new();
+    let mut extension_steps = Vec::new();
     for case in &plan.cases {
-        if let Err(e) = case.load(&plan.eval) {
-            errors.extend(e.0);
+        match case.load(&plan.eval) {
+            Ok(task) => extension_steps.extend(
+                task.extension_steps()
+                    .map(|step| (task.path.clone(), step.clone())),
+            ),
+            Err(e) => errors.extend(e.0),
         }
     }
-    if errors.is_empty() {
-        Ok(plan.cases.into_iter().map(|case| case.name).collect())
-    } else {
-        Err(ConfigErrors(errors))
+    if !errors.is_empty() {
+        return Err(ConfigErrors(errors));
     }
+    Ok(Validation {
+        notes: crate::extension::validation_notes(&plan.eval, &extension_steps),
+        test_names: plan.cases.into_iter().map(|case| case.name).collect(),
+    })
 }

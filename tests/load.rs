@@ -7,8 +7,8 @@ use std::time::Duration;
 use mcpeval::config::shell_script::ScriptPiece;
 use mcpeval::config::template::Field;
 use mcpeval::config::{
-    Agent, AllowedTools, Difficulty, HttpBody, JsonType, JudgeConfig, JudgeStep, RunPrompt,
-    ScriptSource, Step, TaskVersion, Transport, load_agent_file, load_eval,
+    Agent, AllowedTools, Difficulty, GitHubPackage, HttpBody, JsonType, JudgeConfig, JudgeStep,
+    Package, RunPrompt, ScriptSource, Step, TaskVersion, Transport, load_agent_file, load_eval,
 };
 use mcpeval::plan::{plan_eval, validate_eval};
 use mcpeval::trace::CallKind;
@@ -349,4 +349,40 @@ fn a_relative_server_command_resolves_against_the_mcp_config_file() {
         panic!()
     };
     assert_eq!(command, "npx");
+}
+
+#[test]
+fn mcpchecker_eval_with_an_extension_loads_its_package_requirement_and_steps() {
+    assert_eq!(
+        names("mcpchecker/extensions.yaml"),
+        ["mcpchecker-extensions::deploy-web"]
+    );
+    let eval = load_eval(&fixture("mcpchecker/extensions.yaml")).unwrap();
+    let kubernetes = &eval.extensions["kubernetes"];
+    assert_eq!(
+        kubernetes.package,
+        Package::GitHub(GitHubPackage {
+            owner: "mcpchecker".into(),
+            repo: "kubernetes-extension".into(),
+            version: Some("v0.0.2".into()),
+        })
+    );
+    let plan = plan_eval(eval).unwrap();
+    let task = plan.cases[0].load(&plan.eval).unwrap();
+    let steps: Vec<String> = task
+        .extension_steps()
+        .map(|s| format!("{} {} {}", s.key_path, s.name(), s.extension))
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            "spec.setup[0] k8s.delete kubernetes",
+            "spec.setup[1] k8s.create kubernetes",
+            "spec.verify[0] k8s.wait kubernetes",
+            "spec.cleanup[0] k8s.delete kubernetes",
+        ]
+    );
+    let wait = task.extension_steps().nth(2).unwrap();
+    assert_eq!(wait.args["metadata"]["namespace"], "web-test");
+    assert_eq!(wait.args["timeout"], "90s");
 }

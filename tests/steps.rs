@@ -30,6 +30,7 @@ fn context(task_dir: &Path, run_dir: &Path) -> StepContext {
         prompt: "the task".into(),
         agent_output: None,
         judge: None,
+        extensions: None,
     }
 }
 

@@ -113,6 +113,7 @@ async fn run(step: HttpStep) -> StepResult {
         prompt: "the task".into(),
         agent_output: None,
         judge: None,
+        extensions: None,
     };
     let mut results = run_phase(
         Phase::Verify,

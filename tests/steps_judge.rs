@@ -93,6 +93,7 @@ fn context(judge: Option<JudgeSettings>, answer: Option<&str>) -> StepContext {
         prompt: "What is 2 + 40?".into(),
         agent_output: answer.map(str::to_owned),
         judge,
+        extensions: None,
     }
 }
 

@@ -10,8 +10,9 @@ use serde::de::IgnoredAny;
 use super::agent::Agent;
 use super::agent_file::RawAgentRef;
 use super::assertions::{Assertions, RawAssertions};
-use super::check::Checker;
+use super::check::{Checker, dir_of};
 use super::error::{ConfigError, ConfigErrors, did_you_mean};
+use super::extensions::{ExtensionSpec, RawExtension, validate_extensions};
 use super::mcp::{McpConfig, load_mcp_config_with};
 use super::mcp_env::{MCP_ENV_VARS, mcp_config_from_env};
 use super::task::{Limits, RawLimits};
@@ -46,7 +47,7 @@ struct RawEvalConfig {
     default_task_limits: Option<RawLimits>,
     snapshot: Option<String>,
     replay: Option<RawReplay>,
-    extensions: Option<IgnoredAny>,
+    extensions: Option<BTreeMap<String, RawExtension>>,
     sources: Option<IgnoredAny>,
     skills: Option<RawSkillsConfig>,
 }
@@ -132,6 +133,9 @@ pub struct Eval {
     /// `config.skills.sources`: directories whose contents are copied into the agent's
     /// working directory at its skills' `mountPath`.
     pub skill_sources: Vec<PathBuf>,
+    /// `extensions`: mcpchecker extensions by name, started when a task's step first needs
+    /// them.
+    pub extensions: BTreeMap<String, ExtensionSpec>,
     pub(crate) locations: LocationIndex,
 }
 
@@ -237,10 +241,7 @@ pub fn load_eval_with(
     }
     let name = check.test_name_part(raw.metadata.name.as_deref());
     let config = raw.config;
-    let unsupported = [
-        ("extensions", config.extensions.is_some()),
-        ("sources", config.sources.is_some()),
-    ];
+    let unsupported = [("sources", config.sources.is_some())];
     for (key, _) in unsupported.into_iter().filter(|(_, present)| *present) {
         check.error(
             format!("config.{key}"),
@@ -297,6 +298,7 @@ pub fn load_eval_with(
     if let Some(agent) = &agent {
         check_skills_agent(&mut check, agent, !skill_sources.is_empty(), &task_sets);
     }
+    let extensions = validate_extensions(&mut check, config.extensions, dir_of(path));
     let locations = parsed.locations.clone();
     let (Some(name), Some(agent), Some(mcp)) = (name, agent, mcp) else {
         return Err(check.finish(()).err().unwrap_or_default());
@@ -314,6 +316,7 @@ pub fn load_eval_with(
         parallel: config.parallel,
         replay_ignore,
         skill_sources,
+        extensions,
         locations,
     })
 }

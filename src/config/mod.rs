@@ -11,9 +11,11 @@ mod assertions;
 mod check;
 mod error;
 mod eval;
+mod extensions;
 mod matchers;
 mod mcp;
 mod mcp_env;
+mod raw_step;
 pub mod shell_script;
 mod sniff;
 mod steps;
@@ -35,6 +37,9 @@ pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
 pub use eval::{
     Eval, JudgeConfig, SnapshotMode, TaskSet, TaskSource, duplicate_eval_names, load_eval,
     load_eval_with,
+};
+pub use extensions::{
+    DEFAULT_EXTENSION_TIMEOUT, ExtensionSpec, ExtensionStep, GitHubPackage, Package, parse_package,
 };
 pub use matchers::{CallMatcher, OrderedCall, kind_name};
 pub use mcp::{

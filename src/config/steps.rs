@@ -1,4 +1,5 @@
-//! Setup, verify and cleanup steps of a task: `script`, `http` and `llmJudge`.
+//! Setup, verify and cleanup steps of a task: `script`, `http`, `llmJudge` and the
+//! `<alias>.<operation>` steps of extensions (`extensions.rs`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -8,10 +9,11 @@ use regex::Regex;
 use serde::Deserialize;
 
 use super::check::Checker;
+use super::extensions::{ExtensionStep, RawExtensionStep};
 
-/// One step of a v1alpha2 task: a map with one key naming the step type.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+/// One step of a v1alpha2 task: a map with one key naming the step type (deserialized in
+/// `raw_step.rs`).
+#[derive(Debug)]
 pub enum RawStep {
     /// `script: {file|inline, timeout, env, continueOnError}`
     Script(RawScript),
@@ -19,62 +21,29 @@ pub enum RawStep {
     Http(RawHttp),
     /// `llmJudge: {contains|exact}`
     LlmJudge(RawJudge),
+    /// `<alias>.<operation>: {arguments}`
+    Extension(RawExtensionStep),
 }
 
 /// One entry of a v1alpha2 phase: the step (one key naming its type) and mcpchecker's
 /// optional `id:` beside it (`- id: check-pod` / `  script: …`).
 #[derive(Debug)]
 pub struct RawStepEntry {
-    id: Option<String>,
-    step: Option<RawStep>,
-    /// Every type key written, when more than one.
-    types: Vec<String>,
-}
-
-const STEP_TYPES: &[&str] = &["script", "http", "llmJudge"];
-
-impl<'de> Deserialize<'de> for RawStepEntry {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(StepEntryVisitor)
-    }
-}
-
-struct StepEntryVisitor;
-
-impl<'de> serde::de::Visitor<'de> for StepEntryVisitor {
-    type Value = RawStepEntry;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a step: a map with one of script, http, llmJudge (and an optional id)")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut entry = RawStepEntry {
-            id: None,
-            step: None,
-            types: Vec::new(),
-        };
-        while let Some(key) = map.next_key::<String>()? {
-            let step = match key.as_str() {
-                "id" => {
-                    entry.id = Some(map.next_value()?);
-                    continue;
-                }
-                "script" => RawStep::Script(map.next_value()?),
-                "http" => RawStep::Http(map.next_value()?),
-                "llmJudge" => RawStep::LlmJudge(map.next_value()?),
-                other => return Err(serde::de::Error::unknown_variant(other, STEP_TYPES)),
-            };
-            entry.types.push(key);
-            entry.step = Some(step);
-        }
-        Ok(entry)
-    }
+    pub(super) id: Option<String>,
+    pub(super) step: Option<RawStep>,
+    /// Every type key written (more than one is an error).
+    pub(super) types: Vec<String>,
 }
 
 impl RawStepEntry {
-    /// Validates the entry written at `path`.
-    pub fn validate(self, check: &mut Checker<'_>, path: &str) -> Option<TaskStep> {
+    /// Validates the entry written at `path`; an extension step's alias comes from the
+    /// task's `spec.requires` (`aliases`).
+    pub fn validate(
+        self,
+        check: &mut Checker<'_>,
+        path: &str,
+        aliases: &BTreeMap<String, String>,
+    ) -> Option<TaskStep> {
         if self.types.len() > 1 {
             check.error(
                 path,
@@ -88,10 +57,7 @@ impl RawStepEntry {
         let Some(step) = self.step else {
             check.error(
                 path,
-                format!(
-                    "missing the step type; expected one of {}",
-                    STEP_TYPES.join(", ")
-                ),
+                "missing the step type; expected one of script, http, llmJudge, <alias>.<operation>",
             );
             return None;
         };
@@ -102,7 +68,10 @@ impl RawStepEntry {
             }
             id => id,
         };
-        let step = step.validate(check, path)?;
+        let step = match step {
+            RawStep::Extension(raw) => raw.validate(check, path, aliases).map(Step::Extension)?,
+            step => step.validate(check, path)?,
+        };
         Some(TaskStep { id, step })
     }
 }
@@ -184,6 +153,8 @@ pub enum Step {
     Http(Box<HttpStep>),
     /// Ask the eval's LLM judge about the agent's answer.
     LlmJudge(JudgeStep),
+    /// Run an operation of an extension.
+    Extension(ExtensionStep),
 }
 
 /// A step of a task with its optional `id` (mcpchecker's; used in messages and results).
@@ -310,6 +281,10 @@ impl RawStep {
             RawStep::LlmJudge(raw) => raw
                 .validate(check, &format!("{path}.llmJudge"))
                 .map(Step::LlmJudge),
+            // Without the task's `spec.requires` no alias is known (see task_file.rs).
+            RawStep::Extension(raw) => raw
+                .validate(check, path, &BTreeMap::new())
+                .map(Step::Extension),
         }
     }
 }

@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::check::Checker;
-use super::steps::TaskStep;
+use super::extensions::ExtensionStep;
+use super::steps::{Step, TaskStep};
 
 /// `limits` of a task, or `defaultTaskLimits` of an eval, as written.
 #[derive(Debug, Deserialize)]
@@ -97,11 +98,22 @@ impl Task {
     pub fn dir(&self) -> &Path {
         super::check::dir_of(&self.path)
     }
+
+    /// Every extension step of the task: setup, verify, then cleanup.
+    pub fn extension_steps(&self) -> impl Iterator<Item = &ExtensionStep> {
+        let steps = self.setup.iter().chain(&self.verify).chain(&self.cleanup);
+        steps.filter_map(|step| match &step.step {
+            Step::Extension(step) => Some(step),
+            _ => None,
+        })
+    }
 }
 
 /// What loading a task needs to know of the eval that runs it.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct TaskContext {
     /// Whether the eval configures an LLM judge (`config.llmJudge`).
     pub has_judge: bool,
+    /// The names of the eval's extensions (`config.extensions`).
+    pub extensions: Vec<String>,
 }

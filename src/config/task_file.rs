@@ -9,6 +9,7 @@ use serde::de::IgnoredAny;
 
 use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};
+use super::extensions::{RawRequirement, validate_requires};
 use super::steps::{RawJudge, RawScript, RawStepEntry, Step, TaskStep};
 use super::task::{Difficulty, Limits, RawLimits, Task, TaskContext, TaskVersion};
 use super::yaml::read_file;
@@ -66,7 +67,8 @@ struct RawTaskV2 {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSpecV2 {
-    requires: Option<IgnoredAny>,
+    #[serde(default)]
+    requires: Vec<RawRequirement>,
     limits: Option<RawLimits>,
     #[serde(default)]
     setup: Vec<RawStepEntry>,
@@ -170,12 +172,7 @@ fn load_v2(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
         );
         return Err(check.finish(()).unwrap_err());
     };
-    if spec.requires.is_some() {
-        check.error(
-            "spec.requires",
-            "mcpchecker extensions are not supported by mcpeval yet",
-        );
-    }
+    let aliases = validate_requires(&mut check, spec.requires, &context.extensions);
     let limits = spec
         .limits
         .map(|l| l.validate(&mut check, "spec.limits"))
@@ -187,7 +184,7 @@ fn load_v2(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
             .enumerate()
             .filter_map(|(i, step)| {
                 let step_path = format!("spec.{name}[{i}]");
-                let step = step.validate(&mut check, &step_path)?;
+                let step = step.validate(&mut check, &step_path, &aliases)?;
                 if let Step::LlmJudge(_) = step.step {
                     if name != "verify" {
                         check.error(

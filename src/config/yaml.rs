@@ -103,13 +103,8 @@ fn convert_error(file: &Path, raw_path: &str, error: &serde_saphyr::Error) -> Co
                 _ => format!("unknown field; {list}"),
             }
         } else {
-            let extension = if word.contains('.') {
-                " (mcpchecker extension steps are not supported by mcpeval yet)"
-            } else {
-                ""
-            };
             format!(
-                "unknown value `{word}`; expected one of {}{}{extension}",
+                "unknown value `{word}`; expected one of {}{}",
                 expected.join(", "),
                 did_you_mean(word, expected.iter().copied())
             )

@@ -246,7 +246,7 @@ impl CaseRuns<'_> {
 }
 
 /// The tokio runtime every trial of this process blocks on.
-fn runtime() -> Result<&'static tokio::runtime::Runtime, Failed> {
+pub(super) fn runtime() -> Result<&'static tokio::runtime::Runtime, Failed> {
     static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
     RUNTIME
         .get_or_init(|| {

@@ -125,6 +125,7 @@ impl Harness {
             }
         }
         let conclusion = libtest_mimic::run(&args, trials);
+        shut_down_extensions(&options);
         let results = std::mem::take(&mut *crate::lock::lock(&options.collected));
         // One test per process (nextest) makes no summary; `mcpeval report` merges those.
         if results.len() > 1 {
@@ -144,6 +145,7 @@ impl Harness {
             vars: self.vars.clone(),
             output_dir: std::path::absolute(&dir).unwrap_or(dir),
             collected: Arc::default(),
+            extensions: Default::default(),
         })
     }
 
@@ -196,6 +198,20 @@ impl Harness {
             Ok(trials)
         } else {
             Err(ConfigErrors(errors))
+        }
+    }
+}
+
+/// Shuts down the extensions the trials started (once all of them ended, also under
+/// `--exact` and nextest's one test per process); notes on those that did not go cleanly.
+fn shut_down_extensions(options: &RunOptions) {
+    if !options.extensions.any_started() {
+        return;
+    }
+    // Without a runtime no extension ran; dropping the registry kills any left.
+    if let Ok(runtime) = case::runtime() {
+        for note in runtime.block_on(options.extensions.shutdown_all()) {
+            eprintln!("note: {note}");
         }
     }
 }

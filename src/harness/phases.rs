@@ -10,12 +10,16 @@ use super::run_report::{RunOptions, RunPhase, RunReport};
 use crate::agent::agent_version;
 use crate::assert::{check_all, check_skills};
 use crate::config::{AgentLlm, Eval, McpServer, Step, Task};
+use crate::extension::HostSettings;
 use crate::llm_proxy::LlmApi;
 use crate::lock::lock;
 use crate::plan::AssertionSet;
 use crate::process::ProcessGroupGuard;
 use crate::proxy::CallRecorder;
-use crate::steps::{Phase, StepContext, phase_passed, resolve_judge, run_phase};
+use crate::steps::{
+    Phase, StepContext, StepExtensions, phase_passed, prepare_extension_steps, resolve_judge,
+    run_phase,
+};
 use crate::trace::CallTrace;
 
 /// What the timed part of a run shares with the code that waits for it.
@@ -52,8 +56,15 @@ pub(super) async fn run_main(
 ) {
     let run_dir = shared.report().run_dir.clone();
     let work_dir = shared.report().work_dir.clone();
+    let context = step_context(eval, task, &run_dir, &[], options);
+    if let Some(extensions) = &context.extensions {
+        let problems = prepare_extension_steps(task, extensions).await;
+        if !problems.is_empty() {
+            shared.report().errors.extend(problems);
+            return;
+        }
+    }
     shared.set_phase(RunPhase::Setup);
-    let context = step_context(task, &run_dir, &[], options);
     let mut groups = Vec::new();
     let setup = run_phase(Phase::Setup, &task.setup, &context, &mut groups).await;
     lock(&shared.groups).extend(groups);
@@ -140,7 +151,7 @@ fn verify_context(
             answer_file.display().to_string(),
         ),
     ];
-    let mut context = step_context(task, run_dir, &env, options);
+    let mut context = step_context(eval, task, run_dir, &env, options);
     context.agent_output = Some(answer);
     let mut errors = Vec::new();
     if let Some(config) = &eval.llm_judge {
@@ -191,8 +202,10 @@ fn start_judge_proxy(
     start_llm_proxy("judge", eval, &llm, &config.api_key_vars(), target, options).map(Some)
 }
 
-/// What steps of the run see: the task's directory, the run's own, the variables.
+/// What steps of the run see: the task's directory, the run's own, the variables, the
+/// eval's extensions.
 pub(super) fn step_context(
+    eval: &Eval,
     task: &Task,
     run_dir: &Path,
     env: &[(&str, String)],
@@ -211,5 +224,21 @@ pub(super) fn step_context(
         prompt: task.prompt.clone(),
         agent_output: None,
         judge: None,
+        extensions: step_extensions(eval, task, options),
     }
+}
+
+/// The eval's extensions when the task has extension steps.
+fn step_extensions(eval: &Eval, task: &Task, options: &RunOptions) -> Option<StepExtensions> {
+    task.extension_steps().next()?;
+    let settings = HostSettings {
+        vars: options.vars.clone(),
+        output_dir: options.output_dir.clone(),
+        live: options.live,
+    };
+    let manager = options.extensions.for_eval(eval, settings)?;
+    Some(StepExtensions {
+        manager,
+        prompt: task.prompt.clone(),
+    })
 }

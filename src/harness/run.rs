@@ -160,7 +160,7 @@ async fn run_cleanup(shared: &Shared, eval: &Eval, task: &Task, options: &RunOpt
         .or(eval.default_limits.cleanup_timeout)
         .unwrap_or(DEFAULT_CLEANUP_TIMEOUT);
     let run_dir = shared.report().run_dir.clone();
-    let context = step_context(task, &run_dir, &[], options);
+    let context = step_context(eval, task, &run_dir, &[], options);
     let mut groups = Vec::new();
     let results = tokio::time::timeout(
         cleanup_timeout,

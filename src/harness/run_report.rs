@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::agent::AgentOutcome;
 use crate::assert::AssertionFailure;
+use crate::extension::ExtensionRegistry;
 use crate::llm_proxy::{LlmApi, LlmProxyOutcome};
 use crate::steps::StepResult;
 use crate::trace::CallTrace;
@@ -22,6 +23,8 @@ pub struct RunOptions {
     pub output_dir: PathBuf,
     /// The results of this process's runs, for the summary at the end.
     pub collected: Arc<Mutex<Vec<crate::report::TaskResult>>>,
+    /// The extensions of every eval, started on first use, shut down when the trials end.
+    pub extensions: ExtensionRegistry,
 }
 
 impl RunOptions {

@@ -1,5 +1,6 @@
 //! Setup, verify and cleanup steps of a task run.
 
+mod extension;
 mod http;
 mod judge;
 mod script;
@@ -9,6 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::config::{Step, TaskStep};
 use crate::process::ProcessGroupGuard;
 
+pub use extension::{StepExtensions, prepare_extension_steps};
 pub use judge::{JudgeSettings, resolve_judge};
 pub use script::{ScriptCommand, script_command};
 
@@ -51,6 +53,8 @@ pub struct StepContext {
     pub agent_output: Option<String>,
     /// The eval's LLM judge, for `llmJudge` steps; see [`resolve_judge`].
     pub judge: Option<JudgeSettings>,
+    /// The eval's extensions, for `<alias>.<operation>` steps.
+    pub extensions: Option<StepExtensions>,
 }
 
 /// The result of one step.
@@ -86,6 +90,7 @@ pub async fn run_phase(
             Step::Script(script) => script::run_script(phase, index, script, context, keep).await,
             Step::Http(http) => http::run_http(phase, index, http).await,
             Step::LlmJudge(judge) => judge::run_judge(phase, index, judge, context).await,
+            Step::Extension(step) => extension::run_extension(phase, index, step, context).await,
         };
         if let Some(id) = id {
             // `verify[0] script check.sh` → `verify[0] `check-pod` script check.sh`.

@@ -41,7 +41,9 @@ enum Command {
         libtest: Vec<String>,
     },
     /// Load and plan eval files with their MCP config, agent and task files; print the
-    /// planned test names, one per line, or every error found (exit code 2).
+    /// planned test names, one per line, or every error found (exit code 2). It starts no
+    /// extension and downloads nothing; notes on stderr list the extension steps whose
+    /// arguments it could not check.
     Validate {
         /// Eval files (kind: Eval).
         #[arg(required = true, value_name = "EVAL.yaml")]
@@ -268,12 +270,15 @@ fn validate(files: &[PathBuf]) -> ExitCode {
     };
     let mut evals: Vec<(String, &PathBuf)> = Vec::new();
     for file in files {
-        match mcpeval::plan::validate_eval_with(file, &lookup) {
+        match mcpeval::plan::validate_eval_notes(file, &lookup) {
             Ok(found) => {
-                if let Some((eval, _)) = found.first().and_then(|name| name.split_once("::")) {
+                for note in found.notes {
+                    eprintln!("note: {note}");
+                }
+                if let Some((eval, _)) = found.test_names.first().and_then(|n| n.split_once("::")) {
                     evals.push((eval.to_owned(), file));
                 }
-                names.extend(found);
+                names.extend(found.test_names);
             }
             Err(errors) => {
                 bad_files += 1;
