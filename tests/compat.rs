@@ -569,3 +569,32 @@ fn skill_assertions_match_the_serialized_input_of_the_skill_tool() {
         "{text:?}"
     );
 }
+
+#[test]
+fn a_bash_script_agent_written_like_mcpcheckers_examples_runs_and_passes_the_prompt_intact() {
+    let output = tempfile::tempdir().unwrap();
+    let result = run_one("bash-agent/eval.yaml", output.path());
+    assert_eq!(result["taskPassed"], true, "{result:#}");
+    let calls = &result["callHistory"]["toolCalls"];
+    assert_eq!(
+        calls[0]["arguments"]["text"], "it's $(not run) and `not this`; \"quoted\"",
+        "{calls:#}"
+    );
+}
+
+#[test]
+fn an_acp_agent_file_is_one_not_supported_error() {
+    let dir = files(&[(
+        "agent.yaml",
+        "kind: Agent\nmetadata: {name: acp}\nacp: {cmd: claude-code-acp, args: [--verbose]}\n",
+    )]);
+    let errors = mcpeval::config::load_agent_file(&dir.path().join("agent.yaml"))
+        .unwrap_err()
+        .0;
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]
+            .message
+            .contains("`acp` agents of mcpchecker are not supported by mcpeval yet")
+    );
+}

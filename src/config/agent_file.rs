@@ -242,7 +242,8 @@ pub fn load_agent_file(path: &Path) -> Result<Agent, ConfigErrors> {
         );
     }
     let skills = raw.skills.and_then(|skills| skills.validate(&mut check));
-    let has_builtin = raw.builtin.is_some();
+    // A builtin or an `acp` agent (with its own error) needs no runPrompt.
+    let has_builtin = raw.builtin.is_some() || raw.acp.is_some();
     let builtin = raw.builtin.and_then(|b| b.validate(&mut check));
     let llm = raw.llm.and_then(|llm| llm.validate(&mut check));
     let options = AgentOptions {
