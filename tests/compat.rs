@@ -72,6 +72,11 @@ fn run_one(eval: &str, output: &Path) -> serde_json::Value {
         .unwrap();
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    only_result(output)
+}
+
+/// The results file of the only task run under `output`.
+fn only_result(output: &Path) -> serde_json::Value {
     let results: Vec<_> = std::fs::read_dir(output.join("results"))
         .unwrap()
         .map(|entry| entry.unwrap().path())
@@ -358,15 +363,7 @@ fn step_ids_name_their_steps_in_messages_and_results() {
         ),
         "{stdout}"
     );
-    let results = output.path().join("results");
-    let file = std::fs::read_dir(&results)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let result: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let result = only_result(output.path());
     let setup = &result["setupOutput"]["steps"][0];
     assert_eq!(setup["id"], "seed");
     let verify = &result["verifyOutput"]["steps"];
@@ -491,15 +488,7 @@ fn skills_are_mounted_in_the_agents_directory_and_asserted_on_its_tool_calls() {
     ] {
         assert!(stdout.contains(line), "{line}\n{stdout}");
     }
-    let results = output.path().join("results");
-    let file = std::fs::read_dir(&results)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let result: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let result = only_result(output.path());
     // The skill file was there for the agent to read.
     assert_eq!(
         result["taskOutput"],
