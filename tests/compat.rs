@@ -587,3 +587,11 @@ fn an_acp_agent_file_is_one_not_supported_error() {
             .contains("`acp` agents of mcpchecker are not supported by mcpeval yet")
     );
 }
+
+#[test]
+fn extension_steps_default_to_the_timeout_of_every_other_step() {
+    assert_eq!(
+        mcpeval::config::DEFAULT_EXTENSION_TIMEOUT,
+        mcpeval::config::DEFAULT_STEP_TIMEOUT
+    );
+}

@@ -1,6 +1,7 @@
 //! Agents: what works a task's prompt through the proxied MCP servers.
 
 mod claude;
+mod command_line;
 mod file;
 pub mod openai;
 mod shell;
@@ -13,7 +14,8 @@ use std::time::Duration;
 pub use claude::{
     CLAUDE_PACKAGE, ClaudeResult, allowed_tool_names, parse_stream_json, run_claude_code,
 };
-pub use file::{CommandLine, render_command, run_file_agent};
+pub use command_line::CommandLine;
+pub use file::{render_command, run_file_agent};
 pub use skills::mount_skills;
 pub use version::agent_version;
 

@@ -15,7 +15,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::AgentRun;
-use super::file::{CommandLine, Values};
+use super::command_line::{CommandLine, Values};
 use crate::config::shell_script::{Quoting, ScriptPiece, ShellScript};
 use crate::config::template::Field;
 
