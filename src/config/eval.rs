@@ -13,8 +13,10 @@ use super::assertions::{Assertions, RawAssertions};
 use super::check::{Checker, dir_of};
 use super::error::{ConfigError, ConfigErrors, did_you_mean};
 use super::extensions::{ExtensionSpec, RawExtension, validate_extensions};
+use super::judge::{JudgeConfig, RawJudgeConfig};
 use super::mcp::{McpConfig, load_mcp_config_with};
 use super::mcp_env::{MCP_ENV_VARS, mcp_config_from_env};
+use super::skills::{RawSkillsConfig, check_skills_agent, skill_sources};
 use super::task::{Limits, RawLimits};
 use super::yaml::{LocationIndex, read_file};
 
@@ -52,22 +54,6 @@ struct RawEvalConfig {
     skills: Option<RawSkillsConfig>,
 }
 
-/// `config.skills`: skill directories copied into the agent's working directory.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSkillsConfig {
-    #[serde(default)]
-    sources: Vec<RawSkillSource>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSkillSource {
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    path: Option<String>,
-}
-
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct RawTaskSet {
@@ -86,22 +72,6 @@ struct RawTaskSet {
 struct RawReplay {
     #[serde(default)]
     ignore: Vec<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawJudgeConfig {
-    env: Option<RawJudgeEnv>,
-    #[serde(rename = "ref")]
-    agent_ref: Option<RawAgentRef>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct RawJudgeEnv {
-    base_url_key: Option<String>,
-    api_key_key: Option<String>,
-    model_name_key: Option<String>,
 }
 
 /// A loaded and validated eval.
@@ -182,43 +152,6 @@ pub enum TaskSource {
     Glob(String),
 }
 
-/// The LLM judge of `llmJudge` steps: an OpenAI-compatible Chat Completions API.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JudgeConfig {
-    /// `env` (mcpchecker's deprecated form): the variables that hold the judge's endpoint,
-    /// key and model.
-    Env {
-        /// Name of the variable holding the base URL.
-        base_url_key: String,
-        /// Name of the variable holding the API key.
-        api_key_key: String,
-        /// Name of the variable holding the model name.
-        model_name_key: String,
-    },
-    /// `ref` to a `builtin.llm-agent` (directly or through an Agent file): this model, at
-    /// `OPENAI_BASE_URL` (or `MODEL_BASE_URL`, else the public API) with `OPENAI_API_KEY`
-    /// (or `MODEL_KEY`), as the openai agent.
-    Model(String),
-}
-
-impl JudgeConfig {
-    /// The variable that carries the judge's base URL.
-    pub fn base_url_var(&self) -> &str {
-        match self {
-            JudgeConfig::Env { base_url_key, .. } => base_url_key,
-            JudgeConfig::Model(_) => "OPENAI_BASE_URL",
-        }
-    }
-
-    /// The variables that may carry its API key, in order.
-    pub fn api_key_vars(&self) -> Vec<&str> {
-        match self {
-            JudgeConfig::Env { api_key_key, .. } => vec![api_key_key],
-            JudgeConfig::Model(_) => vec!["OPENAI_API_KEY", "MODEL_KEY"],
-        }
-    }
-}
-
 /// Loads and validates the eval file at `path`, with its MCP config and agent file;
 /// `${VAR}` in the MCP config expands from the process environment.
 pub fn load_eval(path: &Path) -> Result<Eval, ConfigErrors> {
@@ -296,7 +229,10 @@ pub fn load_eval_with(
     let server_names = mcp.as_ref().map(McpConfig::server_names);
     let task_sets = task_sets(&mut check, config.task_sets, server_names.as_deref());
     if let Some(agent) = &agent {
-        check_skills_agent(&mut check, agent, !skill_sources.is_empty(), &task_sets);
+        let sets = task_sets
+            .iter()
+            .map(|set| (set.key_path.as_str(), &set.assertions));
+        check_skills_agent(&mut check, agent, !skill_sources.is_empty(), sets);
     }
     let extensions = validate_extensions(&mut check, config.extensions, dir_of(path));
     let locations = parsed.locations.clone();
@@ -483,66 +419,6 @@ fn globset_check(glob: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-impl RawJudgeConfig {
-    fn validate(self, check: &mut Checker<'_>) -> Option<JudgeConfig> {
-        let path = "config.llmJudge";
-        match (self.env, self.agent_ref) {
-            (Some(_), Some(_)) => {
-                check.error(
-                    path,
-                    "both `env` and `ref` are set; expected one (`ref` is mcpchecker's current form)",
-                );
-                None
-            }
-            (None, Some(agent_ref)) => judge_of_ref(check, agent_ref),
-            (Some(env), None) => env.validate(check),
-            (None, None) => {
-                check.error(
-                    path,
-                    "expected `ref: {type: builtin.llm-agent, model: openai:<model>}` or `env: {baseUrlKey, apiKeyKey, modelNameKey}`",
-                );
-                None
-            }
-        }
-    }
-}
-
-impl RawJudgeEnv {
-    fn validate(self, check: &mut Checker<'_>) -> Option<JudgeConfig> {
-        let mut key = |name: &str, value: Option<String>| {
-            check
-                .non_empty(&format!("config.llmJudge.env.{name}"), value.as_deref())
-                .map(str::to_owned)
-        };
-        let base_url_key = key("baseUrlKey", self.base_url_key);
-        let api_key_key = key("apiKeyKey", self.api_key_key);
-        let model_name_key = key("modelNameKey", self.model_name_key);
-        Some(JudgeConfig::Env {
-            base_url_key: base_url_key?,
-            api_key_key: api_key_key?,
-            model_name_key: model_name_key?,
-        })
-    }
-}
-
-/// `llmJudge.ref`: an agent reference whose agent is the openai llm-agent (directly, or
-/// an Agent file naming it); other agents cannot judge yet.
-fn judge_of_ref(check: &mut Checker<'_>, agent_ref: RawAgentRef) -> Option<JudgeConfig> {
-    match agent_ref.validate_at(check, "config.llmJudge.ref")? {
-        Agent::OpenAi { model, .. } => Some(JudgeConfig::Model(model)),
-        other => {
-            check.error(
-                "config.llmJudge.ref",
-                format!(
-                    "the judge must be a builtin.llm-agent with an `openai:` model; `{}` cannot judge yet",
-                    other.name()
-                ),
-            );
-            None
-        }
-    }
-}
-
 /// An error for every eval whose `metadata.name` an earlier one (in `evals`: name and
 /// file) already has: their test names (`<eval>::<task>`) would collide.
 pub fn duplicate_eval_names<'a>(
@@ -570,71 +446,4 @@ pub fn duplicate_eval_names<'a>(
         }
     }
     errors
-}
-
-/// `config.skills.sources`: each `{type: path, path}` an existing directory.
-fn skill_sources(check: &mut Checker<'_>, skills: Option<RawSkillsConfig>) -> Vec<PathBuf> {
-    let Some(skills) = skills else {
-        return Vec::new();
-    };
-    let mut dirs = Vec::new();
-    for (i, source) in skills.sources.into_iter().enumerate() {
-        let at = format!("config.skills.sources[{i}]");
-        match source.kind.as_deref() {
-            Some("path") => {}
-            Some(other) => {
-                check.error(
-                    format!("{at}.type"),
-                    format!("unsupported skill source type `{other}`; expected path"),
-                );
-                continue;
-            }
-            None => {
-                check.error(
-                    format!("{at}.type"),
-                    "missing required field; expected path",
-                );
-                continue;
-            }
-        }
-        let Some(relative) = check.non_empty(&format!("{at}.path"), source.path.as_deref()) else {
-            continue;
-        };
-        let dir = super::check::resolve_against(check.file(), relative);
-        if dir.is_dir() {
-            dirs.push(dir);
-        } else {
-            check.error(
-                format!("{at}.path"),
-                format!("directory not found: {}", dir.display()),
-            );
-        }
-    }
-    dirs
-}
-
-/// Skill sources and skill assertions need an agent that says where skills go and which
-/// of its tools loads one (`skills` of its Agent file; Claude Code knows its own).
-fn check_skills_agent(check: &mut Checker<'_>, agent: &Agent, has_sources: bool, sets: &[TaskSet]) {
-    if agent.skills().is_some() {
-        return;
-    }
-    let why = format!(
-        "agent `{}` has no `skills: {{mountPath, toolName}}` in its Agent file, so mcpeval does not know where skills go or which tool loads one",
-        agent.name()
-    );
-    if has_sources {
-        check.error("config.skills", why.clone());
-    }
-    for set in sets {
-        let assertions = &set.assertions;
-        for (key, used) in [
-            ("skillsLoaded", !assertions.skills_loaded.is_empty()),
-            ("skillsNotLoaded", !assertions.skills_not_loaded.is_empty()),
-        ] {
-            if used {
-                check.error(format!("{}.assertions.{key}", set.key_path), why.clone());
-            }
-        }
-    }
 }

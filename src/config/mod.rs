@@ -12,11 +12,13 @@ mod check;
 mod error;
 mod eval;
 mod extensions;
+mod judge;
 mod matchers;
 mod mcp;
 mod mcp_env;
 mod raw_step;
 pub mod shell_script;
+mod skills;
 mod sniff;
 mod steps;
 mod task;
@@ -35,12 +37,12 @@ pub use agent_file::load_agent_file;
 pub use assertions::{AssertionKind, Assertions, SkillMatcher};
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
 pub use eval::{
-    Eval, JudgeConfig, SnapshotMode, TaskSet, TaskSource, duplicate_eval_names, load_eval,
-    load_eval_with,
+    Eval, SnapshotMode, TaskSet, TaskSource, duplicate_eval_names, load_eval, load_eval_with,
 };
 pub use extensions::{
     DEFAULT_EXTENSION_TIMEOUT, ExtensionSpec, ExtensionStep, GitHubPackage, Package, parse_package,
 };
+pub use judge::JudgeConfig;
 pub use matchers::{CallMatcher, OrderedCall, kind_name};
 pub use mcp::{
     AllowedTools, McpConfig, McpServer, Transport, expand_vars, load_mcp_config,
