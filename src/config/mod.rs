@@ -8,6 +8,7 @@
 mod agent;
 mod agent_file;
 mod assertions;
+mod builtin;
 mod check;
 mod error;
 mod eval;
@@ -32,9 +33,9 @@ pub(crate) use yaml::LocationIndex;
 pub use agent::{
     Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, DEFAULT_AGENT_TIMEOUT, RunPrompt,
 };
-pub use agent_file::llm_agent_model;
 pub use agent_file::load_agent_file;
 pub use assertions::{AssertionKind, Assertions, SkillMatcher};
+pub use builtin::llm_agent_model;
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
 pub use eval::{
     Eval, SnapshotMode, TaskSet, TaskSource, duplicate_eval_names, load_eval, load_eval_with,
