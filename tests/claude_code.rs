@@ -16,6 +16,11 @@ const EVAL: &str = "tests/fixtures/claude/eval.yaml";
 
 /// Runs one task of the claude fixture eval with `mcpeval check`, against `api`.
 async fn run_task(api: &FakeAnthropic, task: &str) -> Option<Output> {
+    run_test(api, EVAL, &format!("claude::{task}")).await
+}
+
+/// Runs the test `name` of `eval` with `mcpeval check`, against `api`.
+async fn run_test(api: &FakeAnthropic, eval: &str, name: &str) -> Option<Output> {
     let claude = support::peers::require("node_modules/.bin/claude")?;
     let time_server = support::peers::require("venv/bin/mcp-server-time")?;
     let path = format!(
@@ -25,7 +30,7 @@ async fn run_task(api: &FakeAnthropic, task: &str) -> Option<Output> {
     );
     let mut command = Command::new(env!("CARGO_BIN_EXE_mcpeval"));
     command
-        .args(["check", EVAL, "--", "--exact", &format!("claude::{task}")])
+        .args(["check", eval, "--", "--exact", name])
         .env("PATH", path)
         .env("ANTHROPIC_BASE_URL", &api.base_url)
         .env("ANTHROPIC_API_KEY", "sk-ant-fake-key-for-tests")
@@ -163,5 +168,29 @@ async fn a_forbidden_tool_call_fails_tools_not_used() {
     assert!(
         text.contains("agent stderr:") && text.contains("turns: 2"),
         "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skills_are_mounted_for_claude_code_and_its_skill_tool_use_is_asserted() {
+    let api = FakeAnthropic::start(vec![
+        Turn::ToolUse {
+            name: "Skill".into(),
+            input: json!({"skill": "greeting"}),
+        },
+        Turn::Text("Hello, Alice! Nice to meet you.".into()),
+    ])
+    .await;
+    let eval = "tests/fixtures/claude-skills/eval.yaml";
+    let Some(out) = run_test(&api, eval, "claude-skills::greet").await else {
+        return;
+    };
+    let text = format!("{}\n{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    // Claude Code found the mounted skill: it describes it to the model.
+    let requests = serde_json::to_string(&api.requests()).unwrap();
+    assert!(
+        requests.contains("Greets a person by name in a friendly way."),
+        "the skill's description never reached the model: {requests}"
     );
 }
