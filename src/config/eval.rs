@@ -183,16 +183,13 @@ pub fn load_eval_with(
     }
 
     let skill_sources = skill_sources(&mut check, config.skills);
-    let mcp = match (&config.mcp_config_file, skill_sources.is_empty()) {
-        // mcpchecker: an eval with skills needs no MCP server.
-        (None, false) if mcp_config_from_env(path, lookup).ok().flatten().is_none() => {
-            Some(McpConfig {
-                path: path.to_path_buf(),
-                servers: BTreeMap::new(),
-            })
-        }
-        _ => load_mcp(&mut check, config.mcp_config_file.as_deref(), lookup),
-    };
+    let has_skills = !skill_sources.is_empty();
+    let mcp = load_mcp(
+        &mut check,
+        config.mcp_config_file.as_deref(),
+        has_skills,
+        lookup,
+    );
     let agent = match config.agent {
         Some(agent) => agent.validate(&mut check),
         None => {
@@ -258,16 +255,23 @@ pub fn load_eval_with(
 }
 
 /// The MCP config that `config.mcpConfigFile` names, loaded, or without one the config
-/// mcpchecker's environment variables describe; its errors go to `check`.
+/// mcpchecker's environment variables describe, or none at all for an eval with skills; its
+/// errors go to `check`.
 fn load_mcp(
     check: &mut Checker<'_>,
     file: Option<&str>,
+    has_skills: bool,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Option<McpConfig> {
     let key = "config.mcpConfigFile";
     let Some(file) = file else {
         return match mcp_config_from_env(check.file(), lookup) {
             Ok(Some(mcp)) => Some(mcp),
+            // As in mcpchecker, an eval with skills needs no MCP server.
+            Ok(None) if has_skills => Some(McpConfig {
+                path: check.file().to_path_buf(),
+                servers: BTreeMap::new(),
+            }),
             Ok(None) => {
                 check.error(
                     key,
