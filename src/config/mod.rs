@@ -42,4 +42,4 @@ pub use steps::{
 };
 pub use task::{Difficulty, Limits, Task, TaskContext, TaskVersion};
 pub use task_file::load_task;
-pub use task_header::{TaskHeader, read_task_header};
+pub use task_header::{TaskHeader, read_task_header, task_header};

@@ -21,10 +21,20 @@ pub struct TaskHeader {
 pub fn read_task_header(path: &Path) -> Result<Option<TaskHeader>, ConfigError> {
     let source = std::fs::read_to_string(path)
         .map_err(|e| ConfigError::file(path, format!("cannot read file: {e}")))?;
-    let value = match parse_str::<serde_json::Value>(path, &source) {
-        Ok(parsed) => parsed.value,
-        Err(e) if e.message.contains("found several") => return Ok(None),
-        Err(e) => return Err(e),
+    task_header(path, &source)
+}
+
+/// The header of `source`, the text of `path` (see [`read_task_header`]).
+pub fn task_header(path: &Path, source: &str) -> Result<Option<TaskHeader>, ConfigError> {
+    // Planning reads every task file's header: a document that parses skips the key paths
+    // and the location index, which only an error needs (the same parser, the same options).
+    let value = match serde_saphyr::from_str::<serde_json::Value>(source) {
+        Ok(value) => value,
+        Err(_) => match parse_str::<serde_json::Value>(path, source) {
+            Ok(parsed) => parsed.value,
+            Err(e) if e.message.contains("found several") => return Ok(None),
+            Err(e) => return Err(e),
+        },
     };
     if value.get("kind").and_then(|k| k.as_str()) != Some("Task") {
         return Ok(None);
