@@ -11,6 +11,7 @@ mod assertions;
 mod check;
 mod error;
 mod eval;
+mod header_events;
 mod matchers;
 mod mcp;
 mod mcp_env;
