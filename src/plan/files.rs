@@ -51,12 +51,10 @@ impl TaskFiles {
         header
     }
 
-    /// Reads the headers of `files` not read yet, on every core: a large eval's planning
-    /// is mostly parsing its task files.
+    /// Reads the headers of `files` (distinct) not read yet, on every core: a large eval's
+    /// planning is mostly parsing its task files.
     pub fn read_headers<'a>(&mut self, files: impl Iterator<Item = &'a Path>) {
-        let mut unread: Vec<&Path> = files.filter(|f| !self.headers.contains_key(*f)).collect();
-        unread.sort();
-        unread.dedup();
+        let unread: Vec<&Path> = files.filter(|f| !self.headers.contains_key(*f)).collect();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let chunk = unread.len().div_ceil(threads).max(64);
         let read: Vec<Vec<HeaderRead>> = std::thread::scope(|scope| {
@@ -100,11 +98,15 @@ impl TaskFiles {
 
     /// Whether `a` and `b` are one file (compared as canonical paths).
     pub fn same_file(&mut self, a: &SetFile, b: &SetFile) -> bool {
-        if a.path == b.path {
+        if bytes(a) == bytes(b) {
             return true;
         }
         // A plain file's canonical path ends with its own name.
-        if a.plain && b.plain && a.path.file_name() != b.path.file_name() {
+        if a.plain
+            && b.plain
+            && let (Some(a_name), Some(b_name)) = (last_name(bytes(a)), last_name(bytes(b)))
+            && a_name != b_name
+        {
             return false;
         }
         self.canonical(a) == self.canonical(b)
@@ -129,4 +131,14 @@ impl TaskFiles {
         self.dirs.insert(dir.to_path_buf(), canonical.clone());
         canonical
     }
+}
+
+fn bytes(file: &SetFile) -> &[u8] {
+    file.path.as_os_str().as_encoded_bytes()
+}
+
+/// The last component of a path, when it is a name (not `.`, `..` or empty).
+fn last_name(path: &[u8]) -> Option<&[u8]> {
+    let name = path.rsplit(|&byte| byte == b'/').next()?;
+    (!matches!(name, b"" | b"." | b"..")).then_some(name)
 }

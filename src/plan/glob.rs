@@ -43,19 +43,26 @@ pub(super) fn glob_set_files(base: &Path, glob: &str) -> Result<Vec<SetFile>, St
     // it walks the absolute directory and the files keep the root as written.
     let walk_root = std::path::absolute(&root).map_err(|e| format!("{}: {e}", root.display()))?;
     let anchored = format!("/{pattern}");
+    // A walk that visits each directory's entries by name yields the paths sorted (paths
+    // compare by components), so the sort below only checks.
     let walker = globwalk::GlobWalkerBuilder::from_patterns(&walk_root, &[anchored.as_str()])
         .file_type(globwalk::FileType::FILE)
         .follow_links(true)
+        .sort_by(|a, b| a.file_name().cmp(b.file_name()))
         .build()
         .map_err(|e| format!("invalid glob: {e}"))?;
+    // The files keep the root as written, without `.` components or doubled separators.
+    let clean_root: PathBuf = root.components().collect();
     let mut files = Vec::new();
     for entry in walker {
         let entry = entry.map_err(|e| format!("cannot walk {}: {e}", root.display()))?;
         let plain = !entry.path_is_symlink();
-        let path = entry.into_path();
-        let below = path.strip_prefix(&walk_root).unwrap_or(&path);
+        let below = entry
+            .path()
+            .strip_prefix(&walk_root)
+            .unwrap_or(entry.path());
         files.push(SetFile {
-            path: root.join(below).components().collect::<PathBuf>(),
+            path: clean_root.join(below),
             plain,
         });
     }

@@ -43,8 +43,8 @@ pub struct TaskCase {
 pub struct AssertionSet {
     /// Where the task set is written, e.g. `config.taskSets[1]`.
     pub task_set: String,
-    /// Its assertions.
-    pub assertions: Assertions,
+    /// Its assertions (shared by every case of the set).
+    pub assertions: Arc<Assertions>,
 }
 
 impl TaskCase {

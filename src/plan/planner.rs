@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use super::files::TaskFiles;
 use super::glob::SetFile;
@@ -60,44 +61,52 @@ impl<'e> Planner<'e> {
 
     /// Reads the headers of every task set's files at once (see [`TaskFiles::read_headers`]).
     fn read_every_header(&mut self) {
-        let sets: Vec<Rc<[SetFile]>> = (self.eval.task_sets.iter())
-            .filter_map(|set| self.set_files(set).ok())
-            .collect();
-        let files = sets
-            .iter()
-            .flat_map(|files| files.iter().map(|f| f.path.as_path()));
-        self.files.read_headers(files);
+        let lists = self.file_lists();
+        let files = distinct_files(&lists);
+        self.files
+            .read_headers(files.iter().map(|f| f.path.as_path()));
     }
 
     /// The file of the task named `task`, reading as few files as it can: a file named
     /// `<task>.*` is tried first, then one in a directory named `<task>`, then the others in
     /// task-set order; a broken file is named by its path.
     pub fn find_task_file(&mut self, task: &str) -> Option<SetFile> {
-        let mut seen = HashSet::new();
-        let mut candidates = Vec::new();
-        for set in &self.eval.task_sets {
-            // A broken glob is reported by the plan; here it only names no candidate.
-            let files = self.set_files(set).unwrap_or_default();
-            candidates.extend(
-                files
-                    .iter()
-                    .filter(|f| seen.insert(f.path.clone()))
-                    .cloned(),
-            );
-        }
+        let lists = self.file_lists();
+        let candidates = distinct_files(&lists);
         let named = |name: Option<&OsStr>| name.is_some_and(|name| name == task);
-        candidates.sort_by_key(|file| {
-            let path = &file.path;
-            (
-                !named(path.file_stem()),
-                !named(path.parent().and_then(Path::file_name)),
-            )
+        let rank = |file: &SetFile| match &file.path {
+            path if named(path.file_stem()) => 0,
+            path if named(path.parent().and_then(Path::file_name)) => 1,
+            _ => 2,
+        };
+        let ranks: Vec<u8> = candidates.iter().map(|file| rank(file)).collect();
+        let mut by_rank = (0..3).flat_map(|r| {
+            let ranked = candidates.iter().zip(&ranks);
+            ranked
+                .filter(move |(_, rank)| **rank == r)
+                .map(|(file, _)| *file)
         });
         let eval = self.eval;
-        candidates.into_iter().find(|file| {
-            relative_name(eval.dir(), &file.path) == task
-                || self.files.has_task_name(&file.path, task)
-        })
+        by_rank
+            .find(|file| {
+                relative_name(eval.dir(), &file.path) == task
+                    || self.files.has_task_name(&file.path, task)
+            })
+            .cloned()
+    }
+
+    /// The file lists of the task sets, each once (sets with one glob share a list). A
+    /// broken glob is reported by the plan; here it lists nothing.
+    fn file_lists(&mut self) -> Vec<Rc<[SetFile]>> {
+        let mut lists: Vec<Rc<[SetFile]>> = Vec::new();
+        for set in &self.eval.task_sets {
+            if let Ok(files) = self.set_files(set)
+                && !lists.iter().any(|list| Rc::ptr_eq(list, &files))
+            {
+                lists.push(files);
+            }
+        }
+        lists
     }
 
     /// The files of `set`, or why its glob is broken.
@@ -110,16 +119,13 @@ impl<'e> Planner<'e> {
 
     /// Plans the task files of `set`; a glob that names no task file is an error (unless only
     /// one task is planned).
-    fn plan_task_set(&mut self, set: &TaskSet) {
-        let source_key = match &set.source {
-            TaskSource::Path(_) => format!("{}.path", set.key_path),
-            TaskSource::Glob(_) => format!("{}.glob", set.key_path),
-        };
-        let files = match self.set_files(set) {
+    fn plan_task_set(&mut self, set: &'e TaskSet) {
+        let set = SetPlan::of(set);
+        let files = match self.set_files(set.set) {
             Ok(files) => files,
             Err(message) => {
-                self.errors
-                    .push(eval_error(self.eval, &source_key, message));
+                let error = eval_error(self.eval, &set.source_key, message);
+                self.errors.push(error);
                 return;
             }
         };
@@ -130,17 +136,17 @@ impl<'e> Planner<'e> {
             {
                 continue;
             }
-            if self.plan_file(set, &source_key, file) {
+            if self.plan_file(&set, file) {
                 tasks_seen += 1;
             }
         }
         if tasks_seen == 0
             && self.only.is_none()
-            && let TaskSource::Glob(glob) = &set.source
+            && let TaskSource::Glob(glob) = &set.set.source
         {
             self.errors.push(eval_error(
                 self.eval,
-                &source_key,
+                &set.source_key,
                 format!(
                     "`{glob}` matches no task file (no file with `kind: Task`) under {}",
                     self.eval.dir().display()
@@ -150,17 +156,17 @@ impl<'e> Planner<'e> {
     }
 
     /// Plans one file of `set`; whether it is a task file (a broken one counts).
-    fn plan_file(&mut self, set: &TaskSet, source_key: &str, file: &SetFile) -> bool {
+    fn plan_file(&mut self, set: &SetPlan, file: &SetFile) -> bool {
         match &*self.files.header(&file.path) {
             Ok(Some(header)) => {
                 self.add_selected_task(set, file, header);
                 true
             }
             Ok(None) => {
-                if matches!(set.source, TaskSource::Path(_)) {
+                if matches!(set.set.source, TaskSource::Path(_)) {
                     self.errors.push(eval_error(
                         self.eval,
-                        source_key,
+                        &set.source_key,
                         format!(
                             "{} is not a task file (expected `kind: Task`)",
                             file.path.display()
@@ -178,12 +184,12 @@ impl<'e> Planner<'e> {
 
     /// Adds the task of `file` when `set` selects its labels; a task without a name is a
     /// case with a problem.
-    fn add_selected_task(&mut self, set: &TaskSet, file: &SetFile, header: &TaskHeader) {
-        let selected = set
-            .label_selector
+    fn add_selected_task(&mut self, set: &SetPlan, file: &SetFile, header: &TaskHeader) {
+        let selector = &set.set.label_selector;
+        if !selector
             .iter()
-            .all(|(k, v)| header.labels.get(k) == Some(v));
-        if !selected {
+            .all(|(k, v)| header.labels.get(k) == Some(v))
+        {
             return;
         }
         let problem = match &header.name {
@@ -202,20 +208,17 @@ impl<'e> Planner<'e> {
     /// earlier task set already planned it.
     fn add_case(
         &mut self,
-        set: &TaskSet,
+        set: &SetPlan,
         file: &SetFile,
         task_name: Option<&str>,
         problem: Option<ConfigError>,
     ) {
-        let assertion_set = AssertionSet {
-            task_set: set.key_path.clone(),
-            assertions: set.assertions.clone(),
-        };
+        let min_pass_rate = set.set.min_pass_rate;
         let key = self.files.canonical(file);
         if let Some(&i) = self.index_of.get(&key) {
             let case = &mut self.cases[i];
-            case.assertion_sets.push(assertion_set);
-            case.min_pass_rate = match (case.min_pass_rate, set.min_pass_rate) {
+            case.assertion_sets.push(set.assertions.clone());
+            case.min_pass_rate = match (case.min_pass_rate, min_pass_rate) {
                 (Some(a), Some(b)) => Some(a.max(b)),
                 (a, b) => a.or(b),
             };
@@ -231,11 +234,46 @@ impl<'e> Planner<'e> {
         self.cases.push(TaskCase {
             name,
             path: file.path.clone(),
-            assertion_sets: vec![assertion_set],
-            min_pass_rate: set.min_pass_rate,
+            assertion_sets: vec![set.assertions.clone()],
+            min_pass_rate,
             problem,
         });
     }
+}
+
+/// A task set as it is planned: the key path of its source, and the assertions its cases
+/// share.
+struct SetPlan<'e> {
+    set: &'e TaskSet,
+    source_key: String,
+    assertions: AssertionSet,
+}
+
+impl<'e> SetPlan<'e> {
+    fn of(set: &'e TaskSet) -> Self {
+        let source = match &set.source {
+            TaskSource::Path(_) => "path",
+            TaskSource::Glob(_) => "glob",
+        };
+        SetPlan {
+            set,
+            source_key: format!("{}.{source}", set.key_path),
+            assertions: AssertionSet {
+                task_set: set.key_path.clone(),
+                assertions: Arc::new(set.assertions.clone()),
+            },
+        }
+    }
+}
+
+/// The files of `lists` in order, each path once (a glob lists a path once).
+fn distinct_files(lists: &[Rc<[SetFile]>]) -> Vec<&SetFile> {
+    if let [list] = lists {
+        return list.iter().collect();
+    }
+    let mut seen = HashSet::new();
+    let all = lists.iter().flat_map(|list| list.iter());
+    all.filter(|file| seen.insert(&file.path)).collect()
 }
 
 /// An error for every case whose name an earlier case already has.
