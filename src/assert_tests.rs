@@ -425,21 +425,24 @@ fn several_task_sets_each_apply_and_are_named_in_failures() {
             assertions: Assertions {
                 max_tool_calls: Some(1),
                 ..Default::default()
-            },
+            }
+            .into(),
         },
         AssertionSet {
             task_set: "config.taskSets[2]".into(),
             assertions: Assertions {
                 tools_used: vec![exact("k8s", "c")],
                 ..Default::default()
-            },
+            }
+            .into(),
         },
         AssertionSet {
             task_set: "config.taskSets[3]".into(),
             assertions: Assertions {
                 min_tool_calls: Some(2),
                 ..Default::default()
-            },
+            }
+            .into(),
         },
     ];
     let all = check_all(&sets, &t);

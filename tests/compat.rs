@@ -513,7 +513,8 @@ fn skill_assertions_match_the_serialized_input_of_the_skill_tool() {
             skills_loaded: loaded,
             skills_not_loaded: not_loaded,
             ..Assertions::default()
-        },
+        }
+        .into(),
     };
     let calls = [
         AgentToolCall {

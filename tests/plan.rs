@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use mcpeval::config::load_eval;
-use mcpeval::plan::{glob_files, plan_eval};
+use mcpeval::plan::{TaskCase, glob_files, plan_eval, plan_task};
 
 fn write(dir: &Path, path: &str, text: &str) {
     let path = dir.join(path);
@@ -36,6 +36,22 @@ fn eval_with(dir: &Path, task_sets: &str) -> mcpeval::plan::EvalPlan {
 
 fn names(plan: &mcpeval::plan::EvalPlan) -> Vec<&str> {
     plan.cases.iter().map(|c| c.name.as_str()).collect()
+}
+
+/// The plan of `--exact ev::<task>` for the eval `eval_with` wrote.
+fn exact(dir: &Path, task: &str) -> mcpeval::plan::EvalPlan {
+    plan_task(load_eval(&dir.join("eval.yaml")).unwrap(), task).unwrap()
+}
+
+/// What a case is: its name, file, task sets and pass rate.
+fn summary(case: &TaskCase) -> (String, std::path::PathBuf, Vec<String>, Option<f64>) {
+    let sets = case.assertion_sets.iter().map(|s| s.task_set.clone());
+    (
+        case.name.clone(),
+        case.path.clone(),
+        sets.collect(),
+        case.min_pass_rate,
+    )
 }
 
 #[test]
@@ -243,4 +259,67 @@ fn a_glob_walks_only_below_its_literal_directories() {
         glob_files(&base, &missing).unwrap(),
         Vec::<std::path::PathBuf>::new()
     );
+}
+
+#[test]
+fn exact_plans_one_task_as_the_full_plan_does_whatever_its_file_is_called() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..300 {
+        let name = match i % 10 {
+            0 => format!("task-{i}"),
+            _ => format!("renamed-{i}"),
+        };
+        let labels = if i % 2 == 0 { "suite: k8s" } else { "" };
+        let path = format!("tasks/{}/task-{i}.yaml", i % 7);
+        task(dir.path(), &path, &name, labels);
+    }
+    // mcpchecker's layout: a directory per task, each file called task.yaml.
+    task(dir.path(), "tasks/pods/task.yaml", "pods", "suite: k8s");
+    task(dir.path(), "tasks/helm/task.yaml", "helm", "");
+    // A name written with an escape.
+    write(
+        dir.path(),
+        "tasks/odd.yaml",
+        "kind: Task\nmetadata: {name: \"esc\\u0061ped\"}\nsteps: {prompt: {inline: x}}\n",
+    );
+    let full = eval_with(
+        dir.path(),
+        "    - glob: tasks/**/*.yaml\n      assertions: {maxToolCalls: 3}\n    - glob: tasks/**/*.yaml\n      labelSelector: {suite: k8s}\n      minPassRate: 0.5\n",
+    );
+    assert_eq!(full.cases.len(), 303);
+    for task in [
+        "task-40",
+        "renamed-42",
+        "renamed-137",
+        "pods",
+        "helm",
+        "escaped",
+    ] {
+        let name = format!("ev::{task}");
+        let planned = full.cases.iter().find(|c| c.name == name).unwrap();
+        let exact = exact(dir.path(), task);
+        assert_eq!(exact.cases.len(), 1, "{task}");
+        assert_eq!(summary(&exact.cases[0]), summary(planned));
+    }
+    assert!(exact(dir.path(), "no-such-task").cases.is_empty());
+}
+
+#[test]
+fn exact_gives_a_file_every_sets_assertions_however_the_sets_reach_it() {
+    let dir = tempfile::tempdir().unwrap();
+    task(dir.path(), "tasks/one.yaml", "one", "");
+    task(dir.path(), "tasks/two.yaml", "two", "");
+    std::os::unix::fs::symlink("two.yaml", dir.path().join("tasks/alias.yaml")).unwrap();
+    let full = eval_with(
+        dir.path(),
+        "    - glob: tasks/*.yaml\n      assertions: {maxToolCalls: 3}\n    - path: ./tasks/two.yaml\n      assertions: {minToolCalls: 1}\n",
+    );
+    assert_eq!(
+        names(&full),
+        ["ev::two", "ev::one"],
+        "the link is the file it names"
+    );
+    let two = summary(&full.cases[0]);
+    assert_eq!(two.2.last().unwrap(), "config.taskSets[1]");
+    assert_eq!(summary(&exact(dir.path(), "two").cases[0]), two);
 }

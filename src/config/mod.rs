@@ -13,6 +13,7 @@ mod check;
 mod error;
 mod eval;
 mod extensions;
+mod header_events;
 mod judge;
 mod matchers;
 mod mcp;
@@ -56,4 +57,4 @@ pub use steps::{
 };
 pub use task::{Difficulty, Limits, Task, TaskContext, TaskVersion};
 pub use task_file::load_task;
-pub use task_header::{TaskHeader, read_task_header};
+pub use task_header::{TaskHeader, read_task_header, task_header};

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::error::ConfigError;
+use super::header_events::scan_task_header;
 use super::yaml::parse_str;
 
 /// What planning needs of a task file, read leniently: its kind, name and labels.
@@ -21,10 +22,32 @@ pub struct TaskHeader {
 pub fn read_task_header(path: &Path) -> Result<Option<TaskHeader>, ConfigError> {
     let source = std::fs::read_to_string(path)
         .map_err(|e| ConfigError::file(path, format!("cannot read file: {e}")))?;
-    let value = match parse_str::<serde_json::Value>(path, &source) {
-        Ok(parsed) => parsed.value,
-        Err(e) if e.message.contains("found several") => return Ok(None),
-        Err(e) => return Err(e),
+    task_header(path, &source)
+}
+
+/// The header of `source`, the text of `path` (see [`read_task_header`]). Planning reads
+/// every task file's header: most are read from the parser's events alone.
+pub fn task_header(path: &Path, source: &str) -> Result<Option<TaskHeader>, ConfigError> {
+    match scan_task_header(source) {
+        Some(header) => Ok(header),
+        None => serde_task_header(path, source),
+    }
+}
+
+/// The header of `source` as serde reads it.
+pub(super) fn serde_task_header(
+    path: &Path,
+    source: &str,
+) -> Result<Option<TaskHeader>, ConfigError> {
+    // A document that parses skips the key paths and the location index, which only an
+    // error needs (the same parser, the same options).
+    let value = match serde_saphyr::from_str::<serde_json::Value>(source) {
+        Ok(value) => value,
+        Err(_) => match parse_str::<serde_json::Value>(path, source) {
+            Ok(parsed) => parsed.value,
+            Err(e) if e.message.contains("found several") => return Ok(None),
+            Err(e) => return Err(e),
+        },
     };
     if value.get("kind").and_then(|k| k.as_str()) != Some("Task") {
         return Ok(None);
