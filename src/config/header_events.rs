@@ -14,14 +14,21 @@ use std::collections::BTreeMap;
 
 use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle};
 
-use super::task_header::TaskHeader;
-
 /// Larger files are left to serde, whose budgets (events, nodes, bytes) they might reach.
 const MAX_BYTES: usize = 256 * 1024;
 /// Deeper documents too (serde allows 64 levels).
 const MAX_DEPTH: usize = 48;
 /// Mappings with more keys too (duplicates are looked for by a linear scan).
 const MAX_KEYS: usize = 64;
+
+/// What planning needs of a task file, read leniently: its kind, name and labels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskHeader {
+    /// `metadata.name`, when present and a string.
+    pub name: Option<String>,
+    /// `metadata.labels`.
+    pub labels: BTreeMap<String, String>,
+}
 
 /// The header of `source` (`Some(None)`: a single YAML mapping that is not a task), or `None`
 /// when only serde can tell.

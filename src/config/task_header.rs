@@ -1,21 +1,12 @@
 //! The header of a task file, read leniently: what planning needs (its kind, name and
 //! labels) without validating the whole file.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::error::ConfigError;
+pub use super::header_events::TaskHeader;
 use super::header_events::scan_task_header;
 use super::yaml::parse_str;
-
-/// What planning needs of a task file, read leniently: its kind, name and labels.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskHeader {
-    /// `metadata.name`, when present and a string.
-    pub name: Option<String>,
-    /// `metadata.labels`.
-    pub labels: BTreeMap<String, String>,
-}
 
 /// Reads the header of `path`. `Ok(None)`: the file is not a task (another `kind`, or
 /// several YAML documents as in Kubernetes manifests), and planning skips it.
