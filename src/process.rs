@@ -190,7 +190,7 @@ pub async fn run_leaving_group(
 /// Output read so far from one stream; shared so that what arrived is kept even when a
 /// process left behind holds the pipe open and EOF never comes.
 #[derive(Default)]
-struct Captured {
+pub(crate) struct Captured {
     kept: Vec<u8>,
     dropped: usize,
 }
@@ -206,7 +206,8 @@ impl Captured {
         }
     }
 
-    fn text(&self) -> String {
+    /// What was kept, with a note where output was dropped.
+    pub(crate) fn text(&self) -> String {
         let mut text = String::from_utf8_lossy(&self.kept).into_owned();
         if self.dropped > 0 {
             let middle = (0..=MAX_CAPTURE / 2)
@@ -222,7 +223,13 @@ impl Captured {
     }
 }
 
-async fn capture(stream: Option<impl AsyncRead + Unpin>, into: Arc<Mutex<Captured>>, live: bool) {
+/// Reads `stream` to its end into `into` (bounded: the first and the latest output are
+/// kept), copying it to our stderr as it arrives when `live`.
+pub(crate) async fn capture(
+    stream: Option<impl AsyncRead + Unpin>,
+    into: Arc<Mutex<Captured>>,
+    live: bool,
+) {
     let Some(mut stream) = stream else { return };
     let mut buffer = [0u8; 8192];
     loop {

@@ -10,17 +10,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::oneshot;
 
 use super::error::ExtensionError;
 use super::protocol::{Incoming, LogParams, method_not_found_line, parse_line, request_line};
 use crate::lock::lock;
-use crate::process::ProcessGroupGuard;
+use crate::process::{Captured, ProcessGroupGuard, capture};
 
-/// How much of the extension's stderr is kept for messages.
-const STDERR_KEPT: usize = 16 * 1024;
 /// How long a process that lost its connection gets to exit before its status is read.
 const EXIT_WAIT: Duration = Duration::from_secs(1);
 
@@ -53,7 +51,7 @@ pub struct RpcProcess {
     stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
     child: tokio::sync::Mutex<Child>,
     group: Mutex<ProcessGroupGuard>,
-    stderr: Arc<Mutex<String>>,
+    stderr: Arc<Mutex<Captured>>,
     next_id: AtomicU64,
 }
 
@@ -76,12 +74,12 @@ impl RpcProcess {
         let group = ProcessGroupGuard::new(child.id().unwrap_or(0));
         let connection = Arc::new(Mutex::new(Connection::default()));
         let stdin = Arc::new(tokio::sync::Mutex::new(child.stdin.take()));
-        let stderr = Arc::new(Mutex::new(String::new()));
+        let stderr = Arc::new(Mutex::new(Captured::default()));
         if let Some(stdout) = child.stdout.take() {
             tokio::spawn(read_stdout(stdout, connection.clone(), stdin.clone()));
         }
         if let Some(err) = child.stderr.take() {
-            tokio::spawn(keep_stderr(err, stderr.clone(), launch.live));
+            tokio::spawn(capture(Some(err), stderr.clone(), launch.live));
         }
         Ok(RpcProcess {
             connection,
@@ -158,7 +156,7 @@ impl RpcProcess {
             (None, Some(status)) => status,
             (None, None) => "stopped answering".to_owned(),
         };
-        let stderr = lock(&self.stderr).clone();
+        let stderr = lock(&self.stderr).text();
         if !stderr.trim().is_empty() {
             why.push_str(&format!(
                 "\nits stderr (end):\n{}",
@@ -263,27 +261,4 @@ fn break_connection(connection: &Mutex<Connection>, why: String) {
     let mut connection = lock(connection);
     connection.broken.get_or_insert(why);
     connection.pending.clear();
-}
-
-async fn keep_stderr(mut stream: impl AsyncRead + Unpin, into: Arc<Mutex<String>>, live: bool) {
-    let mut buffer = [0u8; 4096];
-    loop {
-        let n = match stream.read(&mut buffer).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        if live {
-            use std::io::Write;
-            let _ = std::io::stderr().write_all(&buffer[..n]);
-        }
-        let mut kept = lock(&into);
-        kept.push_str(&String::from_utf8_lossy(&buffer[..n]));
-        if kept.len() > STDERR_KEPT {
-            let cut = kept.len() - STDERR_KEPT;
-            let cut = (cut..kept.len())
-                .find(|i| kept.is_char_boundary(*i))
-                .unwrap_or(0);
-            kept.drain(..cut);
-        }
-    }
 }
