@@ -5,6 +5,10 @@
 //! protocol garbage and missing packages failing only the tasks that need them; one start
 //! and one shutdown per eval.
 
+#[path = "support/output.rs"]
+mod output;
+
+use output::text;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -26,14 +30,6 @@ fn check(eval: &str, libtest: &[&str], dir: &Path) -> Output {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn results(dir: &Path, eval: &str, task: &str) -> Value {

@@ -6,6 +6,10 @@
 #[path = "support/fake_release.rs"]
 mod fake_release;
 
+#[path = "support/output.rs"]
+mod output;
+
+use output::text;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -102,14 +106,6 @@ impl Dirs {
             .output()
             .unwrap()
     }
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn notes(dir: &Path) -> String {
