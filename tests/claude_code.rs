@@ -21,13 +21,8 @@ async fn run_task(api: &FakeAnthropic, task: &str) -> Option<Output> {
 
 /// Runs the test `name` of `eval` with `mcpeval check`, against `api`.
 async fn run_test(api: &FakeAnthropic, eval: &str, name: &str) -> Option<Output> {
-    let claude = support::peers::require("node_modules/.bin/claude")?;
+    let path = support::peers::path_with_claude()?;
     let time_server = support::peers::require("venv/bin/mcp-server-time")?;
-    let path = format!(
-        "{}:{}",
-        claude.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     let mut command = Command::new(env!("CARGO_BIN_EXE_mcpeval"));
     command
         .args(["check", eval, "--", "--exact", name])

@@ -54,13 +54,8 @@ fn check(
     llm: Llm<'_>,
     env: &[(&str, &str)],
 ) -> Option<Output> {
-    let claude = support::peers::require("node_modules/.bin/claude")?;
+    let path = support::peers::path_with_claude()?;
     let time_server = support::peers::require("venv/bin/mcp-server-time")?;
-    let path = format!(
-        "{}:{}",
-        claude.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     let mut command = Command::new(env!("CARGO_BIN_EXE_mcpeval"));
     command
         .arg("check")

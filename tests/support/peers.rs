@@ -31,6 +31,18 @@ pub fn require(relative: &str) -> Option<PathBuf> {
     None
 }
 
+/// `PATH` with the installed Claude Code's directory first (see [`require`] for a missing
+/// one).
+pub fn path_with_claude() -> Option<String> {
+    let claude = require("node_modules/.bin/claude")?;
+    let bin = claude.parent().expect("the claude binary has a directory");
+    Some(format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    ))
+}
+
 /// The stdio test server binary built from `tests/support/test_server_main.rs`.
 ///
 /// A plain `cargo test` builds it with the other examples; `cargo test --test <one>` does
