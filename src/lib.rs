@@ -16,6 +16,7 @@ pub mod config;
 pub mod error_text;
 pub mod exit;
 pub mod extension;
+pub mod file_stem;
 pub mod harness;
 pub mod json_schema;
 pub mod llm;

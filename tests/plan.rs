@@ -323,3 +323,35 @@ fn exact_gives_a_file_every_sets_assertions_however_the_sets_reach_it() {
     assert_eq!(two.2.last().unwrap(), "config.taskSets[1]");
     assert_eq!(summary(&exact(dir.path(), "two").cases[0]), two);
 }
+
+#[test]
+fn two_names_whose_file_names_coincide_are_an_error_naming_both() {
+    // Both escape to `x________y` and share the first 4 bytes of their SHA-256 (found by
+    // search): the stem's hash suffix cannot tell them apart, the plan must.
+    let dir = tempfile::tempdir().unwrap();
+    for (file, name) in [("a.yaml", "x  /:::// :y"), ("b.yaml", "x  ::!//!  y")] {
+        let task =
+            format!("kind: Task\nmetadata: {{name: {name:?}}}\nsteps:\n  prompt: {{inline: hi}}\n");
+        write(dir.path(), file, &task);
+    }
+    write(
+        dir.path(),
+        "mcp.yaml",
+        "mcpServers: {k8s: {command: srv}}\n",
+    );
+    write(
+        dir.path(),
+        "eval.yaml",
+        "kind: Eval\nmetadata: {name: ev}\nconfig:\n  agent: {type: builtin.claude-code}\n  mcpConfigFile: mcp.yaml\n  taskSets:\n    - glob: \"*.yaml\"\n",
+    );
+    let errors = plan_eval(load_eval(&dir.path().join("eval.yaml")).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        errors.contains("b.yaml")
+            && errors.contains("ev::x  ::!//!  y")
+            && errors.contains("ev::x  /:::// :y")
+            && errors.contains("would write one results file `ev__x__________y-19528e35.json`"),
+        "{errors}"
+    );
+}

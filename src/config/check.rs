@@ -129,19 +129,21 @@ impl<'a> Checker<'a> {
     }
 
     /// `metadata.name` of an eval or a task: required, and a valid part of a test name
-    /// (`<eval>::<task>`): spaces inside are kept (libtest and nextest names may have them,
-    /// as mcpchecker's `create pod inline` does), but no `::`, no other whitespace or control
-    /// character, and no space at either end.
+    /// (`<eval>::<task>`) and of file names (see [`crate::file_stem`]). Any printable
+    /// character of any script is allowed, spaces inside too (libtest and nextest names may
+    /// have them, as mcpchecker's `create pod inline` does); not `::`, other whitespace or
+    /// control characters, a space at either end, or a `.` at the start (`.`, `..` and
+    /// hidden-file names).
     pub fn test_name_part(&mut self, value: Option<&str>) -> Option<String> {
         let name = self.non_empty("metadata.name", value)?;
         let bad_char = name
             .chars()
             .any(|c| c.is_control() || (c.is_whitespace() && c != ' '));
-        if name.contains("::") || bad_char || name.trim() != name {
+        if name.contains("::") || bad_char || name.trim() != name || name.starts_with('.') {
             self.error(
                 "metadata.name",
                 format!(
-                    "{name:?} is part of a test name: no `::`, no tabs, line breaks or control characters, and no space at either end"
+                    "{name:?} is part of a test name: no `::`, no tabs, line breaks or control characters, no space at either end, and no `.` at the start"
                 ),
             );
         }

@@ -16,11 +16,10 @@ use super::run::run_task;
 use super::run_report::{RunOptions, RunPhase, RunReport};
 use super::verdict::Verdict;
 use crate::config::{Eval, Task};
+use crate::file_stem::file_stem;
 use crate::lock::lock;
 use crate::plan::TaskCase;
-use crate::snapshot::{
-    SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir, snapshot_name,
-};
+use crate::snapshot::{SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir};
 
 /// How often a long run says it is still running (`MCPEVAL_PROGRESS_SECS` changes it).
 const PROGRESS_EVERY: Duration = Duration::from_secs(60);
@@ -128,7 +127,7 @@ struct CaseRuns<'a> {
 impl CaseRuns<'_> {
     /// Runs the task once (run `index`): its report, snapshot check, verdict and results file.
     fn run_once(&mut self, index: u32) -> Result<RunVerdict, Failed> {
-        let stem = snapshot_name(&self.eval.name, &self.task.name);
+        let stem = file_stem(&self.eval.name, &self.task.name);
         let run_stem = if self.runs == 1 {
             stem.clone()
         } else {

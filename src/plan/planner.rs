@@ -13,6 +13,7 @@ use super::{AssertionSet, TaskCase, eval_error, relative_name};
 use crate::config::{
     ConfigError, ConfigErrors, Eval, LocationIndex, TaskHeader, TaskSet, TaskSource,
 };
+use crate::file_stem::file_stem;
 
 /// The cases of one eval as its task sets are planned, and the errors found on the way.
 pub(super) struct Planner<'e> {
@@ -49,9 +50,12 @@ impl<'e> Planner<'e> {
             self.plan_task_set(set);
         }
         let Planner {
-            mut errors, cases, ..
+            eval,
+            mut errors,
+            cases,
+            ..
         } = self;
-        errors.extend(duplicate_name_errors(&cases));
+        errors.extend(duplicate_name_errors(&eval.name, &cases));
         if errors.is_empty() {
             Ok(cases)
         } else {
@@ -276,22 +280,37 @@ fn distinct_files(lists: &[Rc<[SetFile]>]) -> Vec<&SetFile> {
     all.filter(|file| seen.insert(&file.path)).collect()
 }
 
-/// An error for every case whose name an earlier case already has.
-fn duplicate_name_errors(cases: &[TaskCase]) -> Vec<ConfigError> {
+/// An error for every case whose name an earlier case already has, and for every case
+/// whose file stem (results, snapshot, cassette) an earlier case with another name has.
+fn duplicate_name_errors(eval: &str, cases: &[TaskCase]) -> Vec<ConfigError> {
     let mut errors = Vec::new();
     let mut first_with_name: BTreeMap<&str, &TaskCase> = BTreeMap::new();
+    let mut first_with_stem: BTreeMap<String, &TaskCase> = BTreeMap::new();
+    let prefix = format!("{eval}::");
     for case in cases {
+        let error = |message: String| ConfigError {
+            file: case.path.clone(),
+            location: task_name_location(&case.path),
+            key_path: "metadata.name".into(),
+            message,
+        };
         if let Some(first) = first_with_name.insert(&case.name, case) {
-            errors.push(ConfigError {
-                file: case.path.clone(),
-                location: task_name_location(&case.path),
-                key_path: "metadata.name".into(),
-                message: format!(
-                    "duplicate task name: test `{}` is also {}; task names must be unique within an eval",
-                    case.name,
-                    first.path.display()
-                ),
-            });
+            errors.push(error(format!(
+                "duplicate task name: test `{}` is also {}; task names must be unique within an eval",
+                case.name,
+                first.path.display()
+            )));
+            continue;
+        }
+        let task = case.name.strip_prefix(&prefix).unwrap_or(&case.name);
+        let stem = file_stem(eval, task);
+        if let Some(first) = first_with_stem.insert(stem.clone(), case) {
+            errors.push(error(format!(
+                "tests `{}` and `{}` ({}) would write one results file `{stem}.json`; rename one of them",
+                case.name,
+                first.name,
+                first.path.display()
+            )));
         }
     }
     errors

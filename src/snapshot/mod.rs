@@ -102,22 +102,6 @@ fn call_line(call: &RecordedCall) -> String {
     )
 }
 
-/// The snapshot file name (without `.snap`) of a test: `<eval>__<task>`.
-pub fn snapshot_name(eval: &str, task: &str) -> String {
-    let clean = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
-    format!("{}__{}", clean(eval), clean(task))
-}
-
 /// How this run's trace compares with the accepted snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SnapshotStatus {

@@ -104,14 +104,6 @@ fn call_lines_show_arguments_outcome_and_duration() {
 }
 
 #[test]
-fn snapshot_names_are_file_safe() {
-    assert_eq!(
-        snapshot_name("k8s-basic", "create pod/2"),
-        "k8s-basic__create_pod_2"
-    );
-}
-
-#[test]
 fn accepted_snapshot_body_is_read_after_the_header() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("e__t.snap");
