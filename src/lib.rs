@@ -22,6 +22,7 @@ pub mod json_schema;
 pub mod llm;
 pub mod llm_proxy;
 mod lock;
+pub mod loopback;
 pub mod plan;
 pub mod process;
 pub mod proxy;

@@ -29,7 +29,8 @@ pub struct LlmProxyOutcome {
     pub divergence: Option<Divergence>,
     /// Recordings the agent never asked for (only reported without a divergence).
     pub unplayed: Option<Unplayed>,
-    /// Requests answered 404 because they are not model calls (`GET /api/event_logging`).
+    /// Requests not forwarded: not model calls (`GET /api/event_logging`, answered 404), or
+    /// with a foreign `Host` or `Origin` (answered 403).
     pub refused: Vec<String>,
     /// What went wrong on the way: the live API unreachable, a stream broken off. Such
     /// calls are not in the cassette.

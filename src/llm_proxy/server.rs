@@ -38,6 +38,12 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    if let Err(refusal) = crate::loopback::check(&headers) {
+        lock(&shared.state)
+            .refused
+            .push(format!("{method} {} ({})", uri.path(), refusal.reason));
+        return api_error(shared.config.api, refusal.status, refusal.reason);
+    }
     let api_path = uri
         .path()
         .strip_prefix(shared.base_path.as_str())

@@ -37,8 +37,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::agent_side::AgentSession;
 use super::http_checks::{
-    EVENT_STREAM, Refusal, SESSION_ID, SESSION_NOT_FOUND, SESSION_REQUIRED, accepts, check_host,
-    check_post, json, jsonrpc_error, parse_message, plain,
+    EVENT_STREAM, Refusal, SESSION_ID, SESSION_NOT_FOUND, SESSION_REQUIRED, accepts,
+    check_loopback, check_post, json, jsonrpc_error, parse_message, plain,
 };
 use super::session::{Outbox, SessionTransport};
 use super::shared::Shared;
@@ -196,7 +196,7 @@ async fn initialize(http: &Arc<AgentHttp>, message: ClientJsonRpcMessage) -> Res
 }
 
 async fn get(State(http): State<Arc<AgentHttp>>, headers: HeaderMap) -> Response {
-    if let Err(refusal) = check_host(&headers) {
+    if let Err(refusal) = check_loopback(&headers) {
         return refusal.into_response();
     }
     if !accepts(&headers, EVENT_STREAM) {
@@ -214,7 +214,7 @@ async fn get(State(http): State<Arc<AgentHttp>>, headers: HeaderMap) -> Response
 }
 
 async fn delete(State(http): State<Arc<AgentHttp>>, headers: HeaderMap) -> Response {
-    if let Err(refusal) = check_host(&headers) {
+    if let Err(refusal) = check_loopback(&headers) {
         return refusal.into_response();
     }
     match http.session(&headers) {

@@ -1,5 +1,5 @@
 //! What the proxy's HTTP face checks of a request before it reaches a session: the Host
-//! (loopback only), `Accept`, `Content-Type`, `MCP-Protocol-Version`, the JSON-RPC body,
+//! and Origin (loopback only), `Accept`, `Content-Type`, `MCP-Protocol-Version`, the JSON-RPC body,
 //! and the `server/discover` probe of newer clients; and the plain and JSON-RPC answers it
 //! refuses with.
 
@@ -22,7 +22,7 @@ pub(super) const SESSION_NOT_FOUND: &str = "Not Found: Session not found";
 
 /// The header checks of a POST, in the order the transport specifies them.
 pub(super) fn check_post(headers: &HeaderMap) -> Result<(), Refusal> {
-    check_host(headers)?;
+    check_loopback(headers)?;
     if !(accepts(headers, JSON) && accepts(headers, EVENT_STREAM)) {
         return Err(Refusal(
             StatusCode::NOT_ACCEPTABLE,
@@ -114,36 +114,10 @@ fn content_type_is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|essence| essence.trim().eq_ignore_ascii_case(JSON))
 }
 
-/// Loopback hosts only, against DNS rebinding (the proxy listens on 127.0.0.1).
-pub(super) fn check_host(headers: &HeaderMap) -> Result<(), Refusal> {
-    let Some(host) = headers.get(header::HOST) else {
-        return Ok(());
-    };
-    let authority = host
-        .to_str()
-        .ok()
-        .and_then(|host| host.parse::<axum::http::uri::Authority>().ok());
-    let Some(authority) = authority else {
-        return Err(Refusal(
-            StatusCode::BAD_REQUEST,
-            "Bad Request: Invalid Host header".into(),
-        ));
-    };
-    let host = authority
-        .host()
-        .trim_start_matches('[')
-        .trim_end_matches(']');
-    if ["localhost", "127.0.0.1", "::1"]
-        .iter()
-        .any(|allowed| host.eq_ignore_ascii_case(allowed))
-    {
-        Ok(())
-    } else {
-        Err(Refusal(
-            StatusCode::FORBIDDEN,
-            "Forbidden: Host header is not allowed".into(),
-        ))
-    }
+/// Loopback `Host` and `Origin` only, against DNS rebinding (see [`crate::loopback`]).
+pub(super) fn check_loopback(headers: &HeaderMap) -> Result<(), Refusal> {
+    crate::loopback::check(headers)
+        .map_err(|refusal| Refusal(refusal.status, refusal.reason.into()))
 }
 
 /// A `MCP-Protocol-Version` header, when sent, must name a version this proxy knows.
