@@ -27,6 +27,7 @@ pub mod plan;
 pub mod process;
 pub mod proxy;
 pub mod report;
+pub mod secret;
 pub mod snapshot;
 pub mod steps;
 pub mod text;

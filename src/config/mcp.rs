@@ -11,6 +11,7 @@ use serde::Deserialize;
 use super::check::Checker;
 use super::error::ConfigErrors;
 use super::yaml::read_file;
+use crate::secret::Secret;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -58,6 +59,11 @@ impl McpConfig {
     pub fn enabled(&self) -> impl Iterator<Item = &McpServer> {
         self.servers.values().filter(|s| !s.disabled)
     }
+
+    /// The secrets of every server (see [`McpServer::secrets`]).
+    pub fn secrets(&self) -> Vec<Secret> {
+        self.servers.values().flat_map(McpServer::secrets).collect()
+    }
 }
 
 /// One MCP server of the config.
@@ -71,6 +77,32 @@ pub struct McpServer {
     pub allowed_tools: AllowedTools,
     /// A disabled server is not started and not offered to the agent.
     pub disabled: bool,
+    /// The values `${VAR}` put into its command, arguments or URL.
+    pub variables: Vec<Secret>,
+}
+
+/// Values shorter than this are not hidden: they would hide ordinary words and numbers.
+const MIN_SECRET_LEN: usize = 6;
+
+impl McpServer {
+    /// What must not appear in messages and results: its header and environment values,
+    /// and the values `${VAR}` put into its command line or URL.
+    pub fn secrets(&self) -> Vec<Secret> {
+        let of_map = |what: &str, map: &BTreeMap<String, String>| -> Vec<Secret> {
+            map.iter()
+                .map(|(key, value)| {
+                    Secret::new(format!("{what} {key} of server {}", self.name), value)
+                })
+                .collect()
+        };
+        let mut secrets = match &self.transport {
+            Transport::Stdio { env, .. } => of_map("env", env),
+            Transport::Http { headers, .. } => of_map("header", headers),
+        };
+        secrets.extend(self.variables.iter().cloned());
+        secrets.retain(|secret| secret.len() >= MIN_SECRET_LEN);
+        secrets
+    }
 }
 
 /// How to reach a server. Header and environment values may hold credentials: `Debug` shows
@@ -175,6 +207,7 @@ impl RawServer {
             check,
             path: format!("mcpServers.{name}"),
             lookup,
+            variables: Vec::new(),
         };
         let transport = match self.transport_kind(&mut server)? {
             TransportKind::Stdio => self.stdio_transport(&mut server)?,
@@ -190,6 +223,7 @@ impl RawServer {
             transport,
             allowed_tools,
             disabled: self.disabled,
+            variables: server.variables,
         })
     }
 
@@ -301,6 +335,8 @@ struct ServerCheck<'c, 'a> {
     check: &'c mut Checker<'a>,
     path: String,
     lookup: &'c dyn Fn(&str) -> Option<String>,
+    /// The values of the variables expanded so far.
+    variables: Vec<Secret>,
 }
 
 impl ServerCheck<'_, '_> {
@@ -317,7 +353,18 @@ impl ServerCheck<'_, '_> {
 
     /// `value` with its variables expanded, or `None` after reporting the error at `key`.
     fn expand(&mut self, key: String, value: &str) -> Option<String> {
-        match expand_vars(value, self.lookup) {
+        let used = std::cell::RefCell::new(Vec::new());
+        let noting = |name: &str| {
+            let value = (self.lookup)(name);
+            if let Some(value) = &value {
+                used.borrow_mut()
+                    .push(Secret::new(format!("${{{name}}}"), value.clone()));
+            }
+            value
+        };
+        let expanded = expand_vars(value, &noting);
+        self.variables.extend(used.into_inner());
+        match expanded {
             Ok(expanded) => Some(expanded),
             Err(message) => {
                 self.check.error(key, message);

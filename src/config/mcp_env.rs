@@ -66,6 +66,7 @@ pub fn mcp_config_from_env(
         // every tool is allowed either way.
         allowed_tools: AllowedTools::All,
         disabled: false,
+        variables: Vec::new(),
     };
     Ok(Some(McpConfig {
         path: eval.to_path_buf(),

@@ -14,11 +14,13 @@ use super::message::failure_message;
 use super::results::{ResultInput, task_result};
 use super::run::run_task;
 use super::run_report::{RunOptions, RunPhase, RunReport};
+use super::secrets::run_secrets;
 use super::verdict::Verdict;
 use crate::config::{Eval, Task};
 use crate::file_stem::file_stem;
 use crate::lock::lock;
 use crate::plan::TaskCase;
+use crate::secret::{Secret, redact};
 use crate::snapshot::{SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir};
 
 /// How often a long run says it is still running (`MCPEVAL_PROGRESS_SECS` changes it).
@@ -49,6 +51,7 @@ pub(super) fn run_case(
         runs,
         options: &options,
         snapshot_checked: false,
+        secrets: run_secrets(eval, &options),
     };
     let mut verdicts = Vec::new();
     for index in 0..runs {
@@ -122,6 +125,8 @@ struct CaseRuns<'a> {
     runs: u32,
     options: &'a Arc<RunOptions>,
     snapshot_checked: bool,
+    /// What its messages, snapshot and results must not show.
+    secrets: Vec<Secret>,
 }
 
 impl CaseRuns<'_> {
@@ -142,7 +147,10 @@ impl CaseRuns<'_> {
         let message = if passed {
             String::new()
         } else {
-            failure_message(&report, &verdict, &snapshot)
+            redact(
+                &failure_message(&report, &verdict, &snapshot),
+                &self.secrets,
+            )
         };
         self.record_result(index, &report, &verdict, &message, started, &run_stem);
         if passed && matches!(snapshot, SnapshotStatus::Changed(_) | SnapshotStatus::New) {
@@ -198,7 +206,7 @@ impl CaseRuns<'_> {
                 run_dir.display().to_string(),
                 report.work_dir.display().to_string(),
             ];
-            let content = render_snapshot(&report.trace, &temporary);
+            let content = redact(&render_snapshot(&report.trace, &temporary), &self.secrets);
             check_snapshot(
                 self.eval.snapshot,
                 &snapshot_dir(&self.eval.path),
@@ -233,7 +241,7 @@ impl CaseRuns<'_> {
             run: (self.runs > 1).then_some((index, self.runs)),
         });
         let results_dir = self.options.output_dir.join("results");
-        if let Err(e) = result.write(&results_dir, run_stem) {
+        if let Err(e) = result.write(&results_dir, run_stem, &self.secrets) {
             eprintln!(
                 "mcpeval: cannot write the results of {} under {}: {e}",
                 self.case.name,

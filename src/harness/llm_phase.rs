@@ -7,8 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use super::run_report::{LlmRecord, RunOptions};
+use super::secrets::named_secrets;
 use crate::config::{AgentLlm, Eval};
-use crate::llm_proxy::{LlmProxy, LlmProxyConfig, LlmProxyHandle, PathMask, RecordMode, Secret};
+use crate::llm_proxy::{LlmProxy, LlmProxyConfig, LlmProxyHandle, PathMask, RecordMode};
 
 /// The key handed to an agent whose API key is not set: replaying never checks it.
 pub const PLACEHOLDER_KEY: &str = "mcpeval-placeholder-key";
@@ -61,7 +62,7 @@ pub(super) fn start_llm_proxy(
     }
     config.paths = path_masks(target, options);
     config.ignore = eval.replay_ignore.clone();
-    config.secrets = secrets(options);
+    config.secrets = named_secrets(options);
     config.agent = match who {
         "agent" => eval.agent.name().to_owned(),
         _ => "llm-judge".to_owned(),
@@ -126,20 +127,4 @@ fn path_masks(target: &LlmTarget<'_>, options: &RunOptions) -> Vec<PathMask> {
         masks.push(PathMask::new("HOME", home));
     }
     masks
-}
-
-/// Values that must never be written into a cassette: every variable of the run or of the
-/// environment whose name says it holds a key, a token, a secret or a password.
-fn secrets(options: &RunOptions) -> Vec<Secret> {
-    let named_secret = |name: &str| {
-        let name = name.to_ascii_uppercase();
-        ["KEY", "TOKEN", "SECRET", "PASSWORD"]
-            .iter()
-            .any(|word| name.contains(word))
-    };
-    std::env::vars()
-        .chain(options.vars.iter().cloned())
-        .filter(|(name, value)| named_secret(name) && value.len() >= 8 && value != PLACEHOLDER_KEY)
-        .map(|(name, value)| Secret::new(format!("the value of {name}"), value))
-        .collect()
 }

@@ -15,6 +15,7 @@ mod phases;
 mod results;
 mod run;
 mod run_report;
+mod secrets;
 mod servers;
 mod verdict;
 

@@ -10,10 +10,10 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::cassette::{Interaction, RecordedResponse};
-use super::secret;
 use super::state::{ApiRequest, Shared, api_error};
 use crate::error_text::error_chain;
 use crate::lock::lock;
+use crate::secret;
 
 /// Headers that belong to one hop, or that would change what the upstream sends back
 /// (`accept-encoding`: the capture needs the plain body).

@@ -41,7 +41,6 @@ mod matching;
 mod mode;
 mod normalize;
 mod outcome;
-mod secret;
 mod server;
 mod sse;
 mod state;
@@ -53,6 +52,7 @@ use std::time::Duration;
 use regex::Regex;
 use tokio_util::sync::CancellationToken;
 
+pub use crate::secret::Secret;
 pub use api::{LlmApi, UnknownName};
 pub use cassette::CASSETTE_VERSION;
 pub use divergence::{ClosestRecording, DifferenceAbout, Divergence, FirstDifference, Unplayed};
@@ -60,7 +60,6 @@ pub use error::LlmProxyError;
 pub use mode::{ModeUsed, RECORD_MODE_VAR, RecordMode, RecordModeError};
 pub use normalize::PathMask;
 pub use outcome::LlmProxyOutcome;
-pub use secret::Secret;
 
 use cassette::CassetteParts;
 use matching::Replay;

@@ -6,9 +6,9 @@ use super::cassette::{Cassette, CassetteMeta, CassetteParts, write_atomically};
 use super::divergence::{Divergence, Unplayed};
 use super::error::LlmProxyError;
 use super::mode::{ModeUsed, RecordMode};
-use super::secret;
 use super::state::{RunState, Shared};
 use crate::lock::lock;
+use crate::secret;
 
 /// What one run of the proxy did.
 #[derive(Debug, Clone, PartialEq, Eq)]

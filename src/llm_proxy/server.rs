@@ -14,9 +14,9 @@ use super::divergence::Divergence;
 use super::forward::{self, Capture};
 use super::matching::Replay;
 use super::normalize::{request_key, without_key_param};
-use super::secret;
 use super::state::{ApiRequest, RunState, Shared, api_error};
 use crate::lock::lock;
+use crate::secret;
 
 enum Decision {
     Replay(RecordedResponse),

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::llm::TokenUsage;
+use crate::secret::{Secret, redact};
 
 /// One task run, as written to its results file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -203,13 +204,20 @@ pub struct TokenEstimate {
 }
 
 impl TaskResult {
-    /// Writes the result to `<dir>/<file_stem>.json` atomically: a reader never sees half a
-    /// file, even when the run is interrupted.
-    pub fn write(&self, dir: &Path, file_stem: &str) -> std::io::Result<PathBuf> {
+    /// Writes the result to `<dir>/<file_stem>.json` atomically (a reader never sees half a
+    /// file, even when the run is interrupted), with every value of `secrets` replaced by
+    /// what it is.
+    pub fn write(
+        &self,
+        dir: &Path,
+        file_stem: &str,
+        secrets: &[Secret],
+    ) -> std::io::Result<PathBuf> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(format!("{file_stem}.json"));
         let temporary = dir.join(format!(".{file_stem}.json.{}.tmp", std::process::id()));
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        let text = redact(&text, secrets);
         std::fs::write(&temporary, text + "\n")?;
         std::fs::rename(&temporary, &path)?;
         Ok(path)

@@ -14,6 +14,7 @@
 mod support;
 
 mod big_answers;
+mod common;
 mod holds;
 mod names;
 mod origin;

@@ -5,14 +5,7 @@
 //! results file (one result lost), and an eval named `../../x` wrote a hidden file name that
 //! climbed out of the results directory and dropped out of the report.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/runs")
-        .join(path)
-}
+use crate::common::{files_under, fixture, mcpeval, text};
 
 /// An eval named `eval_name` with one task per name, run by the script agent against the
 /// demo server, in a fresh directory.
@@ -32,38 +25,6 @@ fn eval_dir(eval_name: &str, task_names: &[&str]) -> tempfile::TempDir {
         std::fs::write(dir.path().join(format!("{index}.task.yaml")), task).unwrap();
     }
     dir
-}
-
-fn mcpeval(dir: &Path, output: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcpeval"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .env("MCPEVAL_OUTPUT_DIR", output)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Every file name under `dir`, recursively, relative to it.
-fn files_under(dir: &Path) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(next) = pending.pop() {
-        for entry in std::fs::read_dir(&next).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                found.push(path.strip_prefix(dir).unwrap().display().to_string());
-            }
-        }
-    }
-    found.sort();
-    found
 }
 
 /// Expected: tasks `a/b`, `a_b` and `a b` (one character apart where file names replace

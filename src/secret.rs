@@ -1,4 +1,5 @@
-//! Values that must never reach a cassette or a message (API keys and the like).
+//! Values that must never reach a cassette, a message or a results file (API keys, MCP
+//! servers' header and environment values, and the like).
 
 use std::fmt;
 
@@ -21,6 +22,16 @@ impl Secret {
     /// What the secret is, e.g. "the API key".
     pub fn kind(&self) -> &str {
         &self.kind
+    }
+
+    /// The length of the value in bytes.
+    pub fn len(&self) -> usize {
+        self.value.len()
+    }
+
+    /// Whether the value is empty (an empty secret hides nothing).
+    pub fn is_empty(&self) -> bool {
+        self.value.is_empty()
     }
 
     /// The forms the value takes in JSON text: as is, and escaped inside a string.
@@ -51,7 +62,7 @@ impl fmt::Debug for Secret {
 }
 
 /// The first secret whose value occurs in `text`.
-pub(crate) fn find<'a>(text: &str, secrets: &'a [Secret]) -> Option<&'a Secret> {
+pub fn find<'a>(text: &str, secrets: &'a [Secret]) -> Option<&'a Secret> {
     secrets.iter().find(|secret| {
         secret
             .forms()
@@ -61,7 +72,7 @@ pub(crate) fn find<'a>(text: &str, secrets: &'a [Secret]) -> Option<&'a Secret> 
 }
 
 /// `text` with every secret value replaced by `<kind>`.
-pub(crate) fn redact(text: &str, secrets: &[Secret]) -> String {
+pub fn redact(text: &str, secrets: &[Secret]) -> String {
     let mut text = text.to_owned();
     for secret in secrets {
         for form in secret.forms() {

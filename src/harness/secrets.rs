@@ -1,0 +1,31 @@
+//! The values a run must never write: into cassettes ([`named_secrets`]), and into failure
+//! messages, snapshots and results files ([`run_secrets`], which adds the MCP servers'
+//! header and environment values and what `${VAR}` put into their command lines and URLs).
+
+use super::llm_phase::PLACEHOLDER_KEY;
+use super::run_report::RunOptions;
+use crate::config::Eval;
+use crate::secret::Secret;
+
+/// Every variable of the run or of the environment whose name says it holds a key, a
+/// token, a secret or a password.
+pub(super) fn named_secrets(options: &RunOptions) -> Vec<Secret> {
+    let named_secret = |name: &str| {
+        let name = name.to_ascii_uppercase();
+        ["KEY", "TOKEN", "SECRET", "PASSWORD"]
+            .iter()
+            .any(|word| name.contains(word))
+    };
+    std::env::vars()
+        .chain(options.vars.iter().cloned())
+        .filter(|(name, value)| named_secret(name) && value.len() >= 8 && value != PLACEHOLDER_KEY)
+        .map(|(name, value)| Secret::new(format!("the value of {name}"), value))
+        .collect()
+}
+
+/// What a run's messages, snapshots and results must not show.
+pub(super) fn run_secrets(eval: &Eval, options: &RunOptions) -> Vec<Secret> {
+    let mut secrets = eval.mcp.secrets();
+    secrets.extend(named_secrets(options));
+    secrets
+}
