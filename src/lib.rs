@@ -17,6 +17,7 @@ pub mod error_text;
 pub mod exit;
 pub mod extension;
 pub mod harness;
+pub mod interrupt;
 pub mod json_schema;
 pub mod llm;
 pub mod llm_proxy;
