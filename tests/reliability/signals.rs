@@ -1,11 +1,12 @@
 //! SIGTERM and SIGINT in the middle of a run (issue 14, point 2).
 //!
-//! The eval (written into a temporary directory): task `a-finishes` ends before the signal;
-//! `b-hangs` has a setup script that leaves a process running in the background, an agent
-//! that calls the stdio demo server and then sleeps, and a cleanup step that writes a
-//! marker; `c-later` would run after it. Every setup script, agent, server and cleanup step
-//! appends `<what> <its process group>` to `groups`, so the test knows every process group
-//! mcpeval started. The signal is sent once `b-hangs`'s agent is connected to its server.
+//! The eval, `tests/fixtures/signals`: task `a-finishes` ends before the signal; `b-hangs`
+//! has a setup script that leaves a process running in the background, an agent that calls
+//! the stdio demo server and then sleeps, and a cleanup step that writes a marker; `c-later`
+//! would run after it. Every setup script, agent, server and cleanup step appends `<what>
+//! <its process group>` to `$SIGNALS_DIR/groups` (a temporary directory), so the test knows
+//! every process group mcpeval started. The signal is sent once `b-hangs`'s agent is
+//! connected to its server.
 //!
 //! Expected after one signal: the exit code names it (130 SIGINT, 143 SIGTERM), `b-hangs`'s
 //! cleanup ran, `a-finishes` keeps its passing results file, `b-hangs`'s results file says
@@ -29,104 +30,32 @@ const STOP_WITHIN: Duration = Duration::from_secs(10);
 /// How long killed processes may take to be gone.
 const GONE_WITHIN: Duration = Duration::from_secs(3);
 
-const EVAL: &str = r#"kind: Eval
-metadata: {name: signals}
-config:
-  agent: {type: file, path: agent.yaml}
-  mcpConfigFile: mcp-config.yaml
-  snapshot: off
-  taskSets:
-    - path: tasks/a-finishes.yaml
-    - path: tasks/b-hangs.yaml
-    - path: tasks/c-later.yaml
-"#;
+/// The eval, relative to the package.
+const EVAL: &str = "tests/fixtures/signals/eval.yaml";
 
-const AGENT: &str = r#"kind: Agent
-metadata: {name: signals-agent}
-commands:
-  shell: true
-  runPrompt: 'echo "agent $$" >> "$SIGNALS_DIR/groups"; exec "$MCPEVAL_BIN" script-agent --mcp-config {{ .McpServerFileArgs }} {{ .Prompt }}'
-"#;
-
-const MCP_CONFIG: &str = r#"mcpServers:
-  demo:
-    command: sh
-    args: ["-c", 'echo "server $$" >> "$SIGNALS_DIR/groups"; exec "$MCPEVAL_BIN" demo-server']
-"#;
-
-/// A task: its name, setup script, prompt and cleanup script.
-fn task(name: &str, setup: &str, prompt: &str, cleanup: &str) -> String {
-    let block = |text: &str| text.replace('\n', "\n          ");
-    format!(
-        r#"kind: Task
-apiVersion: mcpchecker/v1alpha2
-metadata: {{name: {name}}}
-spec:
-  limits: {{timeout: 60s}}
-  setup:
-    - script:
-        inline: |
-          {setup}
-  prompt:
-    inline: |
-      {prompt}
-  cleanup:
-    - script:
-        inline: |
-          {cleanup}
-"#,
-        setup = block(setup),
-        prompt = prompt.replace('\n', "\n      "),
-        cleanup = block(cleanup),
-    )
-}
-
-/// The eval in a temporary directory; its processes write into the same directory.
+/// A run of the `signals` fixture: its processes record their groups and markers in a
+/// temporary directory, where its results go too.
 struct SignalsEval {
     dir: tempfile::TempDir,
+    /// Seconds `b-hangs`'s cleanup sleeps before it writes its marker.
+    cleanup_sleep: u32,
 }
 
 impl SignalsEval {
-    /// `slow_cleanup`: `b-hangs`'s cleanup sleeps before it writes its marker.
-    fn new(slow_cleanup: bool) -> Self {
+    fn new(cleanup_sleep: u32) -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let call = r#"call demo echo {"text": "hello"}"#;
-        let wait = if slow_cleanup { "sleep 300\n" } else { "" };
-        let files = [
-            ("eval.yaml", EVAL.to_owned()),
-            ("agent.yaml", AGENT.to_owned()),
-            ("mcp-config.yaml", MCP_CONFIG.to_owned()),
-            (
-                "tasks/a-finishes.yaml",
-                task(
-                    "a-finishes",
-                    "true",
-                    call,
-                    "touch \"$SIGNALS_DIR/cleanup-a\"",
-                ),
-            ),
-            (
-                "tasks/b-hangs.yaml",
-                task(
-                    "b-hangs",
-                    "echo \"setup $$\" >> \"$SIGNALS_DIR/groups\"\ntrap '' TERM\n(trap '' TERM; sleep 300) >/dev/null 2>&1 &\necho started",
-                    &format!("{call}\nsleep 300"),
-                    &format!(
-                        "echo \"cleanup $$\" >> \"$SIGNALS_DIR/groups\"\n{wait}touch \"$SIGNALS_DIR/cleanup-b\""
-                    ),
-                ),
-            ),
-            (
-                "tasks/c-later.yaml",
-                task("c-later", "true", call, "touch \"$SIGNALS_DIR/cleanup-c\""),
-            ),
-        ];
-        for (name, text) in files {
-            let path = dir.path().join(name);
-            std::fs::create_dir_all(path.parent().expect("a parent")).expect("a task directory");
-            std::fs::write(path, text).expect("a fixture file");
-        }
-        SignalsEval { dir }
+        SignalsEval { dir, cleanup_sleep }
+    }
+
+    /// A command in the package's directory with the fixture's variables.
+    fn command(&self, program: &str) -> Command {
+        let mut command = Command::new(program);
+        command
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("SIGNALS_DIR", self.dir.path())
+            .env("SIGNALS_CLEANUP_SLEEP", self.cleanup_sleep.to_string())
+            .env("RUST_BACKTRACE", "0");
+        command
     }
 
     fn path(&self, name: &str) -> PathBuf {
@@ -136,19 +65,11 @@ impl SignalsEval {
     /// `mcpeval check` on the eval, one task at a time, output into files.
     fn check(&self) -> Running {
         let file = |name: &str| std::fs::File::create(self.path(name)).expect("an output file");
-        let child = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
-            .args([
-                "check",
-                "eval.yaml",
-                "--output",
-                "out",
-                "--",
-                "--test-threads",
-                "1",
-            ])
-            .current_dir(self.dir.path())
-            .env("SIGNALS_DIR", self.dir.path())
-            .env("RUST_BACKTRACE", "0")
+        let child = self
+            .command(env!("CARGO_BIN_EXE_mcpeval"))
+            .args(["check", EVAL, "--output"])
+            .arg(self.path("out"))
+            .args(["--", "--test-threads", "1"])
             .stdin(Stdio::null())
             .stdout(file("stdout.txt"))
             .stderr(file("stderr.txt"))
@@ -332,7 +253,7 @@ fn assert_stopped_gracefully(eval: &SignalsEval, status: ExitStatus, code: i32, 
 
 /// One signal in the agent phase of a running `mcpeval check`, then the graceful checks.
 fn one_signal_case(signal: Signal, code: i32) {
-    let eval = SignalsEval::new(false);
+    let eval = SignalsEval::new(0);
     let mut running = eval.check();
     eval.wait_for_the_hanging_agent(&mut running);
     running.signal(signal);
@@ -363,7 +284,7 @@ fn sigint_mid_run_runs_cleanup_stops_every_group_and_keeps_finished_results() {
 /// cleanup, and still kills every group (the cleanup's and the server's too).
 #[test]
 fn a_second_sigint_stops_at_once_and_still_kills_every_group() {
-    let eval = SignalsEval::new(true);
+    let eval = SignalsEval::new(300);
     let mut running = eval.check();
     eval.wait_for_the_hanging_agent(&mut running);
     running.signal(Signal::SIGINT);
@@ -404,7 +325,7 @@ fn nextest_terminate_after_runs_cleanup_and_leaves_no_process() {
     if !nextest_available() {
         return;
     }
-    let eval = SignalsEval::new(false);
+    let eval = SignalsEval::new(0);
     let config = eval.path("nextest.toml");
     std::fs::write(
         &config,
@@ -412,16 +333,14 @@ fn nextest_terminate_after_runs_cleanup_and_leaves_no_process() {
          slow-timeout = { period = \"3s\", terminate-after = 1 }\n",
     )
     .expect("the nextest config");
-    let out = Command::new(env!("CARGO"))
+    let out = eval
+        .command(env!("CARGO"))
         .args(["nextest", "run", "--test", "fixture", "--no-fail-fast"])
         .args(["--color", "never", "--config-file"])
         .arg(&config)
         .args(["-E", "test(/signals::(a-finishes|b-hangs)$/)"])
-        .env("MCPEVAL_FIXTURE", eval.dir.path())
+        .env("MCPEVAL_FIXTURE", "tests/fixtures/signals")
         .env("MCPEVAL_OUTPUT_DIR", eval.path("nextest-out"))
-        .env("SIGNALS_DIR", eval.dir.path())
-        .env("RUST_BACKTRACE", "0")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo nextest runs");
     let output = format!(
