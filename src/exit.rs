@@ -7,6 +7,8 @@
 //! | 2 | nothing ran: an eval file is invalid, `--exact` names no task (`mcpeval check`, nextest), or the arguments are wrong (clap's code) |
 //! | 3 | `mcpeval report` / `diff` cannot read or write results or a report |
 //! | 101 | a task failed (libtest's code; nextest reports its own, 100) |
+//! | 130 | SIGINT stopped the run (128 + 2, as shells report it): the running tasks' cleanup ran, later tasks did not run |
+//! | 143 | SIGTERM stopped the run (128 + 15), likewise (nextest's `terminate-after`) |
 
 /// Everything selected passed.
 pub const OK: u8 = 0;
@@ -19,3 +21,8 @@ pub const INVALID_CONFIG: u8 = 2;
 pub const REPORT_ERROR: u8 = 3;
 /// A task failed: libtest's exit code for failed tests.
 pub const TESTS_FAILED: u8 = 101;
+/// SIGINT stopped the run: 128 + the signal's number, as shells report a process it killed.
+/// The same after a second SIGINT, which stops without cleanup.
+pub const INTERRUPTED: u8 = 130;
+/// SIGTERM stopped the run: 128 + the signal's number.
+pub const TERMINATED: u8 = 143;

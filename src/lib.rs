@@ -18,6 +18,7 @@ pub mod exit;
 pub mod extension;
 pub mod file_stem;
 pub mod harness;
+pub mod interrupt;
 pub mod json_schema;
 pub mod llm;
 pub mod llm_proxy;

@@ -1,10 +1,14 @@
 //! Child processes of a task run (agents, scripts): each in its own process group, bounded by
 //! a timeout, its output captured, and the whole group killed on timeout, on cancellation and
-//! on drop, so no process of ours outlives the run.
+//! on drop, so no process of ours outlives the run. Every group a [`ProcessGroupGuard`] holds
+//! is also in a process-wide registry, which [`kill_all_groups`] kills at once (a second
+//! SIGINT, see [`interrupt`](crate::interrupt)).
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -79,18 +83,24 @@ impl Finished {
     }
 }
 
-/// Kills a process group when dropped (SIGKILL), unless it was already reaped.
+/// Kills a process group when dropped (SIGKILL), unless it was already reaped. While it holds
+/// the group, the group is in the registry [`kill_all_groups`] kills.
 #[derive(Debug)]
 pub struct ProcessGroupGuard {
     pgid: Option<Pid>,
 }
 
 impl ProcessGroupGuard {
-    /// Guards the group led by `pid`.
+    /// Guards the group led by `pid` (0, no process, guards nothing).
     pub fn new(pid: u32) -> Self {
-        ProcessGroupGuard {
-            pgid: i32::try_from(pid).ok().map(Pid::from_raw),
+        let pgid = i32::try_from(pid)
+            .ok()
+            .filter(|pid| *pid > 0)
+            .map(Pid::from_raw);
+        if let Some(pgid) = pgid {
+            register(pgid);
         }
+        ProcessGroupGuard { pgid }
     }
 
     /// The process group id (the leader's pid), while the guard still owns the group.
@@ -108,7 +118,9 @@ impl ProcessGroupGuard {
     /// SIGKILL to the group, once.
     pub fn kill(&mut self) {
         self.signal(Signal::SIGKILL);
-        self.pgid = None;
+        if let Some(pgid) = self.pgid.take() {
+            unregister(pgid);
+        }
     }
 }
 
@@ -116,6 +128,43 @@ impl Drop for ProcessGroupGuard {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// The process groups guards hold now, each with how many guards hold it.
+static GROUPS: Mutex<BTreeMap<Pid, usize>> = Mutex::new(BTreeMap::new());
+
+/// Set by [`kill_all_groups`]: a group guarded afterwards is killed at once.
+static CLOSED: AtomicBool = AtomicBool::new(false);
+
+fn register(pgid: Pid) {
+    if CLOSED.load(Ordering::SeqCst) {
+        let _ = killpg(pgid, Signal::SIGKILL);
+    }
+    *lock(&GROUPS).entry(pgid).or_insert(0) += 1;
+}
+
+fn unregister(pgid: Pid) {
+    let mut groups = lock(&GROUPS);
+    if let Some(count) = groups.get_mut(&pgid) {
+        *count -= 1;
+        if *count == 0 {
+            groups.remove(&pgid);
+        }
+    }
+}
+
+/// SIGKILL to every process group a guard holds now, and to any guarded later: for a
+/// process about to exit without running destructors (a second SIGINT).
+pub fn kill_all_groups() {
+    CLOSED.store(true, Ordering::SeqCst);
+    for pgid in lock(&GROUPS).keys() {
+        let _ = killpg(*pgid, Signal::SIGKILL);
+    }
+}
+
+#[cfg(test)]
+fn is_guarded(pgid: u32) -> bool {
+    i32::try_from(pgid).is_ok_and(|pgid| lock(&GROUPS).contains_key(&Pid::from_raw(pgid)))
 }
 
 /// Runs `spec` to completion or until `timeout`; then SIGTERM to its group, and SIGKILL after
@@ -342,6 +391,20 @@ mod tests {
             std::thread::sleep(Duration::from_millis(20));
         }
         panic!("background process {pid} survived");
+    }
+
+    #[tokio::test]
+    async fn a_guarded_group_is_registered_until_killed() {
+        let (done, mut group) =
+            run_leaving_group(&sh("sleep 300 & exit 0"), Duration::from_secs(20))
+                .await
+                .unwrap();
+        assert!(done.success());
+        let pgid = group.pgid().unwrap();
+        assert!(is_guarded(pgid), "group {pgid} is not in the registry");
+        group.kill();
+        assert!(!is_guarded(pgid), "group {pgid} is still in the registry");
+        assert_eq!(ProcessGroupGuard::new(0).pgid(), None, "pid 0 is no group");
     }
 
     #[test]

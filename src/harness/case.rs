@@ -1,6 +1,7 @@
 //! One trial: the task's runs (`runs`, `minPassRate`), each with its snapshot check and
 //! results file, under the lock that keeps serial tasks apart, with progress lines for
-//! long runs.
+//! long runs. After a signal ([`interrupt`](crate::interrupt)) a trial fails at once as not
+//! run, and a task's remaining runs do not start.
 
 use std::fs::File;
 use std::path::Path;
@@ -18,6 +19,7 @@ use super::secrets::run_secrets;
 use super::verdict::Verdict;
 use crate::config::{Eval, Task};
 use crate::file_stem::file_stem;
+use crate::interrupt::interrupted;
 use crate::lock::lock;
 use crate::plan::TaskCase;
 use crate::secret::{Secret, redact};
@@ -29,6 +31,8 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(60);
 /// How one run of a task ended.
 struct RunVerdict {
     passed: bool,
+    /// A signal stopped it.
+    interrupted: bool,
     message: String,
 }
 
@@ -37,6 +41,7 @@ pub(super) fn run_case(
     case: &TaskCase,
     options: Arc<RunOptions>,
 ) -> Result<(), Failed> {
+    not_interrupted()?;
     let task = case
         .load(eval)
         .map_err(|errors| Failed::from(format!("the task file does not load:\n{errors}")))?;
@@ -44,6 +49,8 @@ pub(super) fn run_case(
     let min_pass_rate = task.min_pass_rate.or(case.min_pass_rate).unwrap_or(1.0);
     let out = options.output_dir.clone();
     let _lock = TaskLock::acquire(&out, task.parallel || eval.parallel)?;
+    // The signal may have come while this trial waited for the lock.
+    not_interrupted()?;
     let mut case_runs = CaseRuns {
         eval,
         case,
@@ -55,7 +62,12 @@ pub(super) fn run_case(
     };
     let mut verdicts = Vec::new();
     for index in 0..runs {
-        verdicts.push(case_runs.run_once(index)?);
+        let verdict = case_runs.run_once(index)?;
+        let stop = verdict.interrupted || (index + 1 < runs && interrupted().is_some());
+        verdicts.push(verdict);
+        if stop {
+            return Err(interrupted_runs(verdicts, runs).into());
+        }
     }
     if runs == 1 {
         let verdict = verdicts.remove(0);
@@ -66,6 +78,37 @@ pub(super) fn run_case(
         };
     }
     judge_pass_rate(&case.name, &verdicts, min_pass_rate)
+}
+
+/// Fails a trial that a signal came before: it does not start.
+fn not_interrupted() -> Result<(), Failed> {
+    match interrupted() {
+        Some(signal) => {
+            Err(format!("not run: mcpeval was stopped by {signal} before this task started").into())
+        }
+        None => Ok(()),
+    }
+}
+
+/// The message of a task whose runs a signal stopped: the one run's own message, or how many
+/// runs ran and the message of each that failed.
+fn interrupted_runs(mut verdicts: Vec<RunVerdict>, runs: u32) -> String {
+    if runs == 1 {
+        return verdicts.remove(0).message;
+    }
+    let signal = interrupted().map_or("a signal", |signal| signal.name());
+    let mut message = format!(
+        "interrupted by {signal} after {} of {runs} runs",
+        verdicts.len()
+    );
+    for (i, verdict) in verdicts.iter().enumerate().filter(|(_, v)| !v.passed) {
+        message.push_str(&format!(
+            "\n\n===== run {} of {runs} failed =====\n{}",
+            i + 1,
+            verdict.message
+        ));
+    }
+    message
 }
 
 /// Several runs pass when enough of them passed; the message summarises the runs and holds
@@ -144,6 +187,7 @@ impl CaseRuns<'_> {
         let snapshot = self.check_snapshot_once(&report, &run_dir, &stem);
         let verdict = Verdict::of(&report, &snapshot, self.eval.snapshot);
         let passed = verdict.passed();
+        let interrupted = verdict.interrupted.is_some();
         let message = if passed {
             String::new()
         } else {
@@ -159,7 +203,11 @@ impl CaseRuns<'_> {
                 self.case.name
             );
         }
-        Ok(RunVerdict { passed, message })
+        Ok(RunVerdict {
+            passed,
+            interrupted,
+            message,
+        })
     }
 
     /// Runs the task in `run_dir` on the shared runtime, with progress lines while it runs.

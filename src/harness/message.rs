@@ -49,6 +49,12 @@ fn write_reasons(out: &mut String, report: &RunReport, verdict: &Verdict) {
             humantime::format_duration(std::time::Duration::from_secs(after.as_secs()))
         );
     }
+    if let Some((phase, signal)) = verdict.interrupted {
+        let _ = writeln!(
+            out,
+            "interrupted: mcpeval got {signal} during the {phase} phase; the run stopped there and cleanup ran"
+        );
+    }
     write_step_failures(out, verdict, Phase::Setup);
     if let (AgentVerdict::Failed(reason), Some(agent)) = (&verdict.agent, &report.agent) {
         let _ = writeln!(out, "agent failed: {reason}");

@@ -97,6 +97,11 @@ impl Harness {
 
     /// Runs the trials and returns the exit code: 0 only when every selected task passed.
     /// An eval file that does not load fails the whole run up front (exit code 2).
+    ///
+    /// SIGINT or SIGTERM during the run ([`interrupt`](crate::interrupt)) stops the running
+    /// tasks as a timeout would, after which their cleanup runs; tasks not started fail as not
+    /// run; the results of finished tasks are kept, and the exit code is 130 (SIGINT) or 143
+    /// (SIGTERM). A second signal stops at once, killing every process group of the run.
     pub fn run(self) -> ExitCode {
         let args = self.args.clone().unwrap_or_else(Arguments::from_args);
         let options = self.options();
@@ -125,6 +130,11 @@ impl Harness {
                 return ExitCode::from(crate::exit::INVALID_CONFIG);
             }
         }
+        if !args.list
+            && let Err(e) = crate::interrupt::install()
+        {
+            eprintln!("note: {e}; SIGINT and SIGTERM will end the run without cleanup");
+        }
         let conclusion = libtest_mimic::run(&args, trials);
         shut_down_extensions(&options);
         let results = std::mem::take(&mut *crate::lock::lock(&options.collected));
@@ -135,6 +145,12 @@ impl Harness {
                 "  results: {}",
                 options.output_dir.join("results").display()
             );
+        }
+        if let Some(signal) = crate::interrupt::interrupted() {
+            // Every run's processes are gone by now; this only catches one that is not.
+            crate::process::kill_all_groups();
+            eprintln!("mcpeval: stopped by {signal}; the results of finished tasks are kept");
+            return ExitCode::from(signal.exit_code());
         }
         conclusion.exit_code()
     }

@@ -10,6 +10,7 @@ use super::phases::{Shared, run_main, step_context};
 use super::run_report::{RunOptions, RunPhase, RunReport};
 use super::servers::upstream_of;
 use crate::config::{Eval, McpServer, Task};
+use crate::interrupt;
 use crate::lock::lock;
 use crate::plan::TaskCase;
 use crate::proxy::{CallRecorder, Proxy, ProxyHandle};
@@ -123,12 +124,19 @@ async fn start_proxies(
     }
 }
 
-/// Waits for the timed part of the run; on the task timeout it is aborted and the report
-/// says in which phase.
-async fn wait_within(shared: &Shared, main: tokio::task::JoinHandle<()>, timeout: Duration) {
-    let abort = main.abort_handle();
+/// Waits for the timed part of the run; on the task timeout or a signal
+/// ([`interrupt`](crate::interrupt)) it is aborted, every process it started killed, and the
+/// report says in which phase.
+async fn wait_within(shared: &Shared, mut main: tokio::task::JoinHandle<()>, timeout: Duration) {
     let started = Instant::now();
-    match tokio::time::timeout(timeout, main).await {
+    let ended = tokio::select! {
+        // A run that ended keeps its verdict even when a signal comes at the same moment.
+        biased;
+        ended = tokio::time::timeout(timeout, &mut main) => ended.map_err(|_| None),
+        signal = interrupt::wait() => Err(Some(signal)),
+    };
+    let phase = *lock(&shared.phase);
+    match ended {
         Ok(Ok(())) => {}
         Ok(Err(join_error)) => {
             let what = if join_error.is_panic() {
@@ -136,15 +144,18 @@ async fn wait_within(shared: &Shared, main: tokio::task::JoinHandle<()>, timeout
             } else {
                 "was cancelled"
             };
-            let phase = *lock(&shared.phase);
             shared.report().errors.push(format!(
                 "mcpeval itself {what} during {phase}; this is a bug"
             ));
         }
-        Err(_) => {
-            abort.abort();
-            let phase = *lock(&shared.phase);
-            shared.report().timed_out_in = Some((phase, started.elapsed()));
+        Err(stopped_by) => {
+            main.abort();
+            // Its processes are killed when the aborted task is dropped: before cleanup.
+            let _ = main.await;
+            match stopped_by {
+                Some(signal) => shared.report().interrupted_in = Some((phase, signal)),
+                None => shared.report().timed_out_in = Some((phase, started.elapsed())),
+            }
         }
     }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::agent::AgentOutcome;
 use crate::assert::AssertionFailure;
 use crate::extension::ExtensionRegistry;
+use crate::interrupt::Interrupt;
 use crate::llm_proxy::{LlmApi, LlmProxyOutcome};
 use crate::steps::StepResult;
 use crate::trace::CallTrace;
@@ -58,6 +59,8 @@ pub struct RunReport {
     pub cleanup: Vec<StepResult>,
     /// The phase that was running when the task timeout hit.
     pub timed_out_in: Option<(RunPhase, Duration)>,
+    /// The phase that was running when a signal stopped the run (cleanup still ran).
+    pub interrupted_in: Option<(RunPhase, Interrupt)>,
     /// What the proxies recorded.
     pub trace: CallTrace,
     /// What the LLM proxies of the run did (the agent's, the judge's).

@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::run_report::{RunPhase, RunReport};
 use crate::assert::AssertionFailure;
 use crate::config::SnapshotMode;
+use crate::interrupt::Interrupt;
 use crate::snapshot::SnapshotStatus;
 use crate::steps::{Phase, StepResult};
 
@@ -55,6 +56,8 @@ pub struct Verdict {
     pub errors: Vec<String>,
     /// The task timeout hit, in this phase, after this long.
     pub timed_out: Option<(RunPhase, Duration)>,
+    /// A signal stopped the run in this phase.
+    pub interrupted: Option<(RunPhase, Interrupt)>,
     /// Failed setup and verify steps, tolerated ones included (in run order).
     pub steps: Vec<StepFailure>,
     /// The agent.
@@ -89,6 +92,7 @@ impl Verdict {
         Verdict {
             errors: report.errors.clone(),
             timed_out: report.timed_out_in,
+            interrupted: report.interrupted_in,
             steps,
             agent,
             assertions: report.failures.clone(),
@@ -106,6 +110,7 @@ impl Verdict {
     pub fn passed(&self) -> bool {
         self.errors.is_empty()
             && self.timed_out.is_none()
+            && self.interrupted.is_none()
             && self.steps.iter().all(|step| step.tolerated)
             && self.agent == AgentVerdict::Passed
             && self.assertions.is_empty()
@@ -123,6 +128,9 @@ impl Verdict {
         let mut reasons = self.errors.clone();
         if let Some((phase, _)) = self.timed_out {
             reasons.push(format!("timed out in the {phase} phase"));
+        }
+        if let Some((phase, signal)) = self.interrupted {
+            reasons.push(format!("interrupted by {signal} in the {phase} phase"));
         }
         let steps = self.steps.iter().filter(|step| !step.tolerated);
         reasons.extend(steps.map(|step| format!("{}: {}", step.label, step.reason)));

@@ -22,7 +22,8 @@ struct Cli {
 enum Command {
     /// Run eval files as tests: the same trials, output and exit code as `cargo test` with the
     /// harness. Arguments after `--` go to the test runner (filters, `--exact`, `--list`,
-    /// `--test-threads`, `--format json`, ...).
+    /// `--test-threads`, `--format json`, ...). SIGINT or SIGTERM stops the running tasks
+    /// after their cleanup (exit code 130 or 143); a second one stops at once.
     Check {
         /// Eval files (kind: Eval).
         #[arg(required = true, value_name = "EVAL.yaml")]
