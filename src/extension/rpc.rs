@@ -52,6 +52,8 @@ pub struct RpcProcess {
     child: tokio::sync::Mutex<Child>,
     group: Mutex<ProcessGroupGuard>,
     stderr: Arc<Mutex<Captured>>,
+    /// The task reading stderr: done once the stream ends.
+    stderr_read: tokio::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
     next_id: AtomicU64,
 }
 
@@ -78,15 +80,17 @@ impl RpcProcess {
         if let Some(stdout) = child.stdout.take() {
             tokio::spawn(read_stdout(stdout, connection.clone(), stdin.clone()));
         }
-        if let Some(err) = child.stderr.take() {
-            tokio::spawn(capture(Some(err), stderr.clone(), launch.live));
-        }
+        let stderr_read = child
+            .stderr
+            .take()
+            .map(|err| tokio::spawn(capture(Some(err), stderr.clone(), launch.live)));
         Ok(RpcProcess {
             connection,
             stdin,
             child: tokio::sync::Mutex::new(child),
             group: Mutex::new(group),
             stderr,
+            stderr_read: tokio::sync::Mutex::new(stderr_read),
             next_id: AtomicU64::new(1),
         })
     }
@@ -150,6 +154,12 @@ impl RpcProcess {
                 _ => None,
             }
         };
+        if status.is_some() {
+            // It exited: what it wrote last is still on its way through the pipe.
+            if let Some(reading) = self.stderr_read.lock().await.take() {
+                let _ = tokio::time::timeout(EXIT_WAIT, reading).await;
+            }
+        }
         let mut why = match (broken, status) {
             (Some(broken), Some(status)) => format!("{broken}; it {status}"),
             (Some(broken), None) => broken,
