@@ -2,9 +2,12 @@
 //! `cargo test --test evals`), its names, filters, list formats, JSON events, exit codes and
 //! failure messages, and no process left behind.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
+use support::peers::nextest_available;
 
 fn check(eval: &str, libtest: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcpeval"))
@@ -543,21 +546,6 @@ fn nextest(fixture: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap()
-}
-
-fn nextest_available() -> bool {
-    let found = Command::new(env!("CARGO"))
-        .args(["nextest", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "cargo-nextest is missing on CI"
-        );
-        eprintln!("skipped: cargo-nextest is not installed");
-    }
-    found
 }
 
 #[test]

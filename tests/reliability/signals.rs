@@ -20,6 +20,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::peers::nextest_available;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::Value;
@@ -373,19 +374,4 @@ fn nextest_terminate_after_runs_cleanup_and_leaves_no_process() {
         "expected a-finishes to pass\n{output}"
     );
     assert_no_survivors(&eval.groups(), &output);
-}
-
-fn nextest_available() -> bool {
-    let found = Command::new(env!("CARGO"))
-        .args(["nextest", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "cargo-nextest is missing on CI"
-        );
-        eprintln!("skipped: cargo-nextest is not installed");
-    }
-    found
 }

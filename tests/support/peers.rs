@@ -78,3 +78,20 @@ pub fn test_server_binary() -> PathBuf {
     }
     binary
 }
+
+/// Whether `cargo nextest` is installed; without it a test skips (printing why), except on
+/// CI, where it must be there.
+pub fn nextest_available() -> bool {
+    let found = std::process::Command::new(env!("CARGO"))
+        .args(["nextest", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "cargo-nextest is missing on CI"
+        );
+        eprintln!("skipped: cargo-nextest is not installed");
+    }
+    found
+}
