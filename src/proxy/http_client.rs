@@ -111,10 +111,13 @@ impl StreamableHttpClient for HttpUpstream {
         }
         match request.json(&message).send().await {
             Ok(response) => post.answer(response, attached).await,
-            Err(error) => post.failed(
-                &format!("could not be reached ({})", request_causes(&error)),
-                String::new(),
-            ),
+            Err(error) => {
+                let what = format!("could not be reached for {}", post.call);
+                post.failed(
+                    &format!("{what}: {}", request_causes(&error)),
+                    String::new(),
+                )
+            }
         }
     }
 
@@ -219,7 +222,7 @@ impl Post {
         }
         let body = read_body(response, PREVIEW).await;
         let what = format!("HTTP {status} and content type `{content_type}`, not JSON or SSE");
-        self.failed(&what, preview(&content_type, &body))
+        self.failed(&self.answered(&what), preview(&content_type, &body))
     }
 
     /// An HTTP error: a JSON-RPC error in its body is the server's answer; else a failure.
@@ -236,7 +239,10 @@ impl Post {
         {
             return Ok(StreamableHttpPostResponse::Json(*message, session));
         }
-        self.failed(&format!("HTTP {status}"), preview(content_type, &body))
+        self.failed(
+            &self.answered(&format!("HTTP {status}")),
+            preview(content_type, &body),
+        )
     }
 
     /// A JSON body: the answer, unless it is over the limit or not JSON-RPC.
@@ -248,7 +254,7 @@ impl Post {
                 "a body over mcpeval's limit of {} bytes for one message",
                 self.limit
             );
-            return self.failed(&what, String::new());
+            return self.failed(&self.answered(&what), String::new());
         }
         let problem = match decode(&body.bytes) {
             Decoded::Message(message) => {
@@ -258,15 +264,18 @@ impl Post {
             Decoded::Malformed { problem, .. } => problem,
         };
         let what = format!("HTTP {status} and a body that is not JSON-RPC ({problem})");
-        self.failed(&what, preview(JSON_MIME_TYPE, &body))
+        self.failed(&self.answered(&what), preview(JSON_MIME_TYPE, &body))
     }
 
-    /// Notes that the server failed this POST with `what`; a request ends with a JSON-RPC
-    /// error saying so.
+    /// `answered tools/call `echo` with <what>`.
+    fn answered(&self, what: &str) -> String {
+        format!("answered {} with {what}", self.call)
+    }
+
+    /// Notes that the server failed this POST (`what` happened); a request ends with a
+    /// JSON-RPC error saying so.
     fn failed(&self, what: &str, detail: String) -> Answer {
-        let failure = self
-            .faults
-            .note(&format!("answered {} with {what}", self.call), detail);
+        let failure = self.faults.note(what, detail);
         match &self.id {
             Some(id) => Ok(StreamableHttpPostResponse::Json(
                 failed_answer(id.clone(), &failure.message),
