@@ -36,6 +36,13 @@
 //! server is started fresh for it. Clients that open with `server/discover` (protocol
 //! 2026-07-28) get "method not found" and fall back to `initialize`.
 //!
+//! The server's side runs over the proxy's own transports (`stdio.rs`, `http_client.rs`),
+//! which see a failing server for what it is: a server that cannot be started or reached,
+//! exits, answers with an HTTP error or with something that is not a JSON-RPC message (or
+//! one over [`MAX_MESSAGE_SIZE`]) is noted as a [`ServerFailure`]
+//! ([`ProxyHandle::server_failures`]), and the call waiting for the answer ends at once with
+//! a JSON-RPC error saying so.
+//!
 //! rmcp logs every JSON-RPC error at WARN and notifications at INFO; a program that installs
 //! a `tracing` subscriber should add the directive [`LOG_FILTER`].
 

@@ -8,13 +8,14 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use nix::sys::signal::Signal;
 use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 
 use super::error::ProxyError;
 use super::spec::Upstream;
 use crate::lock::lock;
-use crate::process::ProcessGroupGuard;
+use crate::process::{KILL_GRACE, ProcessGroupGuard};
 
 /// How long a killed server gets to be reaped before the proxy moves on.
 const REAP_WAIT: Duration = Duration::from_secs(2);
@@ -125,12 +126,16 @@ impl ServerProcess {
     }
 
     /// Stops the server: waits up to `grace` for it to exit (its stdin closed by the
-    /// caller), then kills its process group and waits briefly for it to be reaped.
+    /// caller), then sends its process group SIGTERM and, after [`KILL_GRACE`], SIGKILL,
+    /// and waits briefly for it to be reaped. Whatever it left in its group is killed.
     pub(crate) async fn stop(&self, grace: Duration) {
         self.begin_stop();
         if self.exit_status(grace).await.is_none() {
-            self.kill();
-            let _ = self.exit_status(REAP_WAIT).await;
+            lock(&self.group).signal(Signal::SIGTERM);
+            if self.exit_status(KILL_GRACE).await.is_none() {
+                self.kill();
+                let _ = self.exit_status(REAP_WAIT).await;
+            }
         }
         self.kill();
     }

@@ -33,8 +33,9 @@ pub const MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
 
 /// How long a server whose stdout closed gets to exit before the failure is noted.
 const EXIT_WAIT: Duration = Duration::from_secs(1);
-/// How long a server gets to exit after its stdin closed, when the proxy stops it.
-const CLOSE_GRACE: Duration = Duration::from_secs(3);
+/// How long a server gets to exit after its stdin closed, when the proxy stops it (then
+/// SIGTERM, then SIGKILL).
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
 /// Bytes of a bad line shown with its failure.
 const PREVIEW: usize = 200;
 
@@ -105,7 +106,7 @@ impl Transport<RoleClient> for StdioTransport {
         self.incoming.recv().await
     }
 
-    /// Closes the server's stdin and gives it [`CLOSE_GRACE`] to exit, then kills it.
+    /// Closes the server's stdin and gives it [`CLOSE_GRACE`] to exit, then stops it.
     async fn close(&mut self) -> Result<(), Self::Error> {
         self.process.begin_stop();
         self.stdin.lock().await.take();

@@ -90,19 +90,7 @@ pub(crate) async fn connect(
     let stdio = matches!(upstream, Upstream::Stdio { .. });
     let stderr_log = stdio.then(|| log.to_owned());
     let faults = Arc::new(Faults::new(server, upstream.describe(), stderr_log.clone()));
-    let (handshake, process) = match upstream {
-        Upstream::Stdio { .. } => {
-            let spawned = spawn_stdio(server, upstream, log)?;
-            let (transport, process) = StdioTransport::new(spawned, faults.clone());
-            let handshake = tokio::time::timeout(timeout, serve_client(relay, transport));
-            (handshake.await, Some(process))
-        }
-        Upstream::Http { url, headers } => {
-            let transport = http_transport(url, header_map(server, headers)?, faults.clone());
-            let handshake = tokio::time::timeout(timeout, serve_client(relay, transport));
-            (handshake.await, None)
-        }
-    };
+    let (handshake, process) = handshake(server, upstream, log, &faults, relay, timeout).await?;
     let failed = |message: String| match faults.take().into_iter().next() {
         Some(failure) => ProxyError::Failed(failure),
         None => ProxyError::Initialize {
@@ -140,6 +128,36 @@ pub(crate) async fn connect(
         running: tokio::sync::Mutex::new(Some(running)),
         process,
     })
+}
+
+type Handshake = Result<
+    Result<RunningService<RoleClient, Relay>, rmcp::service::ClientInitializeError>,
+    tokio::time::error::Elapsed,
+>;
+
+/// Starts a stdio server (its stderr into `log`) or reaches an HTTP one, and runs the
+/// handshake within `timeout`; the stdio server's process.
+async fn handshake(
+    server: &str,
+    upstream: &Upstream,
+    log: &Path,
+    faults: &Arc<Faults>,
+    relay: Relay,
+    timeout: Duration,
+) -> Result<(Handshake, Option<Arc<ServerProcess>>), ProxyError> {
+    match upstream {
+        Upstream::Stdio { .. } => {
+            let spawned = spawn_stdio(server, upstream, log)?;
+            let (transport, process) = StdioTransport::new(spawned, faults.clone());
+            let handshake = tokio::time::timeout(timeout, serve_client(relay, transport));
+            Ok((handshake.await, Some(process)))
+        }
+        Upstream::Http { url, headers } => {
+            let transport = http_transport(url, header_map(server, headers)?, faults.clone());
+            let handshake = tokio::time::timeout(timeout, serve_client(relay, transport));
+            Ok((handshake.await, None))
+        }
+    }
 }
 
 /// The server's handshake answer, as the proxy repeats it to the agent.
