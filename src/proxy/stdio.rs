@@ -222,7 +222,7 @@ impl Reader {
             }
         };
         let ended = match (status, error) {
-            (None, Some(error)) => format!("could not be read from ({error})"),
+            (None, Some(error)) => format!("its stdout could not be read ({error})"),
             (status, _) => describe_exit(status),
         };
         let failure = self
