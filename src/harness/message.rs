@@ -12,17 +12,15 @@ use crate::steps::Phase;
 /// Lines of a script's or the agent's output shown in a message.
 const OUTPUT_LINES: usize = 30;
 
-/// Renders why the run failed: the verdict's reasons, then what helps to understand them
-/// (cleanup, server failures, the trace, the snapshot diff, the agent's answer, the logs).
+/// Renders why the run failed: the verdict's reasons (failed servers first), then what
+/// helps to understand them (cleanup, the trace, the snapshot diff, the agent's answer, the
+/// logs).
 /// `snapshot` is the comparison with the accepted snapshot.
 pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &SnapshotStatus) -> String {
     let mut out = String::new();
     write_reasons(&mut out, report, verdict);
     for step in step_failures(Phase::Cleanup, &report.cleanup) {
         write_step(&mut out, "cleanup (does not change the verdict)", &step);
-    }
-    for failure in &report.upstream_failures {
-        let _ = writeln!(out, "server: {failure}");
     }
     let _ = writeln!(out, "\ncall trace:\n{}", render_call_lines(&report.trace));
     if let SnapshotStatus::Changed(diff) = snapshot {
@@ -41,6 +39,12 @@ pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &Snapsho
 fn write_reasons(out: &mut String, report: &RunReport, verdict: &Verdict) {
     for error in &verdict.errors {
         let _ = writeln!(out, "error: {error}");
+    }
+    for failure in &verdict.servers {
+        let _ = writeln!(out, "server failed: {}", failure.message);
+        if !failure.detail.is_empty() {
+            let _ = writeln!(out, "{}", indent(&tail(&failure.detail, OUTPUT_LINES)));
+        }
     }
     if let Some((phase, after)) = verdict.timed_out {
         let _ = writeln!(

@@ -7,12 +7,13 @@ use super::run_report::RunReport;
 use crate::assert::AssertionFailure;
 use crate::config::{Difficulty, Eval, Task};
 use crate::plan::TaskCase;
+use crate::proxy::ServerFailure;
 
 use super::run_report::LlmRecord;
 use super::verdict::Verdict;
 use crate::report::{
-    AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput, StepOutput,
-    TaskResult, TokenEstimate,
+    AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput,
+    ServerFailureRecord, StepOutput, TaskResult, TokenEstimate,
 };
 use crate::steps::{StepResult, phase_passed};
 use crate::trace::{CallKind, Outcome};
@@ -74,6 +75,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         task_error: reasons.first().cloned(),
         failure_message,
         reasons,
+        server_failures: verdict.servers.iter().map(server_failure).collect(),
         timed_out: verdict.timed_out.is_some(),
         agent_execution_error: verdict.agent_failed(),
         difficulty: match task.difficulty {
@@ -106,6 +108,15 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         duration_ms: duration.as_secs_f64() * 1000.0,
         run_index: run.map(|(index, _)| index),
         total_runs: run.map(|(_, total)| total),
+    }
+}
+
+fn server_failure(failure: &ServerFailure) -> ServerFailureRecord {
+    ServerFailureRecord {
+        server: failure.server.clone(),
+        message: failure.message.clone(),
+        detail: failure.detail.clone(),
+        log: failure.log.as_ref().map(|log| log.display().to_string()),
     }
 }
 

@@ -13,7 +13,7 @@ use crate::config::{Eval, McpServer, Task};
 use crate::interrupt;
 use crate::lock::lock;
 use crate::plan::TaskCase;
-use crate::proxy::{CallRecorder, Proxy, ProxyHandle};
+use crate::proxy::{CallRecorder, Proxy, ProxyHandle, ServerFailure};
 use crate::steps::{Phase, StepResult, run_phase};
 
 /// Bound on setup + agent + verify when neither the task nor the eval sets one.
@@ -88,14 +88,14 @@ pub async fn run_task(
     wait_within(&shared, main, timeout).await;
     run_cleanup(&shared, &eval, &task, &options).await;
     lock(&shared.groups).clear();
-    let upstream_failures: Vec<String> = proxies
+    let server_failures: Vec<ServerFailure> = proxies
         .iter()
-        .flat_map(ProxyHandle::upstream_failures)
+        .flat_map(ProxyHandle::server_failures)
         .collect();
     shutdown(proxies).await;
     let _ = std::fs::remove_dir_all(&shared.report().work_dir);
     let mut report = std::mem::take(&mut *shared.report());
-    report.upstream_failures = upstream_failures;
+    report.server_failures = server_failures;
     report.trace = recorder.trace();
     report
 }

@@ -10,6 +10,7 @@ use crate::assert::AssertionFailure;
 use crate::extension::ExtensionRegistry;
 use crate::interrupt::Interrupt;
 use crate::llm_proxy::{LlmApi, LlmProxyOutcome};
+use crate::proxy::ServerFailure;
 use crate::steps::StepResult;
 use crate::trace::CallTrace;
 
@@ -65,8 +66,9 @@ pub struct RunReport {
     pub trace: CallTrace,
     /// What the LLM proxies of the run did (the agent's, the judge's).
     pub llm: Vec<LlmRecord>,
-    /// Why upstream servers failed, as the proxies saw it.
-    pub upstream_failures: Vec<String>,
+    /// How the servers under test failed, as the proxies saw it (could not start, exited,
+    /// HTTP errors, answers that are not JSON-RPC).
+    pub server_failures: Vec<ServerFailure>,
     /// This run's directory (agent MCP config, trace, server logs, inline scripts).
     pub run_dir: PathBuf,
     /// The agent's working directory.

@@ -8,6 +8,7 @@ use super::run_report::{RunPhase, RunReport};
 use crate::assert::AssertionFailure;
 use crate::config::SnapshotMode;
 use crate::interrupt::Interrupt;
+use crate::proxy::ServerFailure;
 use crate::snapshot::SnapshotStatus;
 use crate::steps::{Phase, StepResult};
 
@@ -54,6 +55,10 @@ pub struct Verdict {
     /// Problems that stopped the run (a proxy that cannot start, files that cannot be
     /// written, a judge that is not configured, a bug of mcpeval's).
     pub errors: Vec<String>,
+    /// The servers under test failed: could not be started or reached, exited, answered
+    /// with an HTTP error or with something that is not JSON-RPC. (A JSON-RPC error or an
+    /// `isError` result is the server working, and stays a recorded outcome.)
+    pub servers: Vec<ServerFailure>,
     /// The task timeout hit, in this phase, after this long.
     pub timed_out: Option<(RunPhase, Duration)>,
     /// A signal stopped the run in this phase.
@@ -91,6 +96,7 @@ impl Verdict {
         };
         Verdict {
             errors: report.errors.clone(),
+            servers: report.server_failures.clone(),
             timed_out: report.timed_out_in,
             interrupted: report.interrupted_in,
             steps,
@@ -105,10 +111,11 @@ impl Verdict {
         }
     }
 
-    /// Whether the run passed: setup, agent, verify and every assertion (and the snapshot,
-    /// in strict mode).
+    /// Whether the run passed: the servers, setup, agent, verify and every assertion (and
+    /// the snapshot, in strict mode).
     pub fn passed(&self) -> bool {
         self.errors.is_empty()
+            && self.servers.is_empty()
             && self.timed_out.is_none()
             && self.interrupted.is_none()
             && self.steps.iter().all(|step| step.tolerated)
@@ -126,6 +133,8 @@ impl Verdict {
     /// One line per reason the run failed (empty when it passed), for results files.
     pub fn reasons(&self) -> Vec<String> {
         let mut reasons = self.errors.clone();
+        let servers = self.servers.iter();
+        reasons.extend(servers.map(|failure| format!("server failed: {}", failure.message)));
         if let Some((phase, _)) = self.timed_out {
             reasons.push(format!("timed out in the {phase} phase"));
         }

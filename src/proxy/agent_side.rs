@@ -126,9 +126,8 @@ impl ServerHandler for AgentSession {
                 Ok(connection.init.clone())
             }
             Err(error) => {
-                let message = error.to_string();
-                shared.note_failure(message.clone());
-                Err(McpError::internal_error(message, None))
+                shared.note_failure(error.failure(&shared.server));
+                Err(McpError::internal_error(error.to_string(), None))
             }
         }
     }

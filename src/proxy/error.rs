@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::faults::{ServerFailure, log_hint};
+
 /// An error of the recording proxy. Every variant names the server (its name in the MCP
 /// config) and how it is reached (the command line or the URL; never header or
 /// environment values), and for stdio servers the file holding the server's stderr.
@@ -51,8 +53,9 @@ pub enum ProxyError {
     /// The server started (or was reached) but the MCP handshake failed: it exited, closed
     /// the connection or answered `initialize` with an error.
     #[error(
-        "mcp server `{server}` (`{command}`): initialize failed: {message}{}",
-        log_hint(log)
+        "mcp server `{server}` (`{command}`): initialize failed: {message}{}{}",
+        log_hint(log.as_deref()),
+        lines(detail)
     )]
     Initialize {
         /// The server's name.
@@ -63,9 +66,15 @@ pub enum ProxyError {
         message: String,
         /// The stderr log of a stdio server.
         log: Option<PathBuf>,
+        /// The last lines of the server's stderr (empty if none).
+        detail: String,
     },
+    /// The server failed during the handshake, as its transport saw it (it exited, answered
+    /// with an HTTP error or with something that is not JSON-RPC).
+    #[error("{0}")]
+    Failed(ServerFailure),
     /// The server did not complete the MCP handshake in time.
-    #[error("mcp server `{server}` (`{command}`): no answer to initialize within {}s{}", timeout.as_secs(), log_hint(log))]
+    #[error("mcp server `{server}` (`{command}`): no answer to initialize within {}s{}", timeout.as_secs(), log_hint(log.as_deref()))]
     InitializeTimeout {
         /// The server's name.
         server: String,
@@ -86,9 +95,36 @@ pub enum ProxyError {
     },
 }
 
-fn log_hint(log: &Option<PathBuf>) -> String {
-    match log {
-        Some(path) => format!(" (server stderr: {})", path.display()),
-        None => String::new(),
+impl ProxyError {
+    /// The error as a failure of the server `server`: its first line is the message, the
+    /// rest the detail.
+    pub(crate) fn failure(&self, server: &str) -> ServerFailure {
+        if let ProxyError::Failed(failure) = self {
+            return failure.clone();
+        }
+        let text = self.to_string();
+        let (message, detail) = text.split_once('\n').unwrap_or((&text, ""));
+        let log = match self {
+            ProxyError::Log { log, .. } => Some(log.clone()),
+            ProxyError::Initialize { log, .. } | ProxyError::InitializeTimeout { log, .. } => {
+                log.clone()
+            }
+            _ => None,
+        };
+        ServerFailure {
+            server: server.to_owned(),
+            message: message.to_owned(),
+            detail: detail.to_owned(),
+            log,
+        }
+    }
+}
+
+/// `detail` on lines of its own, or nothing.
+fn lines(detail: &str) -> String {
+    if detail.is_empty() {
+        String::new()
+    } else {
+        format!("\n{detail}")
     }
 }

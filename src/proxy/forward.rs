@@ -8,17 +8,22 @@ use rmcp::service::{PeerRequestOptions, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServiceError};
 use serde::de::DeserializeOwned;
 
+use super::pending::describe_request;
 use super::record::CANCELLED_CODE;
 use super::upstream::Connection;
 
 /// Sends `request` to the server with the agent's `_meta` (progress token translated),
 /// waits for the answer, and relays a cancellation by the agent to the server under the
-/// server-side request id. A JSON-RPC error of the server comes back unchanged.
+/// server-side request id. A JSON-RPC error of the server comes back unchanged; no answer
+/// at all is a failure of the server (unless its transport noted one already).
 pub(crate) async fn forward(
     connection: &Connection,
     request: ClientRequest,
     context: RequestContext<RoleServer>,
 ) -> Result<ServerResult, McpError> {
+    let noted = connection.faults.count();
+    let call = describe_request(&request);
+    let upstream_error = |error: &ServiceError| upstream_error(connection, &call, noted, error);
     let agent_token = context.meta.get_progress_token();
     let options = PeerRequestOptions::no_options().with_meta(context.meta.clone());
     let handle = connection
@@ -51,16 +56,27 @@ pub(crate) async fn forward(
     outcome
 }
 
-/// A failure to get an answer, as the JSON-RPC error the agent receives.
-fn upstream_error(error: &ServiceError) -> McpError {
-    match error {
-        ServiceError::McpError(error) => error.clone(),
-        ServiceError::TransportClosed => McpError::internal_error(
-            "the MCP server closed the connection (did it exit? see its stderr log)",
-            None,
-        ),
-        other => McpError::internal_error(format!("the MCP server did not answer: {other}"), None),
+/// A failure to get an answer to `call`, as the JSON-RPC error the agent receives. Noted
+/// as a failure of the server unless its transport noted one since the call began (`noted`
+/// failures before it) or the server is gone (its exit was noted).
+fn upstream_error(
+    connection: &Connection,
+    call: &str,
+    noted: usize,
+    error: &ServiceError,
+) -> McpError {
+    let why = match error {
+        ServiceError::McpError(error) => return error.clone(),
+        ServiceError::TransportClosed => {
+            "closed the connection (did it exit? see its stderr log)".to_owned()
+        }
+        other => format!("did not answer: {other}"),
+    };
+    let faults = &connection.faults;
+    if faults.count() == noted && !faults.is_gone() {
+        faults.note(&format!("{why} (during {call})"), String::new());
     }
+    McpError::internal_error(format!("the MCP server {why}"), None)
 }
 
 /// Reads a result that rmcp's untagged decoding filed under another variant as `T`.

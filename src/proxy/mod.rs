@@ -36,21 +36,35 @@
 //! server is started fresh for it. Clients that open with `server/discover` (protocol
 //! 2026-07-28) get "method not found" and fall back to `initialize`.
 //!
+//! The server's side runs over the proxy's own transports (`stdio.rs`, `http_client.rs`),
+//! which see a failing server for what it is: a server that cannot be started or reached,
+//! exits, answers with an HTTP error or with something that is not a JSON-RPC message (or
+//! one over [`MAX_MESSAGE_SIZE`]) is noted as a [`ServerFailure`]
+//! ([`ProxyHandle::server_failures`]), and the call waiting for the answer ends at once with
+//! a JSON-RPC error saying so.
+//!
 //! rmcp logs every JSON-RPC error at WARN and notifications at INFO; a program that installs
 //! a `tracing` subscriber should add the directive [`LOG_FILTER`].
 
 mod agent_http;
 mod agent_side;
 mod error;
+mod faults;
 mod forward;
 mod http_checks;
+mod http_client;
+mod http_sse;
+mod lines;
+mod pending;
 mod process;
 mod record;
 mod record_outcome;
 mod routes;
+mod server_line;
 mod session;
 mod shared;
 mod spec;
+mod stdio;
 mod upstream;
 
 use std::path::{Path, PathBuf};
@@ -60,8 +74,10 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 pub use error::ProxyError;
+pub use faults::ServerFailure;
 pub use record::{CANCELLED_CODE, CallRecorder};
 pub use spec::{ProxyOptions, Upstream};
+pub use stdio::MAX_MESSAGE_SIZE;
 
 use crate::lock::lock;
 use agent_http::AgentHttp;
@@ -221,10 +237,20 @@ impl ProxyHandle {
         self.stderr_log.as_deref()
     }
 
-    /// Why connecting to the server failed, once per failed agent `initialize`. Each
-    /// message names the server and its command, and points to the stderr log.
+    /// How the server failed so far: a failed agent `initialize` (it could not be started
+    /// or reached, or failed the handshake), or, during a session, an exit, an HTTP error
+    /// or an answer that is not JSON-RPC. Each names the server and its command or URL, and
+    /// points to the stderr log. JSON-RPC errors and `isError` results are not failures.
+    pub fn server_failures(&self) -> Vec<ServerFailure> {
+        self.shared.failures()
+    }
+
+    /// [`ProxyHandle::server_failures`] as messages (with their detail lines).
     pub fn upstream_failures(&self) -> Vec<String> {
-        lock(&self.shared.failures).clone()
+        self.server_failures()
+            .iter()
+            .map(ServerFailure::to_string)
+            .collect()
     }
 
     /// The process group ids of the stdio servers this proxy has running (one per agent

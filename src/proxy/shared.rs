@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use super::faults::ServerFailure;
 use super::record::CallRecorder;
 use super::spec::{ProxyOptions, Upstream};
 use super::upstream::Connection;
@@ -16,7 +17,8 @@ pub(crate) struct Shared {
     pub(crate) recorder: CallRecorder,
     pub(crate) options: ProxyOptions,
     pub(super) connections: Mutex<Vec<Arc<Connection>>>,
-    pub(super) failures: Mutex<Vec<String>>,
+    /// Failed handshakes (the failures of live connections are the connections').
+    pub(super) failures: Mutex<Vec<ServerFailure>>,
 }
 
 impl Shared {
@@ -30,8 +32,17 @@ impl Shared {
         }
     }
 
-    pub(crate) fn note_failure(&self, message: String) {
-        lock(&self.failures).push(message);
+    pub(crate) fn note_failure(&self, failure: ServerFailure) {
+        lock(&self.failures).push(failure);
+    }
+
+    /// Every failure of the server so far: failed handshakes, then each connection's.
+    pub(crate) fn failures(&self) -> Vec<ServerFailure> {
+        let mut failures = lock(&self.failures).clone();
+        for connection in lock(&self.connections).iter() {
+            failures.extend(connection.faults.all());
+        }
+        failures
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -18,15 +18,15 @@ use rmcp::service::{
     InboundStreamOrigin, NotificationContext, OriginatingRequestId, PeerRequestOptions,
     RequestContext, RunningService, serve_client,
 };
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, ServiceError};
 
 use super::error::ProxyError;
-use super::process::{ProcessGroupGuard, spawn_stdio};
+use super::faults::{Faults, stderr_tail};
+use super::http_client::http_transport;
+use super::process::{ServerProcess, spawn_stdio};
 use super::routes::Routes;
 use super::spec::Upstream;
-use crate::lock::lock;
+use super::stdio::StdioTransport;
 
 /// One live connection to the real server, serving one agent session.
 pub(crate) struct Connection {
@@ -36,14 +36,16 @@ pub(crate) struct Connection {
     pub(crate) init: InitializeResult,
     /// Translation tables shared with the relay.
     pub(crate) routes: Arc<Routes>,
+    /// The server's failures seen on this connection.
+    pub(crate) faults: Arc<Faults>,
     running: tokio::sync::Mutex<Option<RunningService<RoleClient, Relay>>>,
-    group: Mutex<Option<ProcessGroupGuard>>,
+    process: Option<Arc<ServerProcess>>,
 }
 
 impl Connection {
     /// The process group of a stdio server, while it runs.
     pub(crate) fn pgid(&self) -> Option<u32> {
-        lock(&self.group).as_ref().and_then(ProcessGroupGuard::pgid)
+        self.process.as_ref().and_then(|process| process.pgid())
     }
 
     /// Closes the connection (a stdio server gets EOF on stdin and a few seconds to exit),
@@ -57,8 +59,8 @@ impl Connection {
 
     /// Kills the server's process group now.
     pub(crate) fn kill(&self) {
-        if let Some(mut group) = lock(&self.group).take() {
-            group.kill();
+        if let Some(process) = &self.process {
+            process.kill();
         }
     }
 }
@@ -85,38 +87,29 @@ pub(crate) async fn connect(
         agent,
         routes: routes.clone(),
     };
-    let (handshake, group, log) = match upstream {
-        Upstream::Stdio { .. } => {
-            let started = spawn_stdio(server, upstream, log)?;
-            let handshake = tokio::time::timeout(timeout, serve_client(relay, started.transport));
-            (handshake.await, Some(started.group), Some(log.to_owned()))
-        }
-        Upstream::Http { url, headers } => {
-            let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                .custom_headers(header_map(server, headers)?);
-            // Transparent: no hidden second handshake when the server forgets the session.
-            config.reinit_on_expired_session = false;
-            let transport = StreamableHttpClientTransport::from_config(config);
-            let handshake = tokio::time::timeout(timeout, serve_client(relay, transport));
-            (handshake.await, None, None)
-        }
+    let stdio = matches!(upstream, Upstream::Stdio { .. });
+    let stderr_log = stdio.then(|| log.to_owned());
+    let faults = Arc::new(Faults::new(server, upstream.describe(), stderr_log.clone()));
+    let (handshake, process) = handshake(server, upstream, log, &faults, relay, timeout).await?;
+    let failed = |message: String| match faults.take().into_iter().next() {
+        Some(failure) => ProxyError::Failed(failure),
+        None => ProxyError::Initialize {
+            server: server.to_owned(),
+            command: upstream.describe(),
+            message,
+            detail: stderr_tail(stderr_log.as_deref()),
+            log: stderr_log.clone(),
+        },
     };
     let running = match handshake {
         Ok(Ok(running)) => running,
-        Ok(Err(error)) => {
-            return Err(ProxyError::Initialize {
-                server: server.to_owned(),
-                command: upstream.describe(),
-                message: with_stderr_tail(error.to_string(), log.as_deref()),
-                log,
-            });
-        }
+        Ok(Err(error)) => return Err(failed(error.to_string())),
         Err(_elapsed) => {
             return Err(ProxyError::InitializeTimeout {
                 server: server.to_owned(),
                 command: upstream.describe(),
                 timeout,
-                log,
+                log: stderr_log,
             });
         }
     };
@@ -125,20 +118,46 @@ pub(crate) async fn connect(
         .peer_info()
         .map(|info| initialize_result(&info))
     else {
-        return Err(ProxyError::Initialize {
-            server: server.to_owned(),
-            command: upstream.describe(),
-            message: "the handshake left no server info".into(),
-            log,
-        });
+        return Err(failed("the handshake left no server info".into()));
     };
     Ok(Connection {
         peer: running.peer().clone(),
         init,
         routes,
+        faults,
         running: tokio::sync::Mutex::new(Some(running)),
-        group: Mutex::new(group),
+        process,
     })
+}
+
+type Handshake = Result<
+    Result<RunningService<RoleClient, Relay>, rmcp::service::ClientInitializeError>,
+    tokio::time::error::Elapsed,
+>;
+
+/// Starts a stdio server (its stderr into `log`) or reaches an HTTP one, and runs the
+/// handshake within `timeout`; the stdio server's process.
+async fn handshake(
+    server: &str,
+    upstream: &Upstream,
+    log: &Path,
+    faults: &Arc<Faults>,
+    relay: Relay,
+    timeout: Duration,
+) -> Result<(Handshake, Option<Arc<ServerProcess>>), ProxyError> {
+    match upstream {
+        Upstream::Stdio { .. } => {
+            let spawned = spawn_stdio(server, upstream, log)?;
+            let (transport, process) = StdioTransport::new(spawned, faults.clone());
+            let handshake = tokio::time::timeout(timeout, serve_client(relay, transport));
+            Ok((handshake.await, Some(process)))
+        }
+        Upstream::Http { url, headers } => {
+            let transport = http_transport(url, header_map(server, headers)?, faults.clone());
+            let handshake = tokio::time::timeout(timeout, serve_client(relay, transport));
+            Ok((handshake.await, None))
+        }
+    }
 }
 
 /// The server's handshake answer, as the proxy repeats it to the agent.
@@ -170,27 +189,6 @@ fn header_map(
         map.insert(header_name, header_value);
     }
     Ok(map)
-}
-
-/// Appends the last lines the server wrote to stderr, which usually say why it failed.
-fn with_stderr_tail(message: String, log: Option<&Path>) -> String {
-    const TAIL: usize = 1500;
-    let Some(text) = log.and_then(|path| std::fs::read_to_string(path).ok()) else {
-        return message;
-    };
-    let text = text.trim_end();
-    if text.is_empty() {
-        return message;
-    }
-    let start = text
-        .char_indices()
-        .map(|(index, _)| index)
-        .find(|&index| text.len() - index <= TAIL)
-        .unwrap_or(0);
-    format!(
-        "{message}\n--- last lines of the server's stderr ---\n{}",
-        &text[start..]
-    )
 }
 
 /// The rmcp client service: presents the agent's identity to the server and relays the

@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 pub use diff::{DiffFormat, ReportDiff, diff_reports};
 pub use junit::junit_xml;
 pub use result::{
-    AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput, StepOutput,
-    TaskResult, TokenEstimate,
+    AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput,
+    ServerFailureRecord, StepOutput, TaskResult, TokenEstimate,
 };
 
 /// Problems reading results.

@@ -34,6 +34,9 @@ pub struct TaskResult {
     pub task_error: Option<String>,
     /// Every reason the task failed.
     pub reasons: Vec<String>,
+    /// How the servers under test failed (each fails the task).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_failures: Vec<ServerFailureRecord>,
     /// The test's failure message (what `cargo test` shows), when it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_message: Option<String>,
@@ -81,6 +84,23 @@ pub struct TaskResult {
     /// How many times the task runs, when more than once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_runs: Option<u32>,
+}
+
+/// A server under test that failed: could not be started or reached, exited, answered with
+/// an HTTP error or with something that is not JSON-RPC.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerFailureRecord {
+    /// The server's name in the MCP config.
+    pub server: String,
+    /// What happened, naming the server and its command or URL.
+    pub message: String,
+    /// The last lines of its stderr, the first bytes of an HTTP body.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+    /// The stderr log of a stdio server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<String>,
 }
 
 /// The outcome of one assertion over all task sets that configured it.

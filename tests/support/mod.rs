@@ -3,8 +3,12 @@
 #![allow(dead_code)]
 
 pub mod agent;
+pub mod eval_run;
 pub mod everything;
 pub mod fake_openai;
+pub mod faulty_http;
+pub mod faulty_stdio;
 pub mod peers;
+pub mod raw_session;
 pub mod server;
 pub mod setup;

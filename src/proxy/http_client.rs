@@ -1,0 +1,332 @@
+//! The streamable HTTP client the proxy reaches HTTP servers with: reqwest, as rmcp's own
+//! client, but it keeps what a failing server answered. A server that cannot be reached,
+//! answers a request with an HTTP error (and no JSON-RPC error in the body), or answers it
+//! with a body that is not a JSON-RPC message, fails: the failure is noted with the status
+//! and the first bytes of the body, and the request ends at once with a JSON-RPC error
+//! saying so. A JSON-RPC error in the answer is the server working, and passes through.
+//! The standalone GET stream and the session's DELETE are rmcp's reqwest client's.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures::stream::BoxStream;
+use http::{HeaderName, HeaderValue, StatusCode};
+use rmcp::model::{ClientJsonRpcMessage, RequestId, ServerJsonRpcMessage};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::common::http_header::{
+    EVENT_STREAM_MIME_TYPE, HEADER_SESSION_ID, JSON_MIME_TYPE,
+};
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
+    StreamableHttpPostResponse,
+};
+use sse_stream::Sse;
+
+use super::faults::Faults;
+use super::http_sse::{SseCheck, checked_sse};
+use super::pending::{describe_request, failed_answer};
+use super::server_line::{Decoded, decode};
+use super::stdio::MAX_MESSAGE_SIZE;
+use crate::error_text::request_causes;
+
+/// Bytes of an HTTP error's body read (for a JSON-RPC error in it).
+const ERROR_BODY: usize = 64 * 1024;
+/// Bytes of a body shown with a failure.
+const PREVIEW: usize = 300;
+
+type Answer = Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>>;
+
+/// The transport to the HTTP server at `url`, sending `headers` with every request and
+/// noting the server's failures in `faults`.
+pub(crate) fn http_transport(
+    url: &str,
+    headers: HashMap<HeaderName, HeaderValue>,
+    faults: Arc<Faults>,
+) -> StreamableHttpClientTransport<HttpUpstream> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url)
+        .custom_headers(headers)
+        .max_sse_event_size(MAX_MESSAGE_SIZE);
+    // Transparent: no hidden second handshake when the server forgets the session.
+    config.reinit_on_expired_session = false;
+    let client = HttpUpstream {
+        client: reqwest::Client::new(),
+        faults,
+    };
+    StreamableHttpClientTransport::with_client(client, config)
+}
+
+/// The client: reqwest, and where the server's failures are noted.
+#[derive(Clone)]
+pub(crate) struct HttpUpstream {
+    client: reqwest::Client,
+    faults: Arc<Faults>,
+}
+
+impl StreamableHttpClient for HttpUpstream {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Answer {
+        self.post_message_with_max_sse_event_size(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            MAX_MESSAGE_SIZE,
+        )
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Answer {
+        let post = Post::of(&message, self.faults.clone(), max_sse_event_size);
+        let attached = session_id.is_some();
+        let mut request = self
+            .client
+            .post(uri.as_ref())
+            .header(
+                http::header::ACCEPT,
+                format!("{EVENT_STREAM_MIME_TYPE}, {JSON_MIME_TYPE}"),
+            )
+            .headers(custom_headers.into_iter().collect());
+        if let Some(token) = auth_header {
+            request = request.bearer_auth(token);
+        }
+        if let Some(session) = session_id {
+            request = request.header(HEADER_SESSION_ID, session.as_ref());
+        }
+        match request.json(&message).send().await {
+            Ok(response) => post.answer(response, attached).await,
+            Err(error) => {
+                let what = format!("could not be reached for {}", post.call);
+                post.failed(
+                    &format!("{what}: {}", request_causes(&error)),
+                    String::new(),
+                )
+            }
+        }
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), StreamableHttpError<reqwest::Error>> {
+        self.client
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<reqwest::Error>>
+    {
+        self.client
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                MAX_MESSAGE_SIZE,
+            )
+            .await
+    }
+}
+
+/// One POST: the message's request id and description, for its failures.
+struct Post {
+    id: Option<RequestId>,
+    call: String,
+    faults: Arc<Faults>,
+    limit: usize,
+}
+
+impl Post {
+    fn of(message: &ClientJsonRpcMessage, faults: Arc<Faults>, limit: usize) -> Self {
+        let (id, call) = match message {
+            ClientJsonRpcMessage::Request(request) => {
+                (Some(request.id.clone()), describe_request(&request.request))
+            }
+            ClientJsonRpcMessage::Notification(_) => (None, method_of(message)),
+            _ => (None, "a reply to the server".to_owned()),
+        };
+        Self {
+            id,
+            call,
+            faults,
+            limit,
+        }
+    }
+
+    /// Reads the server's answer.
+    async fn answer(self, response: reqwest::Response, attached: bool) -> Answer {
+        let status = response.status();
+        if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        if status == StatusCode::NOT_FOUND && attached {
+            return Err(StreamableHttpError::SessionExpired);
+        }
+        let session = response
+            .headers()
+            .get(HEADER_SESSION_ID)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        let content_type = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        if !status.is_success() {
+            return self.error_status(response, &content_type, session).await;
+        }
+        if content_type.starts_with(EVENT_STREAM_MIME_TYPE) {
+            let check = SseCheck {
+                id: self.id.clone(),
+                call: self.call.clone(),
+                faults: self.faults.clone(),
+                limit: self.limit,
+            };
+            let events = checked_sse(response.bytes_stream(), check);
+            return Ok(StreamableHttpPostResponse::Sse(events, session));
+        }
+        if self.id.is_none() {
+            // rmcp accepts whatever answers a notification or a reply.
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        if content_type.starts_with(JSON_MIME_TYPE) {
+            return self.json(response, session).await;
+        }
+        let body = read_body(response, PREVIEW).await;
+        let what = format!("HTTP {status} and content type `{content_type}`, not JSON or SSE");
+        self.failed(&self.answered(&what), preview(&content_type, &body))
+    }
+
+    /// An HTTP error: a JSON-RPC error in its body is the server's answer; else a failure.
+    async fn error_status(
+        self,
+        response: reqwest::Response,
+        content_type: &str,
+        session: Option<String>,
+    ) -> Answer {
+        let status = response.status();
+        let body = read_body(response, ERROR_BODY).await;
+        if let Decoded::Message(message) = decode(&body.bytes)
+            && let ServerJsonRpcMessage::Error(_) = *message
+        {
+            return Ok(StreamableHttpPostResponse::Json(*message, session));
+        }
+        self.failed(
+            &self.answered(&format!("HTTP {status}")),
+            preview(content_type, &body),
+        )
+    }
+
+    /// A JSON body: the answer, unless it is over the limit or not JSON-RPC.
+    async fn json(self, response: reqwest::Response, session: Option<String>) -> Answer {
+        let status = response.status();
+        let body = read_body(response, self.limit).await;
+        if body.cut {
+            let what = format!(
+                "a body over mcpeval's limit of {} bytes for one message",
+                self.limit
+            );
+            return self.failed(&self.answered(&what), String::new());
+        }
+        let problem = match decode(&body.bytes) {
+            Decoded::Message(message) => {
+                return Ok(StreamableHttpPostResponse::Json(*message, session));
+            }
+            Decoded::Skip => "no MCP message in it".to_owned(),
+            Decoded::Malformed { problem, .. } => problem,
+        };
+        let what = format!("HTTP {status} and a body that is not JSON-RPC ({problem})");
+        self.failed(&self.answered(&what), preview(JSON_MIME_TYPE, &body))
+    }
+
+    /// `answered tools/call `echo` with <what>`.
+    fn answered(&self, what: &str) -> String {
+        format!("answered {} with {what}", self.call)
+    }
+
+    /// Notes that the server failed this POST (`what` happened); a request ends with a
+    /// JSON-RPC error saying so.
+    fn failed(&self, what: &str, detail: String) -> Answer {
+        let failure = self.faults.note(what, detail);
+        match &self.id {
+            Some(id) => Ok(StreamableHttpPostResponse::Json(
+                failed_answer(id.clone(), &failure.message),
+                None,
+            )),
+            None => Err(StreamableHttpError::UnexpectedServerResponse(
+                failure.message.into(),
+            )),
+        }
+    }
+}
+
+/// The `method` of a message, as sent.
+fn method_of(message: &ClientJsonRpcMessage) -> String {
+    let json = serde_json::to_value(message).unwrap_or_default();
+    json["method"]
+        .as_str()
+        .unwrap_or("a notification")
+        .to_owned()
+}
+
+/// A body read up to a limit.
+struct Body {
+    bytes: Vec<u8>,
+    /// There was more than the limit.
+    cut: bool,
+}
+
+/// Reads at most `limit` bytes of the body (a body that breaks off counts as read).
+async fn read_body(mut response: reqwest::Response, limit: usize) -> Body {
+    let mut bytes = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        if bytes.len() + chunk.len() > limit {
+            bytes.extend_from_slice(&chunk[..limit - bytes.len()]);
+            return Body { bytes, cut: true };
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Body { bytes, cut: false }
+}
+
+/// The start of a body, headed, for a failure's detail.
+fn preview(content_type: &str, body: &Body) -> String {
+    if body.bytes.is_empty() && !body.cut {
+        return "--- the body was empty ---".into();
+    }
+    let start = String::from_utf8_lossy(&body.bytes[..body.bytes.len().min(PREVIEW)]);
+    let content_type = if content_type.is_empty() {
+        "no content type"
+    } else {
+        content_type
+    };
+    format!("--- start of the body ({content_type}) ---\n{start}")
+}

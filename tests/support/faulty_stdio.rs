@@ -1,0 +1,106 @@
+//! A stdio MCP server that fails on request: a small Python 3 script (python3 is on every
+//! machine that runs the suite) with one tool per way of failing.
+//!
+//! - `echo {text}`: answers `echo: <text>`; `fail`: an `isError: true` result.
+//! - `big {bytes}`: a text result of `bytes` bytes; `big_id_last {bytes}`: the same with
+//!   the id written after the result.
+//! - `bad_utf8`: an answer with a byte that is not UTF-8 inside its JSON.
+//! - `not_json`: an answer line that is not JSON.
+//! - `crash {code}`: writes to stderr and exits with `code` while the call waits.
+//! - any other tool: a JSON-RPC error (invalid params).
+//!
+//! With the argument `--exit-at-start` it writes to stderr and exits with code 4 before
+//! reading anything.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use mcpeval::proxy::Upstream;
+
+const SCRIPT: &str = r#"
+import json, os, sys
+
+if "--exit-at-start" in sys.argv:
+    sys.stderr.write("faulty server: cannot open its database\n")
+    sys.exit(4)
+
+out = sys.stdout.buffer
+
+def send(message):
+    out.write(json.dumps(message).encode() + b"\n")
+    out.flush()
+
+def text_result(id, text, is_error=False):
+    send({"jsonrpc": "2.0", "id": id,
+          "result": {"content": [{"type": "text", "text": text}], "isError": is_error}})
+
+def big(id, size, id_last):
+    head = b'{"jsonrpc":"2.0",' + (b'' if id_last else b'"id":%d,' % id)
+    out.write(head + b'"result":{"content":[{"type":"text","text":"')
+    chunk = b"x" * (1 << 20)
+    left = size
+    while left > 0:
+        out.write(chunk[:min(left, len(chunk))])
+        left -= len(chunk)
+    out.write(b'"}]}' + (b',"id":%d}' % id if id_last else b'}') + b"\n")
+    out.flush()
+
+TOOLS = ["echo", "fail", "big", "big_id_last", "bad_utf8", "not_json", "crash"]
+
+for line in sys.stdin.buffer:
+    message = json.loads(line)
+    id, method = message.get("id"), message.get("method")
+    if id is None:
+        continue
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": id, "result": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "faulty", "version": "1"}}})
+    elif method == "tools/list":
+        tools = [{"name": name, "inputSchema": {"type": "object"}} for name in TOOLS]
+        send({"jsonrpc": "2.0", "id": id, "result": {"tools": tools}})
+    elif method == "tools/call":
+        name = message["params"]["name"]
+        args = message["params"].get("arguments") or {}
+        if name == "echo":
+            text_result(id, "echo: " + args.get("text", ""))
+        elif name == "fail":
+            text_result(id, "the tool failed on purpose", True)
+        elif name in ("big", "big_id_last"):
+            big(id, int(args["bytes"]), name == "big_id_last")
+        elif name == "bad_utf8":
+            out.write(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"caf\xe9"}]}}\n' % id)
+            out.flush()
+        elif name == "not_json":
+            out.write(b'{"jsonrpc":"2.0","id":%d,"result":oops}\n' % id)
+            out.flush()
+        elif name == "crash":
+            sys.stderr.write("faulty server: lost its connection pool\n")
+            sys.stderr.flush()
+            os._exit(int(args.get("code", 3)))
+        else:
+            send({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "no tool " + name}})
+    else:
+        send({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "no " + method}})
+"#;
+
+/// Writes the script into `dir`; its path.
+pub fn script(dir: &Path) -> PathBuf {
+    let path = dir.join("faulty_server.py");
+    std::fs::write(&path, SCRIPT).expect("write the faulty server script");
+    path
+}
+
+/// The faulty server (written into `dir`) as a proxy's upstream.
+pub fn upstream(dir: &Path, args: &[&str]) -> Upstream {
+    let script = script(dir).display().to_string();
+    Upstream::Stdio {
+        command: "python3".into(),
+        args: std::iter::once(script)
+            .chain(args.iter().map(|arg| arg.to_string()))
+            .collect(),
+        env: vec![],
+        cwd: None,
+    }
+}
