@@ -7,12 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use super::run_report::{LlmRecord, RunOptions};
-use super::secrets::named_secrets;
+use super::secrets::{PLACEHOLDER_KEY, named_secrets};
 use crate::config::{AgentLlm, Eval};
 use crate::llm_proxy::{LlmProxy, LlmProxyConfig, LlmProxyHandle, PathMask, RecordMode};
-
-/// The key handed to an agent whose API key is not set: replaying never checks it.
-pub const PLACEHOLDER_KEY: &str = "mcpeval-placeholder-key";
 
 /// Where the LLM calls of one run are recorded or replayed from.
 #[derive(Debug, Clone)]

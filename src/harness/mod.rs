@@ -25,11 +25,11 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Trial};
 
-pub use llm_phase::PLACEHOLDER_KEY;
 pub use message::failure_message;
 pub use results::{ResultInput, task_result};
 pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, run_task};
 pub use run_report::{LlmRecord, RunOptions, RunPhase, RunReport};
+pub use secrets::PLACEHOLDER_KEY;
 pub use verdict::{AgentVerdict, SnapshotFailure, StepFailure, Verdict};
 
 use crate::config::{

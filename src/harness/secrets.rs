@@ -2,10 +2,12 @@
 //! messages, snapshots and results files ([`run_secrets`], which adds the MCP servers'
 //! header and environment values and what `${VAR}` put into their command lines and URLs).
 
-use super::llm_phase::PLACEHOLDER_KEY;
 use super::run_report::RunOptions;
 use crate::config::Eval;
 use crate::secret::Secret;
+
+/// The key handed to an agent whose API key is not set: replaying never checks it.
+pub const PLACEHOLDER_KEY: &str = "mcpeval-placeholder-key";
 
 /// Every variable of the run or of the environment whose name says it holds a key, a
 /// token, a secret or a password.
