@@ -11,7 +11,7 @@ use std::fmt;
 
 use crate::config::{AssertionKind, Assertions, CallMatcher, SkillMatcher, kind_name};
 use crate::plan::AssertionSet;
-use crate::trace::{AgentToolCall, CallKind, CallTrace, RecordedCall};
+use crate::trace::{AgentToolCall, CallKind, CallTrace, Outcome, RecordedCall, result_text};
 
 /// One assertion that did not hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,6 +129,7 @@ pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<
         &a.prompts_not_used,
     );
     check.tool_call_count(a.min_tool_calls, a.max_tool_calls);
+    check.tool_errors(a.max_tool_errors);
     if let Some((expected, actual)) = order::check_order(&a.call_order, trace) {
         check.fail(AssertionKind::CallOrder, expected, actual);
     }
@@ -261,6 +262,22 @@ impl TraceCheck<'_> {
         }
     }
 
+    /// `maxToolErrors`: tool calls that ended in an `isError` result or a JSON-RPC error.
+    fn tool_errors(&mut self, max: Option<u32>) {
+        let Some(max) = max else { return };
+        let errors: Vec<String> = calls_of(self.trace, CallKind::Tool)
+            .filter(|(_, call)| call.outcome.is_tool_error())
+            .map(|(i, call)| format!("#{i} {}/{} ({})", call.server, call.name, outcome_of(call)))
+            .collect();
+        if errors.len() > max as usize {
+            self.fail(
+                AssertionKind::MaxToolErrors,
+                format!("at most {max} tool errors (isError results and protocol errors)"),
+                format!("{} tool errors: {}", errors.len(), errors.join(", ")),
+            );
+        }
+    }
+
     /// `noDuplicateCalls`.
     fn no_duplicate_calls(&mut self) {
         let duplicates = duplicates::find_duplicates(self.trace);
@@ -289,6 +306,22 @@ fn noun(kind: CallKind) -> &'static str {
         CallKind::Tool => "tool call",
         CallKind::Resource => "resource read",
         CallKind::Prompt => "prompt get",
+    }
+}
+
+/// `isError "the service is unavailable"` or `error -32602 "unknown tool"`, shortened.
+fn outcome_of(call: &RecordedCall) -> String {
+    match &call.outcome {
+        Outcome::Ok { .. } => "ok".into(),
+        Outcome::IsError { result } => {
+            format!(
+                "isError {:?}",
+                crate::text::shorten(&result_text(result), 120)
+            )
+        }
+        Outcome::Error { code, message } => {
+            format!("error {code} {:?}", crate::text::shorten(message, 120))
+        }
     }
 }
 

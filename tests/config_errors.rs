@@ -284,6 +284,12 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         &["expected a mapping of argument names to patterns, found [\"default\"]"],
     ),
     (
+        "negative-max-tool-errors",
+        "negative-max-tool-errors.yaml",
+        "config.taskSets[0].assertions.maxToolErrors",
+        &["must be 0 or more, found -1"],
+    ),
+    (
         "invalid-uri-pattern",
         "invalid-uri-pattern.yaml",
         "config.taskSets[0].assertions.resourcesNotRead[0].uriPattern",

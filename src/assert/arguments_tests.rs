@@ -1,10 +1,10 @@
-//! Assertions with `arguments:` patterns (README, "Assertions").
+//! Assertions with `arguments:` patterns, and `maxToolErrors` (README, "Assertions").
 
 use serde_json::{Value, json};
 
 use super::tests::{call, exact, failures, only, ordered, pattern, tool, trace};
 use crate::config::{ArgumentPattern, Assertions, CallMatcher, OrderedCall};
-use crate::trace::{CallKind, RecordedCall};
+use crate::trace::{CallKind, Outcome, RecordedCall};
 
 fn with_arguments(mut matcher: CallMatcher, written: Value) -> CallMatcher {
     matcher.arguments = Some(ArgumentPattern::from_json(written).unwrap());
@@ -20,6 +20,11 @@ fn ordered_with(kind: CallKind, server: &str, name: &str, written: Value) -> Ord
 
 fn tool_with(server: &str, name: &str, arguments: Value) -> RecordedCall {
     call(CallKind::Tool, server, name, Some(arguments))
+}
+
+fn ended(mut call: RecordedCall, outcome: Outcome) -> RecordedCall {
+    call.outcome = outcome;
+    call
 }
 
 #[test]
@@ -229,4 +234,43 @@ fn call_order_pairs_each_entry_with_a_call_whose_arguments_match() {
         ..Default::default()
     };
     assert!(failures(a, &t).is_empty());
+}
+
+#[test]
+fn max_tool_errors_counts_is_error_results_and_protocol_errors_of_tool_calls() {
+    let is_error = Outcome::IsError {
+        result: json!({"content": [{"type": "text", "text": "unavailable"}], "isError": true}),
+    };
+    let protocol = Outcome::Error {
+        code: -32602,
+        message: "unknown tool `nope`".into(),
+    };
+    let t = trace(vec![
+        ended(tool("demo", "flaky"), is_error),
+        tool("demo", "echo"),
+        ended(tool("demo", "nope"), protocol.clone()),
+        ended(call(CallKind::Resource, "demo", "demo://x", None), protocol),
+    ]);
+    assert_eq!(t.tool_errors(), 2);
+    let a = Assertions {
+        max_tool_errors: Some(2),
+        ..Default::default()
+    };
+    assert!(failures(a, &t).is_empty());
+    let f = only(
+        Assertions {
+            max_tool_errors: Some(1),
+            ..Default::default()
+        },
+        &t,
+    );
+    assert_eq!(f.assertion.key(), "maxToolErrors");
+    assert_eq!(
+        f.expected,
+        "at most 1 tool errors (isError results and protocol errors)"
+    );
+    assert_eq!(
+        f.actual,
+        r#"2 tool errors: #1 demo/flaky (isError "unavailable"), #3 demo/nope (error -32602 "unknown tool `nope`")"#
+    );
 }
