@@ -1,13 +1,17 @@
 //! Assertions over a recorded call trace. Failures are data ([`AssertionFailure`]), rendered
 //! once; every failed assertion lists every offending entry or call.
 
+mod closest;
+mod duplicates;
+mod order;
+
+pub use duplicates::canonical;
+
 use std::fmt;
 
-use serde_json::Value;
-
-use crate::config::{AssertionKind, Assertions, CallMatcher, OrderedCall, SkillMatcher, kind_name};
+use crate::config::{AssertionKind, Assertions, CallMatcher, SkillMatcher, kind_name};
 use crate::plan::AssertionSet;
-use crate::trace::{AgentToolCall, CallKind, CallTrace, RecordedCall};
+use crate::trace::{AgentToolCall, CallKind, CallTrace, Outcome, RecordedCall, result_text};
 
 /// One assertion that did not hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,7 +129,8 @@ pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<
         &a.prompts_not_used,
     );
     check.tool_call_count(a.min_tool_calls, a.max_tool_calls);
-    if let Some((expected, actual)) = check_order(&a.call_order, trace) {
+    check.tool_errors(a.max_tool_errors);
+    if let Some((expected, actual)) = order::check_order(&a.call_order, trace) {
         check.fail(AssertionKind::CallOrder, expected, actual);
     }
     if a.no_duplicate_calls {
@@ -159,18 +164,20 @@ impl TraceCheck<'_> {
         entries: &[CallMatcher],
     ) {
         let trace = self.trace;
-        let missing: Vec<String> = entries
+        let missing: Vec<&CallMatcher> = entries
             .iter()
-            .filter(|entry| {
-                !calls_of(trace, kind).any(|(_, call)| entry.matches(&call.server, &call.name))
-            })
-            .map(CallMatcher::describe)
+            .filter(|entry| !calls_of(trace, kind).any(|(_, call)| entry.matches_call(call)))
             .collect();
         if !missing.is_empty() {
+            let wanted: Vec<String> = missing.iter().map(|e| e.describe()).collect();
             self.fail(
                 assertion,
-                format!("a {} matching each of: {}", noun(kind), missing.join(", ")),
-                format!("none of them; {}", list_calls(trace, kind)),
+                format!("a {} matching each of: {}", noun(kind), wanted.join(", ")),
+                format!(
+                    "none of them; {}{}",
+                    list_calls(trace, kind),
+                    why_unmatched(&missing, trace, kind)
+                ),
             );
         }
     }
@@ -180,16 +187,21 @@ impl TraceCheck<'_> {
         let trace = self.trace;
         if !entries.is_empty()
             && !calls_of(trace, CallKind::Tool)
-                .any(|(_, call)| entries.iter().any(|e| e.matches(&call.server, &call.name)))
+                .any(|(_, call)| entries.iter().any(|e| e.matches_call(call)))
         {
             let wanted: Vec<String> = entries.iter().map(CallMatcher::describe).collect();
+            let entries: Vec<&CallMatcher> = entries.iter().collect();
             self.fail(
                 AssertionKind::RequireAny,
                 format!(
                     "a tool call matching at least one of: {}",
                     wanted.join(", ")
                 ),
-                format!("none; {}", list_calls(trace, CallKind::Tool)),
+                format!(
+                    "none; {}{}",
+                    list_calls(trace, CallKind::Tool),
+                    why_unmatched(&entries, trace, CallKind::Tool)
+                ),
             );
         }
     }
@@ -207,13 +219,17 @@ impl TraceCheck<'_> {
             .iter()
             .flat_map(|entry| {
                 calls_of(trace, kind)
-                    .filter(|(_, call)| entry.matches(&call.server, &call.name))
+                    .filter(|(_, call)| entry.matches_call(call))
                     .map(move |(i, call)| {
-                        format!(
-                            "{} (call #{i}, matches {})",
-                            describe_call(call),
-                            entry.describe()
-                        )
+                        let call = match entry.arguments {
+                            Some(_) => format!(
+                                "{} {}",
+                                kind_name(call.kind),
+                                closest::call_with_arguments(call)
+                            ),
+                            None => describe_call(call),
+                        };
+                        format!("{call} (call #{i}, matches {})", entry.describe())
                     })
             })
             .collect();
@@ -246,9 +262,25 @@ impl TraceCheck<'_> {
         }
     }
 
+    /// `maxToolErrors`: tool calls that ended in an `isError` result or a JSON-RPC error.
+    fn tool_errors(&mut self, max: Option<u32>) {
+        let Some(max) = max else { return };
+        let errors: Vec<String> = calls_of(self.trace, CallKind::Tool)
+            .filter(|(_, call)| call.outcome.is_tool_error())
+            .map(|(i, call)| format!("#{i} {}/{} ({})", call.server, call.name, outcome_of(call)))
+            .collect();
+        if errors.len() > max as usize {
+            self.fail(
+                AssertionKind::MaxToolErrors,
+                format!("at most {max} tool errors (isError results and protocol errors)"),
+                format!("{} tool errors: {}", errors.len(), errors.join(", ")),
+            );
+        }
+    }
+
     /// `noDuplicateCalls`.
     fn no_duplicate_calls(&mut self) {
-        let duplicates = find_duplicates(self.trace);
+        let duplicates = duplicates::find_duplicates(self.trace);
         if !duplicates.is_empty() {
             self.fail(
                 AssertionKind::NoDuplicateCalls,
@@ -277,6 +309,31 @@ fn noun(kind: CallKind) -> &'static str {
     }
 }
 
+/// `isError "the service is unavailable"` or `error -32602 "unknown tool"`, shortened.
+fn outcome_of(call: &RecordedCall) -> String {
+    match &call.outcome {
+        Outcome::Ok { .. } => "ok".into(),
+        Outcome::IsError { result } => {
+            format!(
+                "isError {:?}",
+                crate::text::shorten(&result_text(result), 120)
+            )
+        }
+        Outcome::Error { code, message } => {
+            format!("error {code} {:?}", crate::text::shorten(message, 120))
+        }
+    }
+}
+
+/// `; <why>` for each entry with arguments that matched nothing (see [`closest`]).
+fn why_unmatched(entries: &[&CallMatcher], trace: &CallTrace, kind: CallKind) -> String {
+    entries
+        .iter()
+        .filter_map(|entry| closest::why_unmatched(entry, trace, kind))
+        .map(|why| format!("; {why}"))
+        .collect()
+}
+
 fn describe_call(call: &RecordedCall) -> String {
     format!("{} {}/{}", kind_name(call.kind), call.server, call.name)
 }
@@ -298,116 +355,9 @@ fn list_calls(trace: &CallTrace, kind: CallKind) -> String {
     }
 }
 
-fn describe_ordered(entry: &OrderedCall) -> String {
-    format!("{} {}/{}", kind_name(entry.kind), entry.server, entry.name)
-}
-
-/// `callOrder`: the entries must appear as a subsequence of all calls. Greedy matching finds
-/// a subsequence whenever one exists.
-fn check_order(order: &[OrderedCall], trace: &CallTrace) -> Option<(String, String)> {
-    if order.is_empty() {
-        return None;
-    }
-    let mut matched: Vec<String> = Vec::new();
-    let mut position = 0;
-    for entry in order {
-        let found = trace.calls[position..].iter().position(|call| {
-            call.kind == entry.kind && call.server == entry.server && call.name == entry.name
-        });
-        match found {
-            Some(offset) => {
-                position += offset + 1;
-                matched.push(format!("{} (call #{position})", describe_ordered(entry)));
-            }
-            None => {
-                let expected = order
-                    .iter()
-                    .map(describe_ordered)
-                    .collect::<Vec<_>>()
-                    .join(" → ");
-                let got = if matched.is_empty() {
-                    "none".to_owned()
-                } else {
-                    matched.join(", ")
-                };
-                let after = if position == 0 {
-                    String::new()
-                } else {
-                    format!(" after call #{position}")
-                };
-                let all: Vec<String> = trace.calls.iter().map(describe_call).collect();
-                return Some((
-                    format!("calls in this order (others may come between): {expected}"),
-                    format!(
-                        "matched {} of {}: {got}; {} never came{after}; all calls: {}",
-                        matched.len(),
-                        order.len(),
-                        describe_ordered(entry),
-                        if all.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            all.join(", ")
-                        }
-                    ),
-                ));
-            }
-        }
-    }
-    None
-}
-
-/// Groups of tool calls with the same server, tool and arguments (compared as JSON values).
-fn find_duplicates(trace: &CallTrace) -> Vec<String> {
-    let mut groups: Vec<(&RecordedCall, Value, Vec<usize>)> = Vec::new();
-    for (i, call) in calls_of(trace, CallKind::Tool) {
-        let arguments = canonical(
-            call.arguments
-                .clone()
-                .unwrap_or_else(|| Value::Object(Default::default())),
-        );
-        match groups.iter_mut().find(|(first, args, _)| {
-            first.server == call.server && first.name == call.name && *args == arguments
-        }) {
-            Some((_, _, positions)) => positions.push(i),
-            None => groups.push((call, arguments, vec![i])),
-        }
-    }
-    groups
-        .into_iter()
-        .filter(|(_, _, positions)| positions.len() > 1)
-        .map(|(call, args, positions)| {
-            let at: Vec<String> = positions.iter().map(|p| format!("#{p}")).collect();
-            format!(
-                "{}/{} {} called {} times (calls {})",
-                call.server,
-                call.name,
-                args,
-                positions.len(),
-                at.join(", ")
-            )
-        })
-        .collect()
-}
-
-/// A JSON value with object keys sorted and integral floats as integers, so values that
-/// differ only in key order or in `1` vs `1.0` compare equal.
-pub fn canonical(value: Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(String, Value)> =
-                map.into_iter().map(|(k, v)| (k, canonical(v))).collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Object(entries.into_iter().collect())
-        }
-        Value::Array(items) => Value::Array(items.into_iter().map(canonical).collect()),
-        Value::Number(n) => match n.as_f64() {
-            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15 => Value::from(f as i64),
-            _ => Value::Number(n),
-        },
-        other => other,
-    }
-}
-
 #[cfg(test)]
 #[path = "assert_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+mod arguments_tests;

@@ -10,7 +10,12 @@ use crate::config::{Assertions, CallMatcher, OrderedCall};
 use crate::plan::AssertionSet;
 use crate::trace::{CallKind, CallTrace, Outcome, RecordedCall};
 
-fn call(kind: CallKind, server: &str, name: &str, arguments: Option<Value>) -> RecordedCall {
+pub(super) fn call(
+    kind: CallKind,
+    server: &str,
+    name: &str,
+    arguments: Option<Value>,
+) -> RecordedCall {
     RecordedCall {
         server: server.into(),
         kind,
@@ -22,54 +27,58 @@ fn call(kind: CallKind, server: &str, name: &str, arguments: Option<Value>) -> R
     }
 }
 
-fn tool(server: &str, name: &str) -> RecordedCall {
+pub(super) fn tool(server: &str, name: &str) -> RecordedCall {
     call(CallKind::Tool, server, name, Some(json!({})))
 }
 
-fn trace(calls: Vec<RecordedCall>) -> CallTrace {
+pub(super) fn trace(calls: Vec<RecordedCall>) -> CallTrace {
     CallTrace {
         calls,
         discovery: vec![],
     }
 }
 
-fn exact(server: &str, name: &str) -> CallMatcher {
+pub(super) fn exact(server: &str, name: &str) -> CallMatcher {
     CallMatcher {
         server: server.into(),
         name: Some(name.into()),
         pattern: None,
+        arguments: None,
     }
 }
 
-fn pattern(server: &str, regex: &str) -> CallMatcher {
+pub(super) fn pattern(server: &str, regex: &str) -> CallMatcher {
     CallMatcher {
         server: server.into(),
         name: None,
         pattern: Some(Regex::new(regex).unwrap()),
+        arguments: None,
     }
 }
 
-fn any_of(server: &str) -> CallMatcher {
+pub(super) fn any_of(server: &str) -> CallMatcher {
     CallMatcher {
         server: server.into(),
         name: None,
         pattern: None,
+        arguments: None,
     }
 }
 
-fn ordered(kind: CallKind, server: &str, name: &str) -> OrderedCall {
+pub(super) fn ordered(kind: CallKind, server: &str, name: &str) -> OrderedCall {
     OrderedCall {
         kind,
         server: server.into(),
         name: name.into(),
+        arguments: None,
     }
 }
 
-fn failures(assertions: Assertions, trace: &CallTrace) -> Vec<AssertionFailure> {
+pub(super) fn failures(assertions: Assertions, trace: &CallTrace) -> Vec<AssertionFailure> {
     check("config.taskSets[0]", &assertions, trace)
 }
 
-fn only(assertions: Assertions, trace: &CallTrace) -> AssertionFailure {
+pub(super) fn only(assertions: Assertions, trace: &CallTrace) -> AssertionFailure {
     let mut all = failures(assertions, trace);
     assert_eq!(all.len(), 1, "{all:#?}");
     all.remove(0)

@@ -35,6 +35,14 @@ impl CallTrace {
             .unwrap_or_else(|_| String::from("{\"calls\":[],\"discovery\":[]}"))
     }
 
+    /// Tool calls that ended in an error: an `isError` result or a JSON-RPC error.
+    pub fn tool_errors(&self) -> usize {
+        self.calls
+            .iter()
+            .filter(|call| call.kind == CallKind::Tool && call.outcome.is_tool_error())
+            .count()
+    }
+
     /// The recorded calls of one server, in order.
     pub fn calls_of<'a>(&'a self, server: &'a str) -> impl Iterator<Item = &'a RecordedCall> {
         self.calls.iter().filter(move |call| call.server == server)
@@ -101,6 +109,12 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The call failed: an `isError` result or a JSON-RPC error (what `maxToolErrors`
+    /// counts for tool calls).
+    pub fn is_tool_error(&self) -> bool {
+        !matches!(self, Outcome::Ok { .. })
+    }
+
     /// A short word for the outcome: `ok`, `is_error` or `error`.
     pub fn label(&self) -> &'static str {
         match self {

@@ -243,6 +243,52 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         "config.taskSets[0].assertions.toolsUsed[0].toolPattern",
         &["invalid regular expression \"pods_(\"", "unclosed group"],
     ),
+    // `arguments:` patterns of assertion entries.
+    (
+        "arguments-unknown-operator",
+        "arguments-unknown-operator.yaml",
+        "config.taskSets[0].assertions.toolsUsed[1].arguments.name.$matc",
+        &["unknown operator; expected $match or $type; did you mean $match?"],
+    ),
+    (
+        "arguments-invalid-regex",
+        "arguments-invalid-regex.yaml",
+        "config.taskSets[0].assertions.toolsNotUsed[0].arguments.labels[0].app.$match",
+        &["invalid regular expression \"web(\"", "unclosed group"],
+    ),
+    (
+        "arguments-operator-with-other-keys",
+        "arguments-operator-with-other-keys.yaml",
+        "config.taskSets[0].assertions.callOrder[0].arguments.name",
+        &["an operator must be the only key of its mapping; found `$match`, `$type`"],
+    ),
+    (
+        "arguments-unknown-type",
+        "arguments-unknown-type.yaml",
+        "config.taskSets[0].assertions.promptsUsed[0].arguments.lang.$type",
+        &[
+            "unknown type \"text\"",
+            "expected one of string, number, integer, boolean, array, object, null",
+        ],
+    ),
+    (
+        "arguments-on-resource",
+        "arguments-on-resource.yaml",
+        "config.taskSets[0].assertions.resourcesRead[0].arguments",
+        &["a resource read has no arguments"],
+    ),
+    (
+        "arguments-not-a-mapping",
+        "arguments-not-a-mapping.yaml",
+        "config.taskSets[0].assertions.requireAny[0].arguments",
+        &["expected a mapping of argument names to patterns, found [\"default\"]"],
+    ),
+    (
+        "negative-max-tool-errors",
+        "negative-max-tool-errors.yaml",
+        "config.taskSets[0].assertions.maxToolErrors",
+        &["must be 0 or more, found -1"],
+    ),
     (
         "invalid-uri-pattern",
         "invalid-uri-pattern.yaml",

@@ -19,6 +19,7 @@ pub struct RawAssertions {
     tools_not_used: Vec<RawMatcher>,
     min_tool_calls: Option<i64>,
     max_tool_calls: Option<i64>,
+    max_tool_errors: Option<i64>,
     #[serde(default)]
     resources_read: Vec<RawMatcher>,
     #[serde(default)]
@@ -87,6 +88,8 @@ pub enum AssertionKind {
     MinToolCalls,
     /// `maxToolCalls`
     MaxToolCalls,
+    /// `maxToolErrors`
+    MaxToolErrors,
     /// `resourcesRead`
     ResourcesRead,
     /// `resourcesNotRead`
@@ -114,6 +117,7 @@ impl AssertionKind {
             AssertionKind::ToolsNotUsed => "toolsNotUsed",
             AssertionKind::MinToolCalls => "minToolCalls",
             AssertionKind::MaxToolCalls => "maxToolCalls",
+            AssertionKind::MaxToolErrors => "maxToolErrors",
             AssertionKind::ResourcesRead => "resourcesRead",
             AssertionKind::ResourcesNotRead => "resourcesNotRead",
             AssertionKind::PromptsUsed => "promptsUsed",
@@ -145,6 +149,8 @@ pub struct Assertions {
     pub min_tool_calls: Option<u32>,
     /// `maxToolCalls`.
     pub max_tool_calls: Option<u32>,
+    /// `maxToolErrors`: tool calls that ended in an `isError` result or a JSON-RPC error.
+    pub max_tool_errors: Option<u32>,
     /// `resourcesRead`.
     pub resources_read: Vec<CallMatcher>,
     /// `resourcesNotRead`.
@@ -206,6 +212,9 @@ impl RawAssertions {
         let max_tool_calls = self
             .max_tool_calls
             .and_then(|n| check.count(&format!("{path}.{}", K::MaxToolCalls), n));
+        let max_tool_errors = self
+            .max_tool_errors
+            .and_then(|n| check.count(&format!("{path}.{}", K::MaxToolErrors), n));
         if let (Some(min), Some(max)) = (min_tool_calls, max_tool_calls)
             && min > max
         {
@@ -232,6 +241,7 @@ impl RawAssertions {
             tools_not_used,
             min_tool_calls,
             max_tool_calls,
+            max_tool_errors,
             resources_read,
             resources_not_read,
             prompts_used,
@@ -254,6 +264,7 @@ impl Assertions {
             (K::ToolsNotUsed, !self.tools_not_used.is_empty()),
             (K::MinToolCalls, self.min_tool_calls.is_some()),
             (K::MaxToolCalls, self.max_tool_calls.is_some()),
+            (K::MaxToolErrors, self.max_tool_errors.is_some()),
             (K::ResourcesRead, !self.resources_read.is_empty()),
             (K::ResourcesNotRead, !self.resources_not_read.is_empty()),
             (K::PromptsUsed, !self.prompts_used.is_empty()),

@@ -3,10 +3,12 @@
 
 use regex::Regex;
 use serde::Deserialize;
+use serde_json::Value;
 
+use super::arguments::ArgumentPattern;
 use super::check::Checker;
 use super::error::did_you_mean;
-use crate::trace::CallKind;
+use crate::trace::{CallKind, RecordedCall};
 
 /// One tool, resource or prompt entry. The name keys differ by kind (`tool`/`toolPattern`,
 /// `uri`/`uriPattern`, `prompt`/`promptPattern`), so all are accepted here and the
@@ -21,6 +23,7 @@ pub(super) struct RawMatcher {
     uri_pattern: Option<String>,
     prompt: Option<String>,
     prompt_pattern: Option<String>,
+    arguments: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -30,6 +33,7 @@ pub(super) struct RawCallOrder {
     kind: Option<String>,
     server: Option<String>,
     name: Option<String>,
+    arguments: Option<Value>,
 }
 
 /// The YAML spelling of a call kind: `tool`, `resource` or `prompt`.
@@ -59,10 +63,21 @@ pub struct CallMatcher {
     pub name: Option<String>,
     /// Unanchored regex over the name. With `name` too, either may match.
     pub pattern: Option<Regex>,
+    /// The call's arguments must match this (tools and prompts).
+    pub arguments: Option<ArgumentPattern>,
 }
 
 impl CallMatcher {
-    /// Whether a call of `server` named `name` matches this entry.
+    /// Whether `call` matches this entry: its server, its name and its arguments.
+    pub fn matches_call(&self, call: &RecordedCall) -> bool {
+        self.matches(&call.server, &call.name)
+            && self
+                .arguments
+                .as_ref()
+                .is_none_or(|pattern| pattern.matches(call.arguments.as_ref()))
+    }
+
+    /// Whether a call of `server` named `name` matches this entry, arguments aside.
     pub fn matches(&self, server: &str, name: &str) -> bool {
         if self.server != server {
             return false;
@@ -75,8 +90,17 @@ impl CallMatcher {
         }
     }
 
-    /// How the entry reads in a failure message, e.g. `kubernetes/pods_.*` or `kubernetes/*`.
+    /// How the entry reads in a failure message, e.g. `kubernetes/~pods_.*`,
+    /// `kubernetes/*` or `files/read_file with arguments {"path":{"$match":"^/tmp/"}}`.
     pub fn describe(&self) -> String {
+        match &self.arguments {
+            Some(pattern) => format!("{} with arguments {pattern}", self.describe_name()),
+            None => self.describe_name(),
+        }
+    }
+
+    /// The server and name part of [`describe`](Self::describe).
+    pub fn describe_name(&self) -> String {
         match (&self.name, &self.pattern) {
             (Some(name), None) => format!("{}/{name}", self.server),
             (None, Some(pattern)) => format!("{}/~{}", self.server, pattern.as_str()),
@@ -97,6 +121,56 @@ pub struct OrderedCall {
     pub server: String,
     /// The exact tool name, URI or prompt name.
     pub name: String,
+    /// The call's arguments must match this (tools and prompts).
+    pub arguments: Option<ArgumentPattern>,
+}
+
+impl OrderedCall {
+    /// Whether `call` is this entry's call: kind, server, name and arguments.
+    pub fn matches_call(&self, call: &RecordedCall) -> bool {
+        self.matches_name(call)
+            && self
+                .arguments
+                .as_ref()
+                .is_none_or(|pattern| pattern.matches(call.arguments.as_ref()))
+    }
+
+    /// Whether `call` has this entry's kind, server and name, arguments aside.
+    pub fn matches_name(&self, call: &RecordedCall) -> bool {
+        call.kind == self.kind && call.server == self.server && call.name == self.name
+    }
+
+    /// How the entry reads in a failure message: `tool demo/add`, with its arguments
+    /// pattern when it has one.
+    pub fn describe(&self) -> String {
+        let call = format!("{} {}/{}", kind_name(self.kind), self.server, self.name);
+        match &self.arguments {
+            Some(pattern) => format!("{call} with arguments {pattern}"),
+            None => call,
+        }
+    }
+}
+
+/// Validates the `arguments` written at `path` of an entry of `kind`: resources have none.
+fn arguments(
+    check: &mut Checker<'_>,
+    path: &str,
+    kind: Option<CallKind>,
+    written: Option<Value>,
+) -> Result<Option<ArgumentPattern>, ()> {
+    let Some(written) = written else {
+        return Ok(None);
+    };
+    if kind == Some(CallKind::Resource) {
+        check.error(
+            path,
+            "a resource read has no arguments; match its URI with uri or uriPattern (name in callOrder)",
+        );
+        return Err(());
+    }
+    ArgumentPattern::validate(check, path, written)
+        .map(Some)
+        .ok_or(())
 }
 
 /// Checks that `server` (written at `path`) names a server of the MCP config.
@@ -170,16 +244,26 @@ impl RawMatcher {
             },
             None => None,
         };
+        let arguments = arguments(
+            check,
+            &format!("{path}.arguments"),
+            Some(kind),
+            self.arguments,
+        );
         let server = match check.non_empty(&format!("{path}.server"), self.server.as_deref()) {
             Some(server) => server.to_owned(),
             None => return None,
         };
         ok &= check_server(check, &format!("{path}.server"), &server, servers);
-        ok.then_some(CallMatcher {
-            server,
-            name,
-            pattern,
-        })
+        match arguments {
+            Ok(arguments) if ok => Some(CallMatcher {
+                server,
+                name,
+                pattern,
+                arguments,
+            }),
+            _ => None,
+        }
     }
 }
 
@@ -221,9 +305,15 @@ impl RawCallOrder {
         let server_ok = server
             .as_deref()
             .is_some_and(|s| check_server(check, &format!("{path}.server"), s, servers));
-        match (kind, server, name) {
-            (Some(kind), Some(server), Some(name)) if server_ok => {
-                Some(OrderedCall { kind, server, name })
+        let arguments = arguments(check, &format!("{path}.arguments"), kind, self.arguments);
+        match (kind, server, name, arguments) {
+            (Some(kind), Some(server), Some(name), Ok(arguments)) if server_ok => {
+                Some(OrderedCall {
+                    kind,
+                    server,
+                    name,
+                    arguments,
+                })
             }
             _ => None,
         }
@@ -239,6 +329,7 @@ mod tests {
             server: "k8s".into(),
             name: name.map(Into::into),
             pattern: pattern.map(|p| Regex::new(p).unwrap()),
+            arguments: None,
         }
     }
 

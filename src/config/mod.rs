@@ -7,6 +7,8 @@
 
 mod agent;
 mod agent_file;
+mod arguments;
+mod arguments_match;
 mod assertions;
 mod builtin;
 mod check;
@@ -35,6 +37,8 @@ pub use agent::{
     Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, DEFAULT_AGENT_TIMEOUT, RunPrompt,
 };
 pub use agent_file::load_agent_file;
+pub use arguments::{ArgumentPattern, ValueType};
+pub use arguments_match::{Comparison, Difference};
 pub use assertions::{AssertionKind, Assertions, SkillMatcher};
 pub use builtin::llm_agent_model;
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};

@@ -88,6 +88,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         assertion_results,
         all_assertions_passed,
         call_history: call_history(report),
+        tool_errors: report.trace.tool_errors(),
         setup_output: phase(&report.setup),
         agent_output: match &report.agent {
             Some(agent) => PhaseOutput {

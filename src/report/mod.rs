@@ -76,6 +76,12 @@ pub struct Summary {
     pub prompt_tokens: usize,
     /// Estimated answer tokens.
     pub output_tokens: usize,
+    /// Tool calls that ended in an `isError` result or a JSON-RPC error, over all runs.
+    #[serde(default)]
+    pub tool_errors: usize,
+    /// Runs with at least one tool error.
+    #[serde(default)]
+    pub runs_with_tool_errors: usize,
     /// Tokens the agents' APIs reported (runs that reported usage).
     #[serde(default)]
     pub reported_tokens: u64,
@@ -147,6 +153,8 @@ impl Summary {
                 summary.assertions_total += assertion.details.len();
                 summary.assertions_passed += assertion.details.iter().filter(|d| d.passed).count();
             }
+            summary.tool_errors += result.tool_errors;
+            summary.runs_with_tool_errors += usize::from(result.tool_errors > 0);
             summary.prompt_tokens += result.token_estimate.prompt_tokens;
             summary.output_tokens += result.token_estimate.output_tokens;
             summary.reported_tokens += result.agent_token_usage.map_or(0, |u| u.total_tokens);
@@ -215,6 +223,13 @@ impl Summary {
             self.assertions_total,
             self.assertion_pass_rate * 100.0
         );
+        if self.tool_errors > 0 {
+            let _ = writeln!(
+                out,
+                "  tool errors: {} in {} of {} runs (isError results and protocol errors)",
+                self.tool_errors, self.runs_with_tool_errors, self.runs
+            );
+        }
         let _ = writeln!(
             out,
             "  tokens (estimated): {} prompt, {} output",

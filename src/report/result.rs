@@ -52,6 +52,10 @@ pub struct TaskResult {
     pub all_assertions_passed: bool,
     /// What the proxies recorded.
     pub call_history: CallHistory,
+    /// Tool calls that ended in an `isError` result or a JSON-RPC error (what
+    /// `maxToolErrors` counts).
+    #[serde(default)]
+    pub tool_errors: usize,
     /// Setup steps.
     pub setup_output: PhaseOutput,
     /// The agent.
