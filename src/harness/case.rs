@@ -23,7 +23,7 @@ use crate::interrupt::interrupted;
 use crate::lock::lock;
 use crate::plan::TaskCase;
 use crate::secret::{Secret, redact};
-use crate::snapshot::{SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir};
+use crate::snapshot::{RunDirs, SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir};
 
 /// How often a long run says it is still running (`MCPEVAL_PROGRESS_SECS` changes it).
 const PROGRESS_EVERY: Duration = Duration::from_secs(60);
@@ -250,11 +250,8 @@ impl CaseRuns<'_> {
         // the first complete one stands for the task.
         if !self.snapshot_checked && report.agent.as_ref().is_some_and(|agent| agent.passed) {
             self.snapshot_checked = true;
-            let temporary = [
-                run_dir.display().to_string(),
-                report.work_dir.display().to_string(),
-            ];
-            let content = redact(&render_snapshot(&report.trace, &temporary), &self.secrets);
+            let dirs = RunDirs::new(run_dir, &report.work_dir);
+            let content = redact(&render_snapshot(&report.trace, &dirs), &self.secrets);
             check_snapshot(
                 self.eval.snapshot,
                 &snapshot_dir(&self.eval.path),
