@@ -696,7 +696,7 @@ fn results_files_of_passing_and_failing_tasks_match_the_schema() {
 }
 
 #[test]
-fn repeated_runs_pass_on_min_pass_rate_with_a_wilson_interval() {
+fn repeated_runs_pass_on_min_pass_rate_with_a_wilson_interval_and_are_marked_flaky() {
     let counters = tempfile::tempdir().unwrap();
     let output = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
@@ -718,15 +718,16 @@ fn repeated_runs_pass_on_min_pass_rate_with_a_wilson_interval() {
     assert!(text.contains("test runs::lenient ... ok"), "{text}");
     assert!(
         stderr.contains(
-            "runs::lenient: 2 of 3 runs passed (67%, 95% Wilson interval 21%–94%); minPassRate 0.6"
+            "note: runs::lenient: flaky: 2 of 3 runs passed (67%, 95% Wilson interval 21%–94%); minPassRate 0.6"
         ),
         "{stderr}"
     );
     let sections = failure_sections(&text);
     let strict = &sections["runs::strict"];
     assert!(
-        strict
-            .starts_with("2 of 3 runs passed (67%, 95% Wilson interval 21%–94%); minPassRate 0.8"),
+        strict.starts_with(
+            "flaky: 2 of 3 runs passed (67%, 95% Wilson interval 21%–94%); minPassRate 0.8"
+        ),
         "{strict}"
     );
     assert!(strict.contains("===== run 2 of 3 failed ====="), "{strict}");
@@ -742,6 +743,34 @@ fn repeated_runs_pass_on_min_pass_rate_with_a_wilson_interval() {
         assert_eq!(result["totalRuns"], 3);
         assert_eq!(result["taskPassed"], run != 2);
     }
+    // The summary at the end of the run and the merged report mark both tasks flaky.
+    for task in ["lenient", "strict"] {
+        let line = format!(
+            "  flaky: runs::{task}: 2 of 3 runs passed (67%, 95% Wilson interval 21%–94%)\n"
+        );
+        assert!(stderr.contains(&line), "{stderr}");
+    }
+    let report = output.path().join("report.json");
+    let merged = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .args(["report", &output.path().display().to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(merged.status.code(), Some(0), "{merged:?}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let flaky: Vec<(&str, u64, u64)> = report["summary"]["flaky"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["testName"].as_str().unwrap(),
+                f["passed"].as_u64().unwrap(),
+                f["runs"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(flaky, [("runs::lenient", 2, 3), ("runs::strict", 2, 3)]);
 }
 
 /// `(task, start, end)` from the lines the locking fixture's tasks log.

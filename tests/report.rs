@@ -152,7 +152,7 @@ fn junit_has_one_testcase_per_run_with_times_and_failure_messages() {
 }
 
 #[test]
-fn diff_shows_regressions_fixes_new_and_removed_tasks() {
+fn diff_shows_regressions_fixes_removed_and_flaky_tasks() {
     let base = fixture("base").display().to_string();
     let dir = tempfile::tempdir().unwrap();
     let (report, _, _) = merged(dir.path());
@@ -164,7 +164,8 @@ fn diff_shows_regressions_fixes_new_and_removed_tasks() {
         text(&out.stdout),
         "pass rate: 75% -> 60% (-15.0 points)\ntokens (estimated): 480 -> 600 (+120)\n\
          regressed: k8s::create-pod (100% -> 0%)\nfixed: k8s::delete-pod (0% -> 100%)\n\
-         new: docs::search (50%)\nremoved: k8s::old-task (was 100%)\n"
+         removed: k8s::old-task (was 100%)\n\
+         flaky: docs::search 1 of 2 runs passed (50%, 95% Wilson interval 9%–91%); new\n"
     );
 
     let out = mcpeval(&[
@@ -198,7 +199,7 @@ fn diff_shows_regressions_fixes_new_and_removed_tasks() {
         "{markdown}"
     );
     assert!(
-        markdown.contains("| 🆕 new | `docs::search` | – | 50% |"),
+        markdown.contains("| `docs::search` | – | 1 of 2 | 50% (9%–91%) |"),
         "{markdown}"
     );
     assert!(
@@ -256,4 +257,150 @@ fn the_harness_prints_the_summary_at_the_end_of_a_run() {
         "{stderr}"
     );
     assert!(dir.path().join("results/failing__passes.json").is_file());
+}
+
+/// Writes the results of `runs` runs of `test` (`eval::task`) into `dir/results`, one file per
+/// run as the harness names them, run k passing when `passed[k]` is true.
+fn write_runs(dir: &Path, test: &str, passed: &[bool]) {
+    let template: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("base/results/k8s__list-pods.json")).unwrap(),
+    )
+    .unwrap();
+    let (eval, task) = test.split_once("::").unwrap();
+    let results = dir.join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    for (index, &ok) in passed.iter().enumerate() {
+        let mut result = template.clone();
+        result["testName"] = test.into();
+        result["evalName"] = eval.into();
+        result["taskName"] = task.into();
+        result["taskPassed"] = ok.into();
+        let file = if passed.len() == 1 {
+            format!("{eval}__{task}.json")
+        } else {
+            result["runIndex"] = index.into();
+            result["totalRuns"] = passed.len().into();
+            format!("{eval}__{task}.run{}.json", index + 1)
+        };
+        std::fs::write(results.join(file), result.to_string()).unwrap();
+    }
+}
+
+/// Base: every test passes. Current: `steady` still passes, `broken` fails every run (a
+/// regression), `shaky` passes 2 of 3 runs and `fresh` (new) 1 of 3 (both flaky), and `added`
+/// is new and passes.
+fn flaky_result_sets() -> (tempfile::TempDir, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, current) = (dir.path().join("base"), dir.path().join("current"));
+    for test in ["e::steady", "e::broken", "e::shaky"] {
+        write_runs(&base, test, &[true, true, true]);
+    }
+    write_runs(&current, "e::steady", &[true, true, true]);
+    write_runs(&current, "e::broken", &[false, false, false]);
+    write_runs(&current, "e::shaky", &[true, false, true]);
+    write_runs(&current, "e::fresh", &[false, true, false]);
+    write_runs(&current, "e::added", &[true]);
+    let (base, current) = (base.display().to_string(), current.display().to_string());
+    (dir, base, current)
+}
+
+#[test]
+fn report_marks_tasks_whose_runs_both_passed_and_failed_as_flaky() {
+    let (dir, _, current) = flaky_result_sets();
+    let report = dir.path().join("report.json");
+    let out = mcpeval(&[
+        "report",
+        &current,
+        "--output",
+        &report.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.starts_with(
+            "mcpeval summary: 7 of 13 task runs passed (53.8%); 6 failed\n\
+             \x20 flaky: e::fresh: 1 of 3 runs passed (33%, 95% Wilson interval 6%–79%)\n\
+             \x20 flaky: e::shaky: 2 of 3 runs passed (67%, 95% Wilson interval 21%–94%)\n\
+             \x20 eval e: 7/13 (53.8%)\n"
+        ),
+        "{shown}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let flaky = report["summary"]["flaky"].as_array().unwrap();
+    assert_eq!(flaky.len(), 2, "{flaky:?}");
+    let shaky = &flaky[1];
+    assert_eq!(
+        (&shaky["testName"], &shaky["passed"], &shaky["runs"]),
+        (&"e::shaky".into(), &2.into(), &3.into())
+    );
+    assert!((shaky["passRate"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9);
+    let interval: Vec<f64> = shaky["passRateInterval"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(
+        (interval[0] - 0.2077).abs() < 1e-3 && (interval[1] - 0.9385).abs() < 1e-3,
+        "{interval:?}"
+    );
+}
+
+#[test]
+fn diff_lists_flaky_tasks_apart_from_regressions_with_pass_rate_and_interval() {
+    let (_dir, base, current) = flaky_result_sets();
+    let out = mcpeval(&["diff", &base, &current, "--fail-on-regression"]);
+    assert_eq!(out.status.code(), Some(1), "e::broken regressed");
+    assert_eq!(
+        text(&out.stdout),
+        "pass rate: 100% -> 54% (-46.2 points)\ntokens (estimated): 1080 -> 1560 (+480)\n\
+         regressed: e::broken (100% -> 0%)\nnew: e::added (100%)\n\
+         flaky: e::fresh 1 of 3 runs passed (33%, 95% Wilson interval 6%–79%); new\n\
+         flaky: e::shaky 2 of 3 runs passed (67%, 95% Wilson interval 21%–94%); was 100%\n"
+    );
+
+    let out = mcpeval(&["diff", &base, &current, "--format", "markdown"]);
+    let markdown = text(&out.stdout);
+    assert!(
+        markdown.contains("1 regressed · 0 fixed · 2 flaky · 1 new · 0 removed"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| ❌ regressed | `e::broken` | 100% | 0% |"),
+        "{markdown}"
+    );
+    assert!(
+        !markdown.contains("| ❌ regressed | `e::shaky`"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| 🆕 new | `e::added` | – | 100% |"),
+        "{markdown}"
+    );
+    assert!(!markdown.contains("| 🆕 new | `e::fresh`"), "{markdown}");
+    assert!(
+        markdown.contains(
+            "**Flaky** (runs both passed and failed; not counted as regressions or fixes):\n\n\
+             | task | before | runs passed | pass rate (95% Wilson interval) |\n|---|---|---|---|\n\
+             | `e::fresh` | – | 1 of 3 | 33% (6%–79%) |\n\
+             | `e::shaky` | 100% | 2 of 3 | 67% (21%–94%) |\n"
+        ),
+        "{markdown}"
+    );
+
+    // Flaky alone is no regression: with the broken task fixed, --fail-on-regression passes.
+    let (dir, base, current) = flaky_result_sets();
+    write_runs(
+        &dir.path().join("current"),
+        "e::broken",
+        &[true, true, true],
+    );
+    let out = mcpeval(&["diff", &base, &current, "--fail-on-regression"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(
+        !text(&out.stdout).contains("regressed"),
+        "{}",
+        text(&out.stdout)
+    );
 }

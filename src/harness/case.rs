@@ -22,8 +22,9 @@ use crate::file_stem::file_stem;
 use crate::interrupt::interrupted;
 use crate::lock::lock;
 use crate::plan::TaskCase;
+use crate::report::PassCount;
 use crate::secret::{Secret, redact};
-use crate::snapshot::{SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir};
+use crate::snapshot::{RunDirs, SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir};
 
 /// How often a long run says it is still running (`MCPEVAL_PROGRESS_SECS` changes it).
 const PROGRESS_EVERY: Duration = Duration::from_secs(60);
@@ -111,26 +112,24 @@ fn interrupted_runs(mut verdicts: Vec<RunVerdict>, runs: u32) -> String {
     message
 }
 
-/// Several runs pass when enough of them passed; the message summarises the runs and holds
-/// the message of every failed one.
+/// Several runs pass when enough of them passed; the message summarises the runs (`flaky:`
+/// first when some passed and some failed) and holds the message of every failed one; a
+/// task that passes with failed runs says so in a note on stderr.
 fn judge_pass_rate(
     case_name: &str,
     verdicts: &[RunVerdict],
     min_pass_rate: f64,
 ) -> Result<(), Failed> {
     let runs = verdicts.len() as u32;
-    let passes = verdicts.iter().filter(|v| v.passed).count();
-    let rate = passes as f64 / runs as f64;
-    let (low, high) = wilson_interval(passes, runs);
-    let summary = format!(
-        "{passes} of {runs} runs passed ({:.0}%, 95% Wilson interval {:.0}%–{:.0}%); minPassRate {min_pass_rate}",
-        rate * 100.0,
-        low * 100.0,
-        high * 100.0
-    );
+    let count = PassCount {
+        passed: verdicts.iter().filter(|v| v.passed).count(),
+        runs: verdicts.len(),
+    };
+    let flaky = if count.is_flaky() { "flaky: " } else { "" };
+    let summary = format!("{flaky}{}; minPassRate {min_pass_rate}", count.describe());
     // A tolerance so that 2 of 3 meets a minPassRate written as 0.6667.
-    if rate + 1e-9 >= min_pass_rate {
-        if passes < runs as usize {
+    if count.rate() + 1e-9 >= min_pass_rate {
+        if count.passed < count.runs {
             eprintln!("note: {case_name}: {summary}");
         }
         return Ok(());
@@ -250,11 +249,8 @@ impl CaseRuns<'_> {
         // the first complete one stands for the task.
         if !self.snapshot_checked && report.agent.as_ref().is_some_and(|agent| agent.passed) {
             self.snapshot_checked = true;
-            let temporary = [
-                run_dir.display().to_string(),
-                report.work_dir.display().to_string(),
-            ];
-            let content = redact(&render_snapshot(&report.trace, &temporary), &self.secrets);
+            let dirs = RunDirs::new(run_dir, &report.work_dir);
+            let content = redact(&render_snapshot(&report.trace, &dirs), &self.secrets);
             check_snapshot(
                 self.eval.snapshot,
                 &snapshot_dir(&self.eval.path),
@@ -333,20 +329,6 @@ async fn report_progress(label: String, phase: Arc<Mutex<RunPhase>>, started: In
     }
 }
 
-/// The Wilson score interval (95 %) of `passes` out of `runs`.
-pub fn wilson_interval(passes: usize, runs: u32) -> (f64, f64) {
-    let n = f64::from(runs);
-    if runs == 0 {
-        return (0.0, 1.0);
-    }
-    let p = passes as f64 / n;
-    let z = 1.959_963_984_540_054_f64;
-    let z2 = z * z;
-    let center = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
-    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / (1.0 + z2 / n);
-    ((center - half).max(0.0), (center + half).min(1.0))
-}
-
 /// The lock that keeps a serial task from running alongside any other task, also across
 /// processes (nextest): exclusive on `<output dir>/mcpeval.lock` for serial tasks, shared
 /// for parallel ones. Released when dropped.
@@ -375,22 +357,5 @@ impl TaskLock {
         };
         locked.map_err(|e| Failed::from(format!("cannot lock {}: {e}", path.display())))?;
         Ok(TaskLock { _file: file })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wilson_interval_matches_known_values() {
-        let (low, high) = wilson_interval(2, 3);
-        assert!(
-            (low - 0.2077).abs() < 1e-3 && (high - 0.9385).abs() < 1e-3,
-            "{low} {high}"
-        );
-        let (low, high) = wilson_interval(3, 3);
-        assert!((low - 0.4385).abs() < 1e-3 && high == 1.0, "{low} {high}");
-        assert_eq!(wilson_interval(0, 0), (0.0, 1.0));
     }
 }

@@ -1,10 +1,12 @@
 //! The difference between two reports, keyed by test name: regressions, fixes, new and
-//! removed tasks, pass rate and token changes; as text or as markdown for a PR comment.
+//! removed tasks, flaky tasks apart from them, pass rate and token changes; as text or as
+//! markdown for a PR comment.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::Report;
+use super::flaky::{PassCount, pass_counts};
 
 /// How to render a diff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,29 +29,40 @@ pub struct ReportDiff {
     pub new: Vec<(String, f64)>,
     /// Only in the base report, with its pass rate.
     pub removed: Vec<(String, f64)>,
+    /// Tests whose current runs both passed and failed; never among the regressions, fixes
+    /// or new tests.
+    pub flaky: Vec<FlakyChange>,
     /// Overall pass rates.
     pub pass_rate: (f64, f64),
     /// Estimated tokens (prompt + output).
     pub tokens: (usize, usize),
 }
 
+/// A test whose current runs both passed and failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlakyChange {
+    /// The test name.
+    pub test_name: String,
+    /// Its pass rate in the base report; `None` when it is new.
+    pub base_rate: Option<f64>,
+    /// Its runs in the current report.
+    pub count: PassCount,
+}
+
 /// Pass rate per test over its runs.
 fn rates(report: &Report) -> BTreeMap<String, f64> {
-    let mut tallies: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for result in &report.results {
-        let tally = tallies.entry(result.test_name.clone()).or_default();
-        tally.0 += usize::from(result.task_passed);
-        tally.1 += 1;
-    }
-    tallies
+    pass_counts(&report.results)
         .into_iter()
-        .map(|(name, (passed, runs))| (name, passed as f64 / runs as f64))
+        .map(|(name, count)| (name, count.rate()))
         .collect()
 }
 
-/// Compares `current` with `base`. A test passes when all its runs passed.
+/// Compares `current` with `base`. A test passes when all its runs passed; a test whose
+/// current runs both passed and failed is flaky, whatever it was in the base.
 pub fn diff_reports(base: &Report, current: &Report) -> ReportDiff {
-    let (before, after) = (rates(base), rates(current));
+    let before = rates(base);
+    let counts = pass_counts(&current.results);
+    let after: BTreeMap<String, f64> = counts.iter().map(|(n, c)| (n.clone(), c.rate())).collect();
     let mut diff = ReportDiff {
         pass_rate: (base.summary.pass_rate, current.summary.pass_rate),
         tokens: (
@@ -59,6 +72,15 @@ pub fn diff_reports(base: &Report, current: &Report) -> ReportDiff {
         ..ReportDiff::default()
     };
     for (name, &now) in &after {
+        let count = counts[name];
+        if count.is_flaky() {
+            diff.flaky.push(FlakyChange {
+                test_name: name.clone(),
+                base_rate: before.get(name).copied(),
+                count,
+            });
+            continue;
+        }
         match before.get(name) {
             None => diff.new.push((name.clone(), now)),
             Some(&then) if then >= 1.0 && now < 1.0 => {
@@ -102,7 +124,7 @@ impl ReportDiff {
         (delta, token_delta)
     }
 
-    /// A heading, a one-line summary and a table of the changed tasks.
+    /// A heading, a one-line summary, a table of the changed tasks and one of the flaky tasks.
     fn render_markdown(&self) -> String {
         let mut out = String::new();
         let (before, after) = self.pass_rate;
@@ -115,9 +137,10 @@ impl ReportDiff {
         );
         let _ = writeln!(
             out,
-            "{} regressed · {} fixed · {} new · {} removed · tokens {} → {} ({token_delta:+})\n",
+            "{} regressed · {} fixed · {} flaky · {} new · {} removed · tokens {} → {} ({token_delta:+})\n",
             self.regressions.len(),
             self.fixes.len(),
+            self.flaky.len(),
             self.new.len(),
             self.removed.len(),
             self.tokens.0,
@@ -130,6 +153,26 @@ impl ReportDiff {
             out.push_str("| change | task | before | after |\n|---|---|---|---|\n");
             out.push_str(&rows.join("\n"));
             out.push('\n');
+        }
+        if !self.flaky.is_empty() {
+            out.push_str(
+                "\n**Flaky** (runs both passed and failed; not counted as regressions or fixes):\n\n\
+                 | task | before | runs passed | pass rate (95% Wilson interval) |\n|---|---|---|---|\n",
+            );
+            for flaky in &self.flaky {
+                let (low, high) = flaky.count.interval();
+                let _ = writeln!(
+                    out,
+                    "| `{}` | {} | {} of {} | {} ({}–{}) |",
+                    flaky.test_name,
+                    flaky.base_rate.map_or_else(|| "–".to_owned(), percent),
+                    flaky.count.passed,
+                    flaky.count.runs,
+                    percent(flaky.count.rate()),
+                    percent(low),
+                    percent(high)
+                );
+            }
         }
         out
     }
@@ -160,7 +203,7 @@ impl ReportDiff {
             .collect()
     }
 
-    /// The pass rates, the tokens and one line per changed task.
+    /// The pass rates, the tokens, one line per changed task and one per flaky task.
     fn render_text(&self) -> String {
         let mut out = String::new();
         let (before, after) = self.pass_rate;
@@ -186,6 +229,18 @@ impl ReportDiff {
         }
         for (name, rate) in &self.removed {
             let _ = writeln!(out, "removed: {name} (was {})", percent(*rate));
+        }
+        for flaky in &self.flaky {
+            let before = match flaky.base_rate {
+                Some(rate) => format!("was {}", percent(rate)),
+                None => "new".to_owned(),
+            };
+            let _ = writeln!(
+                out,
+                "flaky: {} {}; {before}",
+                flaky.test_name,
+                flaky.count.describe()
+            );
         }
         if self.regressions.is_empty()
             && self.fixes.is_empty()

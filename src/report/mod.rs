@@ -1,7 +1,9 @@
-//! After the tests ran: results files merged into one report with a summary, JUnit XML for
-//! dashboards, and the difference between two reports for a pull request.
+//! After the tests ran: results files merged into one report with a summary (flaky tests
+//! among it), JUnit XML for dashboards, and the difference between two reports for a pull
+//! request.
 
 mod diff;
+mod flaky;
 mod junit;
 mod result;
 
@@ -11,7 +13,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use diff::{DiffFormat, ReportDiff, diff_reports};
+pub use diff::{DiffFormat, FlakyChange, ReportDiff, diff_reports};
+pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval};
 pub use junit::junit_xml;
 pub use result::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput,
@@ -91,6 +94,9 @@ pub struct Summary {
     pub llm_runs: LlmRunCounts,
     /// The slowest runs: `(test name, milliseconds)`, slowest first.
     pub slowest: Vec<(String, f64)>,
+    /// The tests whose runs both passed and failed, by test name.
+    #[serde(default)]
+    pub flaky: Vec<FlakyTask>,
 }
 
 /// How the runs with an LLM proxy used their cassettes.
@@ -184,6 +190,7 @@ impl Summary {
         slowest.sort_by(|a, b| b.1.total_cmp(&a.1));
         slowest.truncate(SLOWEST);
         summary.slowest = slowest;
+        summary.flaky = flaky_tasks(results);
         summary
     }
 
@@ -198,6 +205,14 @@ impl Summary {
             self.pass_rate * 100.0,
             self.failed
         );
+        for flaky in &self.flaky {
+            let _ = writeln!(
+                out,
+                "  flaky: {}: {}",
+                flaky.test_name,
+                flaky.count().describe()
+            );
+        }
         for (eval, tally) in &self.by_eval {
             let _ = writeln!(
                 out,

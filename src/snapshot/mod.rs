@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use normalize::{normalize_text, normalize_value};
+pub use normalize::{Normalizer, RunDirs};
 
 use crate::assert::canonical;
 pub use crate::config::SnapshotMode;
@@ -17,28 +17,31 @@ use crate::text::shorten;
 use crate::trace::{CallTrace, Outcome, RecordedCall, result_text};
 
 /// The snapshot text of a trace: one YAML entry per call, in order, without timestamps,
-/// durations, ids, ports or temporary paths. Arguments are compact JSON with sorted keys.
-pub fn render_snapshot(trace: &CallTrace, run_paths: &[String]) -> String {
+/// durations, ids or ports, and with the varying part of each path masked (the run's
+/// directories `dirs`, temporary directories: see [`Normalizer`]). Arguments are compact
+/// JSON with sorted keys.
+pub fn render_snapshot(trace: &CallTrace, dirs: &RunDirs) -> String {
     if trace.calls.is_empty() {
         return "[] # no calls\n".to_owned();
     }
+    let mut normalizer = Normalizer::new(dirs);
     let mut out = String::new();
     for call in &trace.calls {
-        let target = normalize_text(&format!("{}/{}", call.server, call.name), run_paths);
+        let target = normalizer.text(&format!("{}/{}", call.server, call.name));
         out.push_str(&format!(
             "- {}: {}\n",
             kind_name(call.kind),
             yaml_scalar(&target)
         ));
         if let Some(arguments) = call.arguments.as_ref().filter(|a| !is_empty(a)) {
-            let arguments = canonical(normalize_value(arguments, run_paths));
+            let arguments = canonical(normalizer.value(arguments));
             out.push_str(&format!("  arguments: {arguments}\n"));
         }
         let outcome = match &call.outcome {
             Outcome::Ok { .. } => "ok".to_owned(),
             Outcome::IsError { .. } => "is_error".to_owned(),
             Outcome::Error { message, .. } => {
-                yaml_scalar(&format!("error: {}", normalize_text(message, run_paths)))
+                yaml_scalar(&format!("error: {}", normalizer.text(message)))
             }
         };
         out.push_str(&format!("  outcome: {outcome}\n"));

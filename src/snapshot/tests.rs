@@ -1,3 +1,4 @@
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
@@ -69,18 +70,63 @@ fn sample() -> CallTrace {
 #[test]
 fn snapshot_is_normalised_yaml_without_timings() {
     assert_eq!(
-        render_snapshot(&sample(), &[]),
+        render_snapshot(&sample(), &RunDirs::default()),
         "- tool: kubernetes/pods_list\n  arguments: {\"at\":\"http://127.0.0.1:[port]/x\",\"namespace\":\"default\"}\n  outcome: ok\n\
          - resource: docs/file:///readme.md\n  outcome: ok\n\
          - tool: kubernetes/pods_delete\n  outcome: is_error\n\
-         - prompt: docs/review\n  arguments: {\"file\":\"[tmp]\"}\n  outcome: \"error: unknown prompt: review\"\n"
+         - prompt: docs/review\n  arguments: {\"file\":\"[tmp]/a.rs\"}\n  outcome: \"error: unknown prompt: review\"\n"
+    );
+}
+
+/// The issue's case, with the real filesystem server's tools: reading a file and listing its
+/// directory under a temporary directory rendered the same (`"path":"[tmp]"`).
+#[test]
+fn calls_on_different_paths_under_one_temporary_directory_render_apart() {
+    let ok = || Outcome::Ok { result: json!({}) };
+    let trace = CallTrace {
+        calls: vec![
+            call(
+                CallKind::Tool,
+                "filesystem",
+                "read_text_file",
+                Some(json!({"path": "/tmp/.tmpW3xY9z/data/a.txt"})),
+                ok(),
+            ),
+            call(
+                CallKind::Tool,
+                "filesystem",
+                "list_directory",
+                Some(json!({"path": "/tmp/.tmpW3xY9z/data"})),
+                ok(),
+            ),
+            call(
+                CallKind::Tool,
+                "filesystem",
+                "write_file",
+                Some(
+                    json!({"path": "/tmp/mcpeval-e__t-77/out.txt", "content": "see /tmp/.tmpW3xY9z/data"}),
+                ),
+                ok(),
+            ),
+        ],
+        discovery: vec![],
+    };
+    let dirs = RunDirs::new(
+        Path::new("/work/out/runs/e__t"),
+        Path::new("/tmp/mcpeval-e__t-77"),
+    );
+    assert_eq!(
+        render_snapshot(&trace, &dirs),
+        "- tool: filesystem/read_text_file\n  arguments: {\"path\":\"[tmp]/data/a.txt\"}\n  outcome: ok\n\
+         - tool: filesystem/list_directory\n  arguments: {\"path\":\"[tmp]/data\"}\n  outcome: ok\n\
+         - tool: filesystem/write_file\n  arguments: {\"content\":\"see [tmp]/data\",\"path\":\"[work]/out.txt\"}\n  outcome: ok\n"
     );
 }
 
 #[test]
 fn empty_trace_has_an_explicit_snapshot() {
     assert_eq!(
-        render_snapshot(&CallTrace::default(), &[]),
+        render_snapshot(&CallTrace::default(), &RunDirs::default()),
         "[] # no calls\n"
     );
 }
