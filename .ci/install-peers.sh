@@ -19,6 +19,7 @@ install() {
 }
 
 install @modelcontextprotocol/server-everything 2026.8.31
+install @modelcontextprotocol/server-filesystem 2026.8.31
 install @modelcontextprotocol/conformance 0.1.16
 NODE22_VERSION=22.23.3
 # The conformance suite needs Node 22; this package ships the node binary.

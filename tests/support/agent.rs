@@ -57,6 +57,8 @@ impl Received {
 pub struct TestAgent {
     pub name: String,
     pub received: Arc<Received>,
+    /// The root it answers `roots/list` with (default `file:///work`, named `work`).
+    pub root: String,
 }
 
 impl TestAgent {
@@ -64,7 +66,14 @@ impl TestAgent {
         Self {
             name: name.into(),
             received: Arc::default(),
+            root: "file:///work".into(),
         }
+    }
+
+    /// The same agent with `root` (a `file://` URI) as its one root.
+    pub fn with_root(mut self, root: &str) -> Self {
+        self.root = root.into();
+        self
     }
 }
 
@@ -90,7 +99,7 @@ impl Service<RoleClient> for TestAgent {
                 "content": {"type": "text", "text": "4"}
             }))),
             Some("roots/list") => Ok(from_json(json!({
-                "roots": [{"uri": "file:///work", "name": "work"}]
+                "roots": [{"uri": self.root, "name": "work"}]
             }))),
             Some("elicitation/create") => Ok(from_json(json!({
                 "action": "accept", "content": {"confirm": true}
