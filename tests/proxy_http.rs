@@ -8,10 +8,10 @@ mod support;
 
 use std::time::Duration;
 
-use mcpeval::proxy::{CallRecorder, Proxy, Upstream};
+use mcpeval::proxy::{CallRecorder, Proxy};
 use reqwest::header::CONTENT_TYPE;
 use serde_json::{Value, json};
-use support::peers::test_server_binary;
+use support::peers::test_server_upstream;
 use support::setup::Proxied;
 
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
@@ -229,12 +229,7 @@ async fn server_requests_made_for_a_call_ride_that_calls_own_stream() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_requests_of_a_stdio_server_ride_the_open_calls_stream() {
     let logs = tempfile::tempdir().unwrap();
-    let upstream = Upstream::Stdio {
-        command: test_server_binary().display().to_string(),
-        args: vec![],
-        env: vec![],
-        cwd: None,
-    };
+    let upstream = test_server_upstream();
     let proxy = Proxy::start("stdio", upstream, &CallRecorder::new(), logs.path())
         .await
         .unwrap();

@@ -3,12 +3,12 @@
 //! secret in anything a run leaves behind. (Foreign `Host` headers: `origin.rs`.)
 
 use mcpeval::llm_proxy::{LlmApi, LlmProxy, LlmProxyConfig, RecordMode};
-use mcpeval::proxy::{CallRecorder, Proxy, Upstream};
+use mcpeval::proxy::{CallRecorder, Proxy};
 
 use crate::common::{
     files, files_under, fixture, mcpeval, mcpeval_with, processes_with, results, text,
 };
-use crate::support::peers::test_server_binary;
+use crate::support::peers::{test_server_binary, test_server_upstream};
 
 /// An eval of the script agent over the MCP config `mcp`, tasks from `*.task.yaml`.
 fn eval(name: &str, mcp: &str, extra: &str) -> String {
@@ -33,12 +33,7 @@ fn task(name: &str, prompt: &str, limits: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn proxies_listen_on_loopback_only() {
     let logs = tempfile::tempdir().unwrap();
-    let upstream = Upstream::Stdio {
-        command: test_server_binary().display().to_string(),
-        args: vec![],
-        env: vec![],
-        cwd: None,
-    };
+    let upstream = test_server_upstream();
     let mcp = Proxy::start("local", upstream, &CallRecorder::new(), logs.path())
         .await
         .unwrap();

@@ -95,3 +95,13 @@ pub fn nextest_available() -> bool {
     }
     found
 }
+
+/// Our stdio test server (see [`test_server_binary`]) as a proxy's upstream, no arguments.
+pub fn test_server_upstream() -> mcpeval::proxy::Upstream {
+    mcpeval::proxy::Upstream::Stdio {
+        command: test_server_binary().display().to_string(),
+        args: vec![],
+        env: vec![],
+        cwd: None,
+    }
+}
