@@ -244,9 +244,9 @@ fn the_harness_prints_the_summary_at_the_end_of_a_run() {
     ]);
     assert_eq!(out.status.code(), Some(101));
     let stderr = text(&out.stderr);
-    // The task file that does not load has no run, so 15 of the 16 tests ran.
+    // The task file that does not load counts as a failed task, with a results file.
     assert!(
-        stderr.contains("mcpeval summary: 1 of 15 task runs passed (6.7%); 14 failed"),
+        stderr.contains("mcpeval summary: 1 of 16 task runs passed (6.2%); 15 failed"),
         "{stderr}"
     );
     assert!(

@@ -12,7 +12,7 @@ use libtest_mimic::Failed;
 
 use super::llm_phase::cassette_path;
 use super::message::failure_message;
-use super::results::{ResultInput, task_result};
+use super::results::{ResultInput, task_result, unloaded_result};
 use super::run::run_task;
 use super::run_report::{RunOptions, RunPhase, RunReport};
 use super::secrets::run_secrets;
@@ -23,6 +23,7 @@ use crate::interrupt::interrupted;
 use crate::lock::lock;
 use crate::plan::TaskCase;
 use crate::report::PassCount;
+use crate::report::TaskResult;
 use crate::secret::{Secret, redact};
 use crate::snapshot::{RunDirs, SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir};
 
@@ -43,9 +44,11 @@ pub(super) fn run_case(
     options: Arc<RunOptions>,
 ) -> Result<(), Failed> {
     not_interrupted()?;
-    let task = case
-        .load(eval)
-        .map_err(|errors| Failed::from(format!("the task file does not load:\n{errors}")))?;
+    let task = case.load(eval).map_err(|errors| {
+        let message = format!("the task file does not load:\n{errors}");
+        record_unloaded(eval, case, &options, &message);
+        Failed::from(message)
+    })?;
     let runs = run_count(&task, eval)?;
     let min_pass_rate = task.min_pass_rate.or(case.min_pass_rate).unwrap_or(1.0);
     let out = options.output_dir.clone();
@@ -110,6 +113,28 @@ fn interrupted_runs(mut verdicts: Vec<RunVerdict>, runs: u32) -> String {
         ));
     }
     message
+}
+
+/// Writes the results file of a task that does not load, and counts it in the summary.
+fn record_unloaded(eval: &Eval, case: &TaskCase, options: &RunOptions, message: &str) {
+    let prefix = format!("{}::", eval.name);
+    let task_name = case.name.strip_prefix(&prefix).unwrap_or(&case.name);
+    let result = unloaded_result(case, eval, task_name, message);
+    let stem = file_stem(&eval.name, task_name);
+    keep_result(options, result, &stem, &run_secrets(eval, options));
+}
+
+/// Writes `result` to `results/<stem>.json` (redacted) and adds it to the collected ones.
+fn keep_result(options: &RunOptions, result: TaskResult, stem: &str, secrets: &[Secret]) {
+    let results_dir = options.output_dir.join("results");
+    if let Err(e) = result.write(&results_dir, stem, secrets) {
+        eprintln!(
+            "mcpeval: cannot write the results of {} under {}: {e}",
+            result.test_name,
+            results_dir.display()
+        );
+    }
+    lock(&options.collected).push(result);
 }
 
 /// Several runs pass when enough of them passed; the message summarises the runs (`flaky:`
@@ -284,15 +309,7 @@ impl CaseRuns<'_> {
             duration: started.elapsed(),
             run: (self.runs > 1).then_some((index, self.runs)),
         });
-        let results_dir = self.options.output_dir.join("results");
-        if let Err(e) = result.write(&results_dir, run_stem, &self.secrets) {
-            eprintln!(
-                "mcpeval: cannot write the results of {} under {}: {e}",
-                self.case.name,
-                results_dir.display()
-            );
-        }
-        lock(&self.options.collected).push(result);
+        keep_result(self.options, result, run_stem, &self.secrets);
     }
 }
 

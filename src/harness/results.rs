@@ -112,6 +112,22 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
     }
 }
 
+/// The results file of a task whose file does not load: failed, with the error as its
+/// reason, so that reports count it instead of missing it.
+pub fn unloaded_result(case: &TaskCase, eval: &Eval, task_name: &str, error: &str) -> TaskResult {
+    TaskResult {
+        test_name: case.name.clone(),
+        eval_name: eval.name.clone(),
+        task_name: task_name.to_owned(),
+        task_path: case.path.display().to_string(),
+        task_error: Some(error.to_owned()),
+        reasons: vec![error.to_owned()],
+        failure_message: Some(error.to_owned()),
+        agent_name: eval.agent.name().to_owned(),
+        ..TaskResult::default()
+    }
+}
+
 fn server_failure(failure: &ServerFailure) -> ServerFailureRecord {
     ServerFailureRecord {
         server: failure.server.clone(),

@@ -14,7 +14,7 @@ use crate::llm::TokenUsage;
 use crate::secret::{Secret, redact};
 
 /// One task run, as written to its results file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskResult {
     /// The test name, `<eval>::<task>`.
@@ -218,7 +218,7 @@ pub struct LlmCalls {
 }
 
 /// A rough token count.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenEstimate {
     /// Prompt tokens (characters / 4).

@@ -7,6 +7,7 @@
 //! - `signals`: SIGTERM / SIGINT mid-run leave no process behind and keep finished results.
 //! - `names`: task and eval names never share or escape a results file.
 //! - `origin`: the proxies refuse foreign `Origin` and `Host` headers.
+//! - `broken_files`: a task file that does not load still has a results file.
 //! - `holds`: what held before this suite existed (loopback only, parallel load, reaping,
 //!   no secrets in results).
 
@@ -14,6 +15,7 @@
 mod support;
 
 mod big_answers;
+mod broken_files;
 mod common;
 mod holds;
 mod names;
