@@ -35,6 +35,7 @@ pub(super) fn trace(calls: Vec<RecordedCall>) -> CallTrace {
     CallTrace {
         calls,
         discovery: vec![],
+        advertised: Default::default(),
     }
 }
 

@@ -3,7 +3,7 @@
 //! | code | meaning |
 //! |---|---|
 //! | 0 | everything selected passed (or the command did what it was asked) |
-//! | 1 | `mcpeval diff --fail-on-regression` found a regression |
+//! | 1 | a gate failed: `mcpeval diff --fail-on-regression` found a regression, or `mcpeval report --min-coverage` a server below the minimum |
 //! | 2 | nothing ran: an eval file is invalid, `--exact` names no task (`mcpeval check`, nextest), or the arguments are wrong (clap's code) |
 //! | 3 | `mcpeval report` / `diff` cannot read or write results or a report |
 //! | 101 | a task failed (libtest's code; nextest reports its own, 100) |
@@ -14,6 +14,9 @@
 pub const OK: u8 = 0;
 /// `mcpeval diff --fail-on-regression` found a task whose verdict got worse.
 pub const REGRESSION: u8 = 1;
+/// `mcpeval report --min-coverage` found a server whose surface coverage is below the
+/// minimum (or no coverage at all): the same code as any failed gate.
+pub const COVERAGE_BELOW_MINIMUM: u8 = 1;
 /// Nothing ran: an eval file does not load, or `--exact` names no task (the same code clap
 /// uses for bad arguments).
 pub const INVALID_CONFIG: u8 = 2;

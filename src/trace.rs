@@ -9,10 +9,15 @@
 //! does not know are dropped, integers written as floats may come back as `1.0`, and key
 //! order is kept.
 
+mod advertised;
+
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub use advertised::Advertised;
 
 /// Everything the proxies of one task run recorded, in the order they received it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -24,6 +29,10 @@ pub struct CallTrace {
     /// List calls (`tools/list`, `resources/list`, …), in the order received.
     #[serde(default)]
     pub discovery: Vec<DiscoveryEvent>,
+    /// What each server advertised in its list answers, by server name (absent from the
+    /// JSON when nothing was listed).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub advertised: BTreeMap<String, Advertised>,
 }
 
 impl CallTrace {
@@ -149,7 +158,7 @@ pub struct DiscoveryEvent {
 }
 
 /// Which list a [`DiscoveryEvent`] asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ListKind {
     /// `tools/list`.
@@ -246,8 +255,10 @@ mod tests {
                 duration: Duration::from_millis(3),
             }],
             discovery: vec![],
+            advertised: BTreeMap::new(),
         };
         let text = trace.to_json_pretty();
+        assert!(!text.contains("advertised"), "{text}");
         assert!(text.contains("\"startOffset\": 1.5"), "{text}");
         assert!(text.contains("\"status\": \"isError\""), "{text}");
         // Key order of free-form JSON is kept.

@@ -13,7 +13,7 @@ use super::run_report::LlmRecord;
 use super::verdict::Verdict;
 use crate::report::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput,
-    ServerFailureRecord, StepOutput, TaskResult, TokenEstimate,
+    ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate,
 };
 use crate::steps::{StepResult, phase_passed};
 use crate::trace::{CallKind, Outcome};
@@ -88,6 +88,9 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         assertion_results,
         all_assertions_passed,
         call_history: call_history(report),
+        surface: (report.trace.advertised.iter())
+            .map(|(server, advertised)| (server.clone(), Surface::of(advertised)))
+            .collect(),
         tool_errors: report.trace.tool_errors(),
         setup_output: phase(&report.setup),
         agent_output: match &report.agent {

@@ -203,7 +203,7 @@ impl ServerHandler for AgentSession {
             Ok(other) => result_as(other),
             Err(error) => Err(error),
         };
-        pending.finish(list_outcome(&response, |r| r.prompts.len()));
+        pending.finish(list_outcome(&response, |r| &r.prompts));
         response
     }
 
@@ -226,7 +226,7 @@ impl ServerHandler for AgentSession {
             Ok(other) => result_as(other),
             Err(error) => Err(error),
         };
-        pending.finish(list_outcome(&response, |r| r.resources.len()));
+        pending.finish(list_outcome(&response, |r| &r.resources));
         response
     }
 
@@ -252,7 +252,7 @@ impl ServerHandler for AgentSession {
             Ok(other) => result_as(other),
             Err(error) => Err(error),
         };
-        pending.finish(list_outcome(&response, |r| r.resource_templates.len()));
+        pending.finish(list_outcome(&response, |r| &r.resource_templates));
         response
     }
 
@@ -355,7 +355,7 @@ impl ServerHandler for AgentSession {
             Ok(other) => result_as(other),
             Err(error) => Err(error),
         };
-        pending.finish(list_outcome(&response, |r| r.tools.len()));
+        pending.finish(list_outcome(&response, |r| &r.tools));
         response
     }
 

@@ -1,10 +1,13 @@
 //! The call recorder shared by the proxies of one task run.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::lock::lock;
-use crate::trace::{CallKind, CallTrace, DiscoveryEvent, ListKind, Outcome, RecordedCall};
+use crate::trace::{
+    Advertised, CallKind, CallTrace, DiscoveryEvent, ListKind, Outcome, RecordedCall,
+};
 
 /// JSON-RPC code recorded for a call that never got an answer (the agent cancelled it or
 /// the proxy stopped first): MCP's "request cancelled".
@@ -28,6 +31,7 @@ struct State {
     next_seq: u64,
     calls: Vec<(u64, RecordedCall)>,
     discovery: Vec<(u64, DiscoveryEvent)>,
+    advertised: BTreeMap<String, Advertised>,
 }
 
 impl Default for CallRecorder {
@@ -68,6 +72,7 @@ impl CallRecorder {
         CallTrace {
             calls: calls.into_iter().map(|(_, call)| call).collect(),
             discovery: discovery.into_iter().map(|(_, event)| event).collect(),
+            advertised: state.advertised.clone(),
         }
     }
 
@@ -183,16 +188,28 @@ pub(crate) struct PendingList {
 }
 
 impl PendingList {
-    /// Records the list call: `Ok(n)` with the number of items, or the error message.
-    pub(crate) fn finish(mut self, outcome: Result<usize, String>) {
-        match outcome {
-            Ok(items) => self.event.items = Some(items),
-            Err(message) => self.event.error = Some(message),
-        }
+    /// Records the list call: `Ok` with the page's items (added to what the server
+    /// advertised), or the error message.
+    pub(crate) fn finish(mut self, outcome: Result<Vec<serde_json::Value>, String>) {
+        let page = match outcome {
+            Ok(items) => {
+                self.event.items = Some(items.len());
+                items
+            }
+            Err(message) => {
+                self.event.error = Some(message);
+                Vec::new()
+            }
+        };
         self.event.duration = self.started.elapsed();
         let seq = self.seq;
         let recorder = self.recorder.clone();
-        recorder.lock().discovery.push((seq, self.event));
+        let mut state = recorder.lock();
+        if self.event.items.is_some() {
+            let server = state.advertised.entry(self.event.server.clone());
+            server.or_default().add(self.event.list, page);
+        }
+        state.discovery.push((seq, self.event));
     }
 }
 
@@ -218,6 +235,30 @@ mod tests {
             .map(|call| call.name)
             .collect();
         assert_eq!(names, ["slow", "fast"]);
+    }
+
+    #[test]
+    fn list_pages_are_recorded_as_what_the_server_advertised() {
+        let recorder = CallRecorder::new();
+        let page = |names: &[&str]| -> Vec<serde_json::Value> {
+            names
+                .iter()
+                .map(|n| serde_json::json!({"name": n}))
+                .collect()
+        };
+        let first = recorder.begin_list("a", ListKind::Tools, None);
+        first.finish(Ok(page(&["x", "y"])));
+        let second = recorder.begin_list("a", ListKind::Tools, Some("2".into()));
+        second.finish(Ok(page(&["z", "x"])));
+        let failed = recorder.begin_list("b", ListKind::Prompts, None);
+        failed.finish(Err("nope".into()));
+        let trace = recorder.trace();
+        assert_eq!(trace.discovery[1].items, Some(2));
+        assert_eq!(
+            trace.advertised["a"].names(ListKind::Tools),
+            ["x", "y", "z"]
+        );
+        assert!(!trace.advertised.contains_key("b"));
     }
 
     #[test]

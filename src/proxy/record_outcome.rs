@@ -28,13 +28,13 @@ pub(crate) fn json(value: &impl Serialize) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
 }
 
-/// The outcome of a list call: the number of items, or the error message.
-pub(crate) fn list_outcome<T>(
+/// The outcome of a list call: the page's items as JSON, or the error message.
+pub(crate) fn list_outcome<T, I: Serialize>(
     response: &Result<T, McpError>,
-    count: impl Fn(&T) -> usize,
-) -> Result<usize, String> {
+    items: impl Fn(&T) -> &[I],
+) -> Result<Vec<serde_json::Value>, String> {
     match response {
-        Ok(result) => Ok(count(result)),
+        Ok(result) => Ok(items(result).iter().map(json).collect()),
         Err(error) => Err(error.message.to_string()),
     }
 }

@@ -2,6 +2,7 @@
 //! among it), JUnit XML for dashboards, and the difference between two reports for a pull
 //! request.
 
+mod coverage;
 mod diff;
 mod flaky;
 mod junit;
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use coverage::{ServerCoverage, Surface, coverage, template_matches};
 pub use diff::{DiffFormat, FlakyChange, ReportDiff, diff_reports};
 pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval};
 pub use junit::junit_xml;
@@ -97,6 +99,10 @@ pub struct Summary {
     /// The tests whose runs both passed and failed, by test name.
     #[serde(default)]
     pub flaky: Vec<FlakyTask>,
+    /// Surface coverage per server that advertised something: each item with the number
+    /// of tests that used it, the untouched ones, the share used.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub coverage: BTreeMap<String, ServerCoverage>,
 }
 
 /// How the runs with an LLM proxy used their cassettes.
@@ -191,7 +197,17 @@ impl Summary {
         slowest.truncate(SLOWEST);
         summary.slowest = slowest;
         summary.flaky = flaky_tasks(results);
+        summary.coverage = coverage(results);
         summary
+    }
+
+    /// The servers whose coverage is below `minimum` (a share, 0 to 1), with their
+    /// coverage, by name.
+    pub fn coverage_below(&self, minimum: f64) -> Vec<(&str, f64)> {
+        (self.coverage.iter())
+            .filter(|(_, server)| server.coverage < minimum)
+            .map(|(name, server)| (name.as_str(), server.coverage))
+            .collect()
     }
 
     /// The summary as text for a terminal.
@@ -272,6 +288,11 @@ impl Summary {
                 .map(|(name, ms)| format!("{name} {:.1}s", ms / 1000.0))
                 .collect();
             let _ = writeln!(out, "  slowest: {}", slowest.join(", "));
+        }
+        for (server, coverage) in &self.coverage {
+            for line in coverage.render(server) {
+                let _ = writeln!(out, "  {line}");
+            }
         }
         out
     }

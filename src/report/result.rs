@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::coverage::Surface;
 use crate::llm::TokenUsage;
 use crate::secret::{Secret, redact};
 
@@ -52,6 +53,10 @@ pub struct TaskResult {
     pub all_assertions_passed: bool,
     /// What the proxies recorded.
     pub call_history: CallHistory,
+    /// What each server advertised to the agent in its list answers, by server name (what
+    /// surface coverage counts; `callHistory` holds what was used).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub surface: BTreeMap<String, Surface>,
     /// Tool calls that ended in an `isError` result or a JSON-RPC error (what
     /// `maxToolErrors` counts).
     #[serde(default)]

@@ -64,6 +64,7 @@ fn sample() -> CallTrace {
             ),
         ],
         discovery: vec![],
+        advertised: Default::default(),
     }
 }
 
@@ -110,6 +111,7 @@ fn calls_on_different_paths_under_one_temporary_directory_render_apart() {
             ),
         ],
         discovery: vec![],
+        advertised: Default::default(),
     };
     let dirs = RunDirs::new(
         Path::new("/work/out/runs/e__t"),

@@ -63,6 +63,11 @@ enum Command {
         /// Also write JUnit XML here (one test case per task run).
         #[arg(long, value_name = "FILE")]
         junit: Option<PathBuf>,
+        /// Exit with code 1 when a server's surface coverage (the share of the tools,
+        /// resources, resource templates and prompts it advertised that some task used) is
+        /// below this share, from 0 to 1, or when no server advertised anything.
+        #[arg(long, value_name = "SHARE", value_parser = parse_share)]
+        min_coverage: Option<f64>,
     },
     /// Compare two reports (or results directories): regressions, fixes, new and removed
     /// tasks, pass rate and token changes.
@@ -79,7 +84,8 @@ enum Command {
         fail_on_regression: bool,
     },
     /// A deterministic agent: makes the calls its prompt lists (`call SERVER TOOL {json}`,
-    /// `read SERVER URI`, `prompt SERVER NAME {json}`, `list SERVER`, `say TEXT`,
+    /// `read SERVER URI`, `prompt SERVER NAME {json}`, `list SERVER` (tools), `list-all
+    /// SERVER` (tools, resources, resource templates, prompts), `say TEXT`,
     /// `sleep SECONDS`, `exit CODE`), one per line, through the servers of an MCP config.
     ScriptAgent {
         /// The MCP config file the harness wrote for the agent.
@@ -107,7 +113,8 @@ fn main() -> ExitCode {
             dirs,
             output,
             junit,
-        } => report(dirs, output, junit),
+            min_coverage,
+        } => report(dirs, output, junit, min_coverage),
         Command::Diff {
             base,
             current,
@@ -149,7 +156,12 @@ enum Format {
     Markdown,
 }
 
-fn report(dirs: Vec<PathBuf>, output: Option<PathBuf>, junit: Option<PathBuf>) -> ExitCode {
+fn report(
+    dirs: Vec<PathBuf>,
+    output: Option<PathBuf>,
+    junit: Option<PathBuf>,
+    min_coverage: Option<f64>,
+) -> ExitCode {
     let dirs = if dirs.is_empty() {
         vec![mcpeval::harness::output_dir()]
     } else {
@@ -194,7 +206,41 @@ fn report(dirs: Vec<PathBuf>, output: Option<PathBuf>, junit: Option<PathBuf>) -
     if let Some(junit) = junit {
         println!("  junit: {}", junit.display());
     }
-    ExitCode::SUCCESS
+    match min_coverage {
+        Some(minimum) => coverage_gate(&report.summary, minimum),
+        None => ExitCode::SUCCESS,
+    }
+}
+
+/// `--min-coverage`: every server that advertised something covers at least `minimum`.
+fn coverage_gate(summary: &mcpeval::report::Summary, minimum: f64) -> ExitCode {
+    let percent = minimum * 100.0;
+    if summary.coverage.is_empty() {
+        eprintln!(
+            "mcpeval: --min-coverage {minimum}: no server advertised anything in these results"
+        );
+        return ExitCode::from(exit::COVERAGE_BELOW_MINIMUM);
+    }
+    let below = summary.coverage_below(minimum);
+    if below.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    for (server, coverage) in below {
+        eprintln!(
+            "mcpeval: coverage of {server} is {:.1}%, below the minimum {percent:.1}%",
+            coverage * 100.0
+        );
+    }
+    ExitCode::from(exit::COVERAGE_BELOW_MINIMUM)
+}
+
+fn parse_share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(share) if (0.0..=1.0).contains(&share) => Ok(share),
+        _ => Err(format!(
+            "expected a share from 0 to 1 (0.8 for 80%), not {text}"
+        )),
+    }
 }
 
 fn diff(

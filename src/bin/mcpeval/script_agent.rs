@@ -7,6 +7,8 @@
 //! read SERVER URI
 //! prompt SERVER NAME [JSON-ARGUMENTS]
 //! list SERVER                 tools/list
+//! list-all SERVER             tools/list, resources/list, resources/templates/list and
+//!                             prompts/list, every page
 //! say TEXT                    part of the final answer
 //! sleep SECONDS
 //! exit CODE                   stop at once with this exit code
@@ -42,6 +44,8 @@ pub enum Directive {
     },
     /// `list SERVER`
     List { server: String },
+    /// `list-all SERVER`
+    ListAll { server: String },
     /// `say TEXT`
     Say(String),
     /// `sleep SECONDS`
@@ -105,6 +109,9 @@ pub fn parse_script(prompt: &str) -> anyhow::Result<Vec<Directive>> {
             "list" if !rest.is_empty() => Directive::List {
                 server: rest.to_owned(),
             },
+            "list-all" if !rest.is_empty() => Directive::ListAll {
+                server: rest.to_owned(),
+            },
             "say" => Directive::Say(rest.to_owned()),
             "sleep" => Directive::Sleep(Duration::from_secs_f64(
                 rest.parse::<f64>()
@@ -141,7 +148,8 @@ pub async fn run(mcp_config: &Path, prompt: &str) -> anyhow::Result<i32> {
             Directive::Call { server, .. }
             | Directive::Read { server, .. }
             | Directive::Prompt { server, .. }
-            | Directive::List { server } => {
+            | Directive::List { server }
+            | Directive::ListAll { server } => {
                 let client = servers.client(server).await?;
                 match send_request(&directive, client).await {
                     Ok(result) => last = mcpeval::trace::result_text(&result),
@@ -228,10 +236,21 @@ async fn send_request(
             .await
             .map(|tools| json!({"tools": tools.len()}))
             .map_err(|e| e.to_string()),
+        Directive::ListAll { .. } => list_all(client).await.map_err(|e| e.to_string()),
         Directive::Say(_) | Directive::Sleep(_) | Directive::Exit(_) => {
             Err(format!("{directive:?} sends no request"))
         }
     }
+}
+
+/// Every list of a server, every page; the number of items of each.
+async fn list_all(client: &RunningService<RoleClient, ()>) -> Result<Value, rmcp::ServiceError> {
+    Ok(json!({
+        "tools": client.list_all_tools().await?.len(),
+        "resources": client.list_all_resources().await?.len(),
+        "resourceTemplates": client.list_all_resource_templates().await?.len(),
+        "prompts": client.list_all_prompts().await?.len(),
+    }))
 }
 
 async fn call_tool(
@@ -311,9 +330,9 @@ mod tests {
 
     #[test]
     fn parses_directives_and_skips_prose() {
-        let script = "Please do this:\ncall demo add {\"a\": 1, \"b\": 2}\nread demo demo://readme\nprompt demo summarize {\"topic\": \"x\"}\nlist demo\nsay done\nsleep 0.5\nexit 3\nthank you";
+        let script = "Please do this:\ncall demo add {\"a\": 1, \"b\": 2}\nread demo demo://readme\nprompt demo summarize {\"topic\": \"x\"}\nlist demo\nlist-all demo\nsay done\nsleep 0.5\nexit 3\nthank you";
         let directives = parse_script(script).unwrap();
-        assert_eq!(directives.len(), 7);
+        assert_eq!(directives.len(), 8);
         assert_eq!(
             directives[0],
             Directive::Call {
@@ -329,8 +348,14 @@ mod tests {
                 uri: "demo://readme".into()
             }
         );
-        assert_eq!(directives[5], Directive::Sleep(Duration::from_millis(500)));
-        assert_eq!(directives[6], Directive::Exit(3));
+        assert_eq!(
+            directives[4],
+            Directive::ListAll {
+                server: "demo".into()
+            }
+        );
+        assert_eq!(directives[6], Directive::Sleep(Duration::from_millis(500)));
+        assert_eq!(directives[7], Directive::Exit(3));
     }
 
     #[test]
