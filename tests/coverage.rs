@@ -67,6 +67,25 @@ fn coverage_merges_over_partitions_and_gates_on_a_minimum() {
         .map(|e| e.to_string())
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
+    // The run's trace keeps the definitions whole, schemas included.
+    let trace: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("adds/runs/coverage__adds/trace.json")).unwrap(),
+    )
+    .unwrap();
+    let tools = &trace["advertised"]["demo"]["tools"];
+    let add = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "add");
+    assert!(
+        add.is_some_and(|add| add["inputSchema"]["type"] == "object"),
+        "{tools}"
+    );
+    assert_eq!(
+        trace["advertised"]["demo"]["resources"][0]["uri"],
+        "demo://readme"
+    );
     let surface = &result["surface"]["demo"];
     assert_eq!(
         surface["resourceTemplates"][0], "demo://users/{id}",

@@ -236,20 +236,25 @@ async fn send_request(
             .await
             .map(|tools| json!({"tools": tools.len()}))
             .map_err(|e| e.to_string()),
-        Directive::ListAll { .. } => list_all(client).await.map_err(|e| e.to_string()),
+        Directive::ListAll { .. } => list_all(client).await,
         Directive::Say(_) | Directive::Sleep(_) | Directive::Exit(_) => {
             Err(format!("{directive:?} sends no request"))
         }
     }
 }
 
-/// Every list of a server, every page; the number of items of each.
-async fn list_all(client: &RunningService<RoleClient, ()>) -> Result<Value, rmcp::ServiceError> {
+/// Every list of a server, every page, each asked for even when another fails (a server
+/// need not offer them all); the number of items of each, or its error.
+async fn list_all(client: &RunningService<RoleClient, ()>) -> Result<Value, String> {
+    let count = |listed: Result<usize, rmcp::ServiceError>| match listed {
+        Ok(items) => json!(items),
+        Err(error) => json!(error.to_string()),
+    };
     Ok(json!({
-        "tools": client.list_all_tools().await?.len(),
-        "resources": client.list_all_resources().await?.len(),
-        "resourceTemplates": client.list_all_resource_templates().await?.len(),
-        "prompts": client.list_all_prompts().await?.len(),
+        "tools": count(client.list_all_tools().await.map(|l| l.len())),
+        "resources": count(client.list_all_resources().await.map(|l| l.len())),
+        "resourceTemplates": count(client.list_all_resource_templates().await.map(|l| l.len())),
+        "prompts": count(client.list_all_prompts().await.map(|l| l.len())),
     }))
 }
 
