@@ -14,13 +14,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use coverage::{ServerCoverage, Surface, coverage, template_matches};
+pub use coverage::{ServerCoverage, coverage, template_matches};
 pub use diff::{DiffFormat, FlakyChange, ReportDiff, diff_reports};
 pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval};
 pub use junit::junit_xml;
 pub use result::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput,
-    ServerFailureRecord, StepOutput, TaskResult, TokenEstimate,
+    ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate,
 };
 
 /// Problems reading results.
