@@ -2,10 +2,13 @@
 //! script agent against the demo server (tests/fixtures/arguments), then the failure
 //! messages, the results files and `mcpeval report` show what happened.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
+use support::results_schema::violations;
 
 const EVAL: &str = "tests/fixtures/arguments/eval.yaml";
 
@@ -38,16 +41,6 @@ fn failure_of<'a>(stdout: &'a str, test: &str) -> &'a str {
     let rest = &stdout[start..];
     let end = rest[5..].find("\n---- ").map_or(rest.len(), |i| i + 5);
     &rest[..end]
-}
-
-fn schema_violations(result: &Value) -> Vec<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/results.schema.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    validator
-        .iter_errors(result)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect()
 }
 
 #[test]
@@ -88,7 +81,7 @@ fn argument_patterns_and_tool_errors_through_mcpeval_check() {
     let wrong = result(output.path(), "wrong-argument");
     assert_eq!(wrong["assertionResults"]["toolsUsed"]["passed"], false);
     for result in [passed, failed, wrong] {
-        let violations = schema_violations(&result);
+        let violations = violations(&result);
         assert!(violations.is_empty(), "{violations:#?}\n{result:#}");
     }
 

@@ -2,8 +2,11 @@
 //! each using a different part of the demo server; `mcpeval report` merges their coverage
 //! (from results directories and from reports alike) and `--min-coverage` gates on it.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output};
+use support::results_schema::violations;
 
 const EVAL: &str = "tests/fixtures/coverage/eval.yaml";
 
@@ -54,18 +57,7 @@ fn coverage_merges_over_partitions_and_gates_on_a_minimum() {
         &std::fs::read_to_string(dir.path().join("adds/results/coverage__adds.json")).unwrap(),
     )
     .unwrap();
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/results.schema.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&result)
-        .map(|e| e.to_string())
-        .collect();
+    let errors = violations(&result);
     assert!(errors.is_empty(), "{errors:?}");
     // The run's trace keeps the definitions whole, schemas included.
     let trace: serde_json::Value = serde_json::from_str(

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
 use support::peers::nextest_available;
+use support::results_schema::violations;
 
 fn check(eval: &str, libtest: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcpeval"))
@@ -635,14 +636,6 @@ fn results_files_of_passing_and_failing_tasks_match_the_schema() {
             .unwrap();
         assert_eq!(out.status.code(), Some(101), "{}", stdout(&out));
     }
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/results.schema.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
     for file in [
         "failing__passes.json",
         "failing__tools-used.json",
@@ -650,10 +643,7 @@ fn results_files_of_passing_and_failing_tasks_match_the_schema() {
         "failing__agent-crashes.json",
     ] {
         let result = results_of(output.path(), file);
-        let errors: Vec<String> = validator
-            .iter_errors(&result)
-            .map(|e| format!("{} at {}", e, e.instance_path()))
-            .collect();
+        let errors = violations(&result);
         assert!(errors.is_empty(), "{file}: {errors:#?}\n{result:#}");
     }
     let passed = results_of(output.path(), "failing__passes.json");

@@ -3,6 +3,7 @@
 //! file was written, so `mcpeval report` and `diff` did not know the task existed.
 
 use crate::common::{files, fixture, mcpeval, results, text};
+use crate::support::results_schema::violations;
 
 /// Expected: beside a task that passes, a task file with a misspelled key fails with the
 /// file and key path, writes a results file that says so (valid against the schema), and
@@ -44,15 +45,7 @@ fn a_task_that_does_not_load_has_a_results_file_and_is_in_the_report() {
             .is_some_and(|reason| reason.starts_with("the task file does not load")),
         "{bad}"
     );
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/results.schema.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator.iter_errors(bad).map(|e| e.to_string()).collect();
+    let errors = violations(bad);
     assert!(errors.is_empty(), "{errors:?}");
 
     let report = mcpeval(

@@ -35,13 +35,7 @@ impl TaskRun {
 
     /// Panics unless the results file matches `schema/results.schema.json`.
     pub fn assert_result_matches_schema(&self) {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/results.schema.json");
-        let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let validator = jsonschema::validator_for(&schema).unwrap();
-        let errors: Vec<String> = validator
-            .iter_errors(&self.result)
-            .map(|e| format!("{e} at {}", e.instance_path()))
-            .collect();
+        let errors = super::results_schema::violations(&self.result);
         assert!(errors.is_empty(), "{errors:#?}\n{:#}", self.result);
     }
 }

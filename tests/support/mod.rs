@@ -10,5 +10,6 @@ pub mod faulty_http;
 pub mod faulty_stdio;
 pub mod peers;
 pub mod raw_session;
+pub mod results_schema;
 pub mod server;
 pub mod setup;
