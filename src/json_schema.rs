@@ -1,6 +1,6 @@
 //! JSON Schema checks with errors a user can act on: every violation with the JSON pointer of
 //! the offending value. Used for the arguments of extension steps (against the schema of the
-//! operation the extension declares); made to be reused for MCP tool schemas.
+//! operation the extension declares); and for MCP tool schemas (`schema_checks`).
 //!
 //! Schemas are compiled without network or file resolvers: a `$ref` to another document is
 //! an error when the schema compiles, never a download.
@@ -25,6 +25,8 @@ impl fmt::Debug for JsonSchema {
 pub struct SchemaViolation {
     /// JSON pointer of the offending value (`/metadata/name`); empty for the value itself.
     pub path: String,
+    /// JSON pointer of the schema keyword it breaks (`/properties/name/type`).
+    pub schema_path: String,
     /// What is wrong, e.g. `"name" is a required property`.
     pub message: String,
 }
@@ -41,11 +43,14 @@ impl fmt::Display for SchemaViolation {
 
 impl JsonSchema {
     /// Compiles `schema` (its draft from `$schema`, else 2020-12); the error says why it is
-    /// not a usable schema.
+    /// not a usable schema, and where in it.
     pub fn compile(schema: &Value) -> Result<Self, String> {
         jsonschema::validator_for(schema)
             .map(|validator| JsonSchema { validator })
-            .map_err(|e| e.to_string())
+            .map_err(|error| match error.instance_path().as_str() {
+                "" => error.to_string(),
+                path => format!("at {path}: {error}"),
+            })
     }
 
     /// Every violation of the schema by `value`; empty when it conforms.
@@ -54,6 +59,7 @@ impl JsonSchema {
             .iter_errors(value)
             .map(|error| SchemaViolation {
                 path: error.instance_path().as_str().to_owned(),
+                schema_path: error.schema_path().as_str().to_owned(),
                 message: error.to_string(),
             })
             .collect()

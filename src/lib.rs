@@ -28,6 +28,7 @@ pub mod plan;
 pub mod process;
 pub mod proxy;
 pub mod report;
+pub mod schema_checks;
 pub mod secret;
 pub mod snapshot;
 pub mod steps;

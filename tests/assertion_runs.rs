@@ -5,42 +5,20 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
+use support::cli::{self, failure_of, result_file, text};
 use support::results_schema::violations;
 
 const EVAL: &str = "tests/fixtures/arguments/eval.yaml";
 
 fn mcpeval(args: &[&str], output: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcpeval"))
-        .args(args)
-        .env("MCPEVAL_OUTPUT_DIR", output)
-        .env("RUST_BACKTRACE", "0")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    cli::mcpeval(args, Some(output))
 }
 
 fn result(output: &Path, task: &str) -> Value {
-    let file = output.join(format!("results/arguments__{task}.json"));
-    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file:?}: {e}"));
-    serde_json::from_str(&text).unwrap()
-}
-
-/// The failure message of `test` in libtest's output: from its `---- test ----` line to
-/// the next section.
-fn failure_of<'a>(stdout: &'a str, test: &str) -> &'a str {
-    let start = stdout
-        .find(&format!("---- {test} ----"))
-        .unwrap_or_else(|| panic!("no failure section for {test}:\n{stdout}"));
-    let rest = &stdout[start..];
-    let end = rest[5..].find("\n---- ").map_or(rest.len(), |i| i + 5);
-    &rest[..end]
+    result_file(output, &format!("arguments__{task}"))
 }
 
 #[test]

@@ -163,6 +163,15 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         "config.snapshot",
         &["unknown snapshot mode `strikt`", "did you mean strict?"],
     ),
+    (
+        "unknown-schema-violations-mode",
+        "unknown-schema-violations-mode.yaml",
+        "config.taskSets[0].schemaViolations",
+        &[
+            "unknown value `fial`; expected warn or fail",
+            "did you mean fail?",
+        ],
+    ),
     // The agent.
     (
         "file-agent-without-path",

@@ -62,6 +62,7 @@ struct RawTaskSet {
     #[serde(default)]
     label_selector: BTreeMap<String, String>,
     min_pass_rate: Option<f64>,
+    schema_violations: Option<String>,
     assertions: Option<RawAssertions>,
     source: Option<IgnoredAny>,
 }
@@ -139,8 +140,22 @@ pub struct TaskSet {
     pub label_selector: BTreeMap<String, String>,
     /// `minPassRate`: the share of a task's runs that must pass.
     pub min_pass_rate: Option<f64>,
+    /// `schemaViolations`: whether tool arguments that break the tool's input schema fail
+    /// the task.
+    pub schema_violations: SchemaViolations,
     /// Assertions for every task of the set.
     pub assertions: Assertions,
+}
+
+/// What tool calls whose arguments break the tool's `inputSchema` mean for a task (a task
+/// set's `schemaViolations`). Results that break the output schema always fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum SchemaViolations {
+    /// `warn` (the default): counted and shown, the task still passes.
+    #[default]
+    Warn,
+    /// `fail`: any such call fails the task.
+    Fail,
 }
 
 /// The task files of a task set.
@@ -317,6 +332,28 @@ fn snapshot_mode(check: &mut Checker<'_>, mode: Option<&str>) -> SnapshotMode {
     }
 }
 
+/// A task set's `schemaViolations`: `warn` when absent.
+fn schema_violations(
+    check: &mut Checker<'_>,
+    key_path: &str,
+    mode: Option<&str>,
+) -> SchemaViolations {
+    match mode {
+        None | Some("warn") => SchemaViolations::Warn,
+        Some("fail") => SchemaViolations::Fail,
+        Some(other) => {
+            check.error(
+                key_path,
+                format!(
+                    "unknown value `{other}`; expected warn or fail{}",
+                    did_you_mean(other, ["warn", "fail"])
+                ),
+            );
+            SchemaViolations::Warn
+        }
+    }
+}
+
 /// `config.taskSets`, each validated; at least one is required.
 fn task_sets(
     check: &mut Checker<'_>,
@@ -401,6 +438,11 @@ impl RawTaskSet {
         let min_pass_rate = self
             .min_pass_rate
             .and_then(|r| check.rate(&format!("{key_path}.minPassRate"), r));
+        let schema_violations = schema_violations(
+            check,
+            &format!("{key_path}.schemaViolations"),
+            self.schema_violations.as_deref(),
+        );
         let assertions = self.assertions.unwrap_or_default().validate(
             check,
             &format!("{key_path}.assertions"),
@@ -411,6 +453,7 @@ impl RawTaskSet {
             source: source?,
             label_selector: self.label_selector,
             min_pass_rate,
+            schema_violations,
             assertions,
         })
     }

@@ -43,7 +43,8 @@ pub use assertions::{AssertionKind, Assertions, SkillMatcher};
 pub use builtin::llm_agent_model;
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
 pub use eval::{
-    Eval, SnapshotMode, TaskSet, TaskSource, duplicate_eval_names, load_eval, load_eval_with,
+    Eval, SchemaViolations, SnapshotMode, TaskSet, TaskSource, duplicate_eval_names, load_eval,
+    load_eval_with,
 };
 pub use extensions::{
     DEFAULT_EXTENSION_TIMEOUT, ExtensionSpec, ExtensionStep, GitHubPackage, Package, parse_package,

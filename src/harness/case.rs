@@ -209,7 +209,12 @@ impl CaseRuns<'_> {
         let started = Instant::now();
         let report = self.run_task_with_progress(index, &run_dir, &run_stem, started)?;
         let snapshot = self.check_snapshot_once(&report, &run_dir, &stem);
-        let verdict = Verdict::of(&report, &snapshot, self.eval.snapshot);
+        let verdict = Verdict::of(
+            &report,
+            &snapshot,
+            self.eval.snapshot,
+            self.case.schema_violations,
+        );
         let passed = verdict.passed();
         let interrupted = verdict.interrupted.is_some();
         let message = if passed {

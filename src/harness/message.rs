@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use super::run_report::RunReport;
 use super::verdict::{AgentVerdict, SnapshotFailure, StepFailure, Verdict, step_failures};
+use crate::config::SchemaViolations;
 use crate::process::tail;
 use crate::snapshot::{SnapshotStatus, render_call_lines};
 use crate::steps::Phase;
@@ -46,6 +47,7 @@ fn write_reasons(out: &mut String, report: &RunReport, verdict: &Verdict) {
             let _ = writeln!(out, "{}", indent(&tail(&failure.detail, OUTPUT_LINES)));
         }
     }
+    write_schema(out, verdict);
     if let Some((phase, after)) = verdict.timed_out {
         let _ = writeln!(
             out,
@@ -95,6 +97,56 @@ fn write_reasons(out: &mut String, report: &RunReport, verdict: &Verdict) {
     for failure in &verdict.llm {
         let _ = writeln!(out, "LLM replay: {}", failure.replace('\n', "\n  "));
     }
+}
+
+/// What the schema checks found: broken definitions and results (always failures), and
+/// arguments that break an input schema (a failure with `schemaViolations: fail`, else a
+/// note).
+fn write_schema(out: &mut String, verdict: &Verdict) {
+    let schema = &verdict.schema;
+    let mut section = |title: String, lines: Vec<String>| {
+        if !lines.is_empty() {
+            let _ = writeln!(out, "{title}");
+            for line in lines {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+    };
+    let definitions = schema.definitions.iter().map(|p| p.describe()).collect();
+    section(
+        "server schema: tool definitions break the MCP spec:".into(),
+        definitions,
+    );
+    let results: Vec<String> = schema.results.iter().map(|f| f.describe()).collect();
+    let verb = if results.len() == 1 {
+        "breaks its"
+    } else {
+        "break their"
+    };
+    section(
+        format!(
+            "server schema: {} {verb} tool's outputSchema:",
+            count(results.len(), "result")
+        ),
+        results,
+    );
+    let arguments: Vec<String> = schema.arguments.iter().map(|f| f.describe()).collect();
+    let title = match verdict.schema_violations {
+        SchemaViolations::Fail => "schema (schemaViolations: fail)",
+        SchemaViolations::Warn => "note (schemaViolations: warn, not a failure)",
+    };
+    section(
+        format!(
+            "{title}: {} sent arguments that break the tool's inputSchema:",
+            count(arguments.len(), "call")
+        ),
+        arguments,
+    );
+}
+
+/// `1 result`, `2 results`.
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 /// What helps to read the run: the answer and notes of an agent that finished, and what

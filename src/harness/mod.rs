@@ -163,6 +163,7 @@ impl Harness {
             output_dir: std::path::absolute(&dir).unwrap_or(dir),
             collected: Arc::default(),
             extensions: Default::default(),
+            schemas: Default::default(),
         })
     }
 

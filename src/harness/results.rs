@@ -92,6 +92,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
             .map(|(server, advertised)| (server.clone(), Surface::of(advertised)))
             .collect(),
         tool_errors: report.trace.tool_errors(),
+        schema_violations: report.schema.clone(),
         setup_output: phase(&report.setup),
         agent_output: match &report.agent {
             Some(agent) => PhaseOutput {

@@ -14,6 +14,7 @@ use crate::interrupt;
 use crate::lock::lock;
 use crate::plan::TaskCase;
 use crate::proxy::{CallRecorder, Proxy, ProxyHandle, ServerFailure};
+use crate::schema_checks;
 use crate::steps::{Phase, StepResult, run_phase};
 
 /// Bound on setup + agent + verify when neither the task nor the eval sets one.
@@ -97,6 +98,7 @@ pub async fn run_task(
     let mut report = std::mem::take(&mut *shared.report());
     report.server_failures = server_failures;
     report.trace = recorder.trace();
+    report.schema = schema_checks::check(&report.trace, &options.schemas);
     report
 }
 

@@ -11,6 +11,7 @@ use crate::extension::ExtensionRegistry;
 use crate::interrupt::Interrupt;
 use crate::llm_proxy::{LlmApi, LlmProxyOutcome};
 use crate::proxy::ServerFailure;
+use crate::schema_checks::{SchemaCache, SchemaChecks};
 use crate::steps::StepResult;
 use crate::trace::CallTrace;
 
@@ -27,6 +28,8 @@ pub struct RunOptions {
     pub collected: Arc<Mutex<Vec<crate::report::TaskResult>>>,
     /// The extensions of every eval, started on first use, shut down when the trials end.
     pub extensions: ExtensionRegistry,
+    /// Schemas compiled and tool definitions judged, once for every run of the process.
+    pub schemas: Arc<SchemaCache>,
 }
 
 impl RunOptions {
@@ -64,6 +67,8 @@ pub struct RunReport {
     pub interrupted_in: Option<(RunPhase, Interrupt)>,
     /// What the proxies recorded.
     pub trace: CallTrace,
+    /// The trace checked against the servers' own schemas.
+    pub schema: SchemaChecks,
     /// What the LLM proxies of the run did (the agent's, the judge's).
     pub llm: Vec<LlmRecord>,
     /// How the servers under test failed, as the proxies saw it (could not start, exited,

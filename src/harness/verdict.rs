@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use super::run_report::{RunPhase, RunReport};
 use crate::assert::AssertionFailure;
-use crate::config::SnapshotMode;
+use crate::config::{SchemaViolations, SnapshotMode};
 use crate::interrupt::Interrupt;
 use crate::proxy::ServerFailure;
+use crate::schema_checks::SchemaChecks;
 use crate::snapshot::SnapshotStatus;
 use crate::steps::{Phase, StepResult};
 
@@ -69,6 +70,11 @@ pub struct Verdict {
     pub agent: AgentVerdict,
     /// Failed assertions.
     pub assertions: Vec<AssertionFailure>,
+    /// What the checks against the servers' own schemas found (failing or not).
+    pub schema: SchemaChecks,
+    /// Whether arguments that break an input schema fail the run (the task sets'
+    /// `schemaViolations`).
+    pub schema_violations: SchemaViolations,
     /// The snapshot, when it fails the run.
     pub snapshot: Option<SnapshotFailure>,
     /// The LLM side: a request that matches no recording, recordings the agent never asked
@@ -78,8 +84,13 @@ pub struct Verdict {
 
 impl Verdict {
     /// Decides the verdict of `report`, given how its trace compared with the accepted
-    /// snapshot and the eval's snapshot mode.
-    pub fn of(report: &RunReport, snapshot: &SnapshotStatus, mode: SnapshotMode) -> Self {
+    /// snapshot, the eval's snapshot mode and the task sets' `schemaViolations`.
+    pub fn of(
+        report: &RunReport,
+        snapshot: &SnapshotStatus,
+        mode: SnapshotMode,
+        schema_violations: SchemaViolations,
+    ) -> Self {
         let steps = step_failures(Phase::Setup, &report.setup)
             .chain(step_failures(Phase::Verify, &report.verify))
             .collect();
@@ -102,6 +113,8 @@ impl Verdict {
             steps,
             agent,
             assertions: report.failures.clone(),
+            schema: report.schema.clone(),
+            schema_violations,
             snapshot,
             llm: report
                 .llm
@@ -111,11 +124,12 @@ impl Verdict {
         }
     }
 
-    /// Whether the run passed: the servers, setup, agent, verify and every assertion (and
-    /// the snapshot, in strict mode).
+    /// Whether the run passed: the servers (working, keeping to their own schemas), setup,
+    /// agent, verify and every assertion (and the snapshot, in strict mode).
     pub fn passed(&self) -> bool {
         self.errors.is_empty()
             && self.servers.is_empty()
+            && !self.schema_failed()
             && self.timed_out.is_none()
             && self.interrupted.is_none()
             && self.steps.iter().all(|step| step.tolerated)
@@ -123,6 +137,14 @@ impl Verdict {
             && self.assertions.is_empty()
             && self.snapshot.is_none()
             && self.llm.is_empty()
+    }
+
+    /// The schema checks fail the run: a broken tool definition or a result that breaks its
+    /// output schema; with `schemaViolations: fail`, arguments that break an input schema.
+    pub fn schema_failed(&self) -> bool {
+        self.schema.server_erred()
+            || (self.schema_violations == SchemaViolations::Fail
+                && !self.schema.arguments.is_empty())
     }
 
     /// The agent did not finish with success (or never ran).
@@ -135,6 +157,7 @@ impl Verdict {
         let mut reasons = self.errors.clone();
         let servers = self.servers.iter();
         reasons.extend(servers.map(|failure| format!("server failed: {}", failure.message)));
+        reasons.extend(self.schema_reasons());
         if let Some((phase, _)) = self.timed_out {
             reasons.push(format!("timed out in the {phase} phase"));
         }
@@ -160,6 +183,36 @@ impl Verdict {
             format!("llm: {first}")
         }));
         reasons
+    }
+}
+
+impl Verdict {
+    /// The schema findings that fail the run, one line each.
+    fn schema_reasons(&self) -> Vec<String> {
+        let schema = &self.schema;
+        let definitions = schema.definitions.iter().map(|problem| {
+            format!(
+                "server schema: invalid tool definition {}",
+                problem.describe()
+            )
+        });
+        let results = schema.results.iter().map(|finding| {
+            format!(
+                "server schema: result breaks its outputSchema: {}",
+                finding.describe()
+            )
+        });
+        let arguments = schema
+            .arguments
+            .iter()
+            .filter(|_| self.schema_violations == SchemaViolations::Fail)
+            .map(|finding| {
+                format!(
+                    "schema: arguments break the inputSchema: {}",
+                    finding.describe()
+                )
+            });
+        definitions.chain(results).chain(arguments).collect()
     }
 }
 

@@ -11,7 +11,9 @@ use std::sync::Arc;
 pub use glob::glob_files;
 use planner::Planner;
 
-use crate::config::{Assertions, ConfigError, ConfigErrors, Eval, Task, TaskContext, load_task};
+use crate::config::{
+    Assertions, ConfigError, ConfigErrors, Eval, SchemaViolations, Task, TaskContext, load_task,
+};
 
 /// The planned cases of one eval, in task-set order (files sorted within a glob).
 #[derive(Debug, Clone)]
@@ -33,6 +35,8 @@ pub struct TaskCase {
     pub assertion_sets: Vec<AssertionSet>,
     /// The strictest `minPassRate` of the matching task sets.
     pub min_pass_rate: Option<f64>,
+    /// The strictest `schemaViolations` of the matching task sets.
+    pub schema_violations: SchemaViolations,
     /// Why the file cannot be planned as a task (its header does not parse, or it has no
     /// name); the case then fails with this error and the other cases still run.
     pub problem: Option<ConfigError>,

@@ -226,6 +226,7 @@ impl<'e> Planner<'e> {
                 (Some(a), Some(b)) => Some(a.max(b)),
                 (a, b) => a.or(b),
             };
+            case.schema_violations = case.schema_violations.max(set.set.schema_violations);
             return;
         }
         let eval = self.eval;
@@ -240,6 +241,7 @@ impl<'e> Planner<'e> {
             path: file.path.clone(),
             assertion_sets: vec![set.assertions.clone()],
             min_pass_rate,
+            schema_violations: set.set.schema_violations,
             problem,
         });
     }

@@ -7,6 +7,7 @@ mod diff;
 mod flaky;
 mod junit;
 mod result;
+mod schema;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -22,6 +23,7 @@ pub use result::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput,
     ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate,
 };
+pub use schema::{SchemaSummary, ToolSchemaCounts};
 
 /// Problems reading results.
 #[derive(Debug, thiserror::Error)]
@@ -103,6 +105,9 @@ pub struct Summary {
     /// of tests that used it, the untouched ones, the share used.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub coverage: BTreeMap<String, ServerCoverage>,
+    /// What the checks against the servers' own schemas found, per tool.
+    #[serde(default, skip_serializing_if = "SchemaSummary::is_empty")]
+    pub schema: SchemaSummary,
 }
 
 /// How the runs with an LLM proxy used their cassettes.
@@ -198,6 +203,7 @@ impl Summary {
         summary.slowest = slowest;
         summary.flaky = flaky_tasks(results);
         summary.coverage = coverage(results);
+        summary.schema = SchemaSummary::of(results);
         summary
     }
 
@@ -260,6 +266,9 @@ impl Summary {
                 "  tool errors: {} in {} of {} runs (isError results and protocol errors)",
                 self.tool_errors, self.runs_with_tool_errors, self.runs
             );
+        }
+        for line in self.schema.render() {
+            let _ = writeln!(out, "  {line}");
         }
         let _ = writeln!(
             out,

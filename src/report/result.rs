@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::llm::TokenUsage;
+use crate::schema_checks::SchemaChecks;
 use crate::secret::{Secret, redact};
 use crate::trace::{Advertised, ListKind};
 
@@ -61,6 +62,11 @@ pub struct TaskResult {
     /// `maxToolErrors` counts).
     #[serde(default)]
     pub tool_errors: usize,
+    /// What the checks against the servers' own schemas found: broken tool definitions,
+    /// results that break their output schema, arguments that break the input schema
+    /// (absent when nothing).
+    #[serde(default, skip_serializing_if = "SchemaChecks::is_empty")]
+    pub schema_violations: SchemaChecks,
     /// Setup steps.
     pub setup_output: PhaseOutput,
     /// The agent.

@@ -1,0 +1,44 @@
+//! The `mcpeval` binary as a user runs it from the repository's root, and how to read
+//! what it printed.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// `mcpeval ARGS` in the repository's root, writing under `output` when given.
+pub fn mcpeval(args: &[&str], output: Option<&Path>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpeval"));
+    command
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if let Some(output) = output {
+        command.env("MCPEVAL_OUTPUT_DIR", output);
+    }
+    command.output().expect("run mcpeval")
+}
+
+/// Output bytes as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The results file `results/<stem>.json` under `output`.
+pub fn result_file(output: &Path, stem: &str) -> Value {
+    let file = output.join(format!("results/{stem}.json"));
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file:?}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{file:?}: {e}"))
+}
+
+/// The failure message of `test` in libtest's output: from its `---- test ----` line to
+/// the next section.
+pub fn failure_of<'a>(stdout: &'a str, test: &str) -> &'a str {
+    let start = stdout
+        .find(&format!("---- {test} ----"))
+        .unwrap_or_else(|| panic!("no failure section for {test}:\n{stdout}"));
+    let rest = &stdout[start..];
+    let end = rest[5..].find("\n---- ").map_or(rest.len(), |i| i + 5);
+    &rest[..end]
+}
