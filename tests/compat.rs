@@ -1,6 +1,7 @@
 //! mcpchecker's files load and run unchanged: paths as mcpchecker resolves them, its names
 //! and aliases, its environment-built MCP config, step ids, judge references, agent options.
 
+use mcpeval::llm::Provider;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -131,7 +132,8 @@ fn eval_with_agent(agent: &str) -> String {
 #[test]
 fn llm_agent_and_its_deprecated_aliases_run_openai_models() {
     use mcpeval::config::{Agent, load_agent_file, load_eval};
-    let openai = |model: &str| Agent::OpenAi {
+    let openai = |model: &str| Agent::LlmAgent {
+        provider: Provider::OpenAi,
         model: model.into(),
         options: Default::default(),
     };
@@ -157,23 +159,34 @@ fn llm_agent_and_its_deprecated_aliases_run_openai_models() {
         "kind: Agent\nmetadata: {name: llm}\nbuiltin: {type: llm-agent, model: 'openai:gpt-4'}\ncommands: {useVirtualHome: true}\n",
     )]);
     let agent = load_agent_file(&dir.path().join("agent.yaml")).unwrap();
-    assert!(matches!(&agent, Agent::OpenAi { model, .. } if model == "gpt-4"));
+    assert!(matches!(&agent, Agent::LlmAgent { model, .. } if model == "gpt-4"));
     assert!(agent.options().virtual_home);
 }
 
 #[test]
-fn other_llm_agent_providers_are_not_supported_yet() {
-    for model in [
-        "anthropic:claude-sonnet-4",
-        "gemini:gemini-2.5-pro",
-        "google:gemini-2.5-pro",
+fn llm_agent_runs_anthropic_and_gemini_models_under_their_provider() {
+    use mcpeval::config::llm_agent_model;
+    for (model, provider, name) in [
+        (
+            "anthropic:claude-sonnet-4",
+            Provider::Anthropic,
+            "claude-sonnet-4",
+        ),
+        ("gemini:gemini-2.5-pro", Provider::Gemini, "gemini-2.5-pro"),
+        ("google:gemini-2.5-pro", Provider::Gemini, "gemini-2.5-pro"),
+        ("openai:gpt-4o", Provider::OpenAi, "gpt-4o"),
+        ("gpt-4o", Provider::OpenAi, "gpt-4o"),
     ] {
-        let error = mcpeval::config::llm_agent_model(model).unwrap_err();
-        assert!(error.contains("is not supported yet"), "{model}: {error}");
+        assert_eq!(
+            llm_agent_model(model),
+            Ok((provider, name.to_owned())),
+            "{model}"
+        );
     }
-    let error = mcpeval::config::llm_agent_model("mistral:large").unwrap_err();
+    let error = llm_agent_model("mistral:large").unwrap_err();
     assert!(error.contains("unknown provider `mistral`"), "{error}");
-    assert!(mcpeval::config::llm_agent_model("openai:").is_err());
+    assert!(llm_agent_model("openai:").is_err());
+    assert!(llm_agent_model("anthropic: ").is_err());
 }
 
 #[test]

@@ -195,10 +195,14 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         ],
     ),
     (
-        "llm-agent-unsupported-provider",
-        "llm-agent-unsupported-provider.yaml",
+        "llm-agent-unknown-provider",
+        "llm-agent-unknown-provider.yaml",
         "config.agent.model",
-        &["`anthropic` provider of builtin.llm-agent is not supported yet"],
+        &[
+            "unknown provider `antropic`",
+            "openai, anthropic, gemini or google",
+            "did you mean anthropic?",
+        ],
     ),
     (
         "agent-unknown-builtin",

@@ -115,7 +115,7 @@ fn example_flexible_eval() {
         ["flexible-eval::creative-task"]
     );
     let eval = load_eval(&fixture("examples/flexible/eval.yaml")).unwrap();
-    assert!(matches!(&eval.agent, Agent::OpenAi { model, .. } if model == "gpt-4"));
+    assert!(matches!(&eval.agent, Agent::LlmAgent { model, .. } if model == "gpt-4"));
     let any = &eval.task_sets[0].assertions.require_any[0];
     assert!(any.name.is_none() && any.pattern.is_none());
     assert!(any.matches("kubernetes", "whatever_tool"));
@@ -277,7 +277,8 @@ fn agent_files_load_with_builtin_and_shell() {
     let openai = load_agent_file(&fixture("mcpchecker/agents/openai-builtin.yaml")).unwrap();
     assert_eq!(
         openai,
-        Agent::OpenAi {
+        Agent::LlmAgent {
+            provider: mcpeval::llm::Provider::OpenAi,
             model: "gpt-4o".into(),
             options: Default::default(),
         }

@@ -1,4 +1,4 @@
-//! The builtin openai-agent end to end: our test MCP server behind real recording proxies,
+//! The builtin llm-agent with an `openai:` model end to end: our test MCP server behind real recording proxies,
 //! and a fake OpenAI Chat Completions API scripted per test.
 
 mod support;
@@ -6,10 +6,10 @@ mod support;
 use std::time::Duration;
 
 use mcpeval::agent::ProxiedServer;
-use mcpeval::agent::openai::{
-    OpenAiAgentOptions, OpenAiAgentRun, run_openai_agent, run_openai_agent_from_env,
+use mcpeval::agent::llm_agent::{
+    LlmAgentOptions, LlmAgentRun, run_llm_agent, run_llm_agent_from_env,
 };
-use mcpeval::llm::{ApiKey, OpenAiClient, OpenAiConfig, RetryPolicy, TokenUsage};
+use mcpeval::llm::{ApiKey, OpenAiClient, OpenAiConfig, Provider, RetryPolicy, TokenUsage};
 use mcpeval::proxy::CallRecorder;
 use serde_json::{Value, json};
 use support::fake_openai::{FakeOpenAi, Reply, args, text, tool_calls};
@@ -28,6 +28,10 @@ fn client(base_url: &str, timeout: Duration) -> OpenAiClient {
     OpenAiClient::new(config).unwrap()
 }
 
+fn options() -> LlmAgentOptions {
+    LlmAgentOptions::new(Provider::OpenAi, "m")
+}
+
 fn server(name: &str, setup: &Proxied, allowed: &[&str]) -> ProxiedServer {
     ProxiedServer {
         name: name.into(),
@@ -36,13 +40,13 @@ fn server(name: &str, setup: &Proxied, allowed: &[&str]) -> ProxiedServer {
     }
 }
 
-async fn run_with(fake: &FakeOpenAi, servers: &[ProxiedServer], max_steps: u32) -> OpenAiAgentRun {
-    let options = OpenAiAgentOptions {
-        model: "gpt-test".into(),
+async fn run_with(fake: &FakeOpenAi, servers: &[ProxiedServer], max_steps: u32) -> LlmAgentRun {
+    let options = LlmAgentOptions {
         max_steps,
+        ..LlmAgentOptions::new(Provider::OpenAi, "gpt-test")
     };
     let llm = client(&fake.base_url, Duration::from_secs(10));
-    run_openai_agent(&options, "Do the task.", servers, &llm).await
+    run_llm_agent(&options, "Do the task.", servers, &llm).await
 }
 
 /// The recorded tool calls: (name, arguments, outcome).
@@ -425,7 +429,7 @@ async fn a_slow_reply_times_out_and_is_retried() {
     ])
     .await;
     let llm = client(&fake.base_url, Duration::from_millis(300));
-    let run = run_openai_agent(&OpenAiAgentOptions::new("m"), "p", &[], &llm).await;
+    let run = run_llm_agent(&options(), "p", &[], &llm).await;
 
     assert!(run.passed, "{}", run.reason);
     assert_eq!(run.answer, "quick");
@@ -438,7 +442,7 @@ async fn an_unreachable_api_is_retried_then_named() {
     let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
     drop(listener);
     let llm = client(&base_url, Duration::from_secs(2));
-    let run = run_openai_agent(&OpenAiAgentOptions::new("m"), "p", &[], &llm).await;
+    let run = run_llm_agent(&options(), "p", &[], &llm).await;
 
     assert!(!run.passed);
     assert!(
@@ -483,7 +487,7 @@ async fn retry_after_seconds_are_honoured() {
     };
     let llm = OpenAiClient::new(config).unwrap();
     let started = std::time::Instant::now();
-    let run = run_openai_agent(&OpenAiAgentOptions::new("m"), "p", &[], &llm).await;
+    let run = run_llm_agent(&options(), "p", &[], &llm).await;
 
     assert!(run.passed, "{}", run.reason);
     assert!(
@@ -502,15 +506,14 @@ async fn the_environment_gives_the_base_url_and_key() {
         "MODEL_KEY" => Some("sk-from-env".to_owned()),
         _ => None,
     };
-    let run = run_openai_agent_from_env(&OpenAiAgentOptions::new("m"), "p", &[], env).await;
+    let run = run_llm_agent_from_env(&options(), "p", &[], env).await;
 
     assert!(run.passed, "{}", run.reason);
     assert_eq!(
         fake.requests()[0].authorization.as_deref(),
         Some("Bearer sk-from-env")
     );
-    let missing =
-        run_openai_agent_from_env(&OpenAiAgentOptions::new("m"), "p", &[], |_| None).await;
+    let missing = run_llm_agent_from_env(&options(), "p", &[], |_| None).await;
     assert!(!missing.passed);
     assert!(
         missing.reason.contains("OPENAI_API_KEY") && missing.reason.contains("MODEL_KEY"),

@@ -194,6 +194,12 @@ fn outcome_of(finished: Finished, timeout: Duration) -> AgentOutcome {
         stdout: finished.stdout,
         stderr,
         usage: parsed.usage.as_ref().map(claude_usage),
+        turns: parsed
+            .turns
+            .map(|turns| u32::try_from(turns).unwrap_or(u32::MAX)),
+        // Counted only when the stream-json output got as far as a turn.
+        tool_call_count: (parsed.turns.is_some() || !parsed.tool_uses.is_empty())
+            .then(|| u32::try_from(parsed.tool_uses.len()).unwrap_or(u32::MAX)),
         tool_calls: parsed.tool_uses,
     }
 }

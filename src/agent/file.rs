@@ -155,6 +155,8 @@ pub async fn run_file_agent(command: &AgentCommand, run: &AgentRun<'_>) -> Agent
             stdout: finished.stdout,
             stderr: finished.stderr,
             usage: None,
+            turns: None,
+            tool_call_count: None,
         },
         Err(e) => failed(format!(
             "cannot start the agent `{}`: {e}",

@@ -3,7 +3,7 @@
 mod claude;
 mod command_line;
 mod file;
-pub mod openai;
+pub mod llm_agent;
 mod shell;
 mod skills;
 mod version;
@@ -17,7 +17,7 @@ pub use claude::{
 pub use command_line::CommandLine;
 pub use file::{render_command, run_file_agent};
 pub use skills::mount_skills;
-pub use version::agent_version;
+pub use version::{agent_version, builtin_version};
 
 use crate::config::Agent;
 use crate::llm::TokenUsage;
@@ -61,7 +61,9 @@ impl AgentRun<'_> {
 pub async fn run_agent(agent: &Agent, run: &AgentRun<'_>) -> AgentOutcome {
     match agent {
         Agent::ClaudeCode { model, .. } => run_claude_code(model.as_deref(), run).await,
-        Agent::OpenAi { model, .. } => openai::run_openai_agent_for(model, run).await,
+        Agent::LlmAgent {
+            provider, model, ..
+        } => llm_agent::run_llm_agent_for(*provider, model, run).await,
         Agent::Command(command) => run_file_agent(command, run).await,
     }
 }
@@ -94,6 +96,12 @@ pub struct AgentOutcome {
     pub usage: Option<TokenUsage>,
     /// The agent's calls of its own tools, where it reports them (Claude Code).
     pub tool_calls: Vec<AgentToolCall>,
+    /// Model turns, where the agent reports them (Claude Code's `num_turns`, the
+    /// llm-agent's requests answered).
+    pub turns: Option<u32>,
+    /// Tool calls the model asked for, where the agent reports them (Claude Code's
+    /// `tool_use` blocks, its own tools included; the llm-agent's calls).
+    pub tool_call_count: Option<u32>,
 }
 
 impl AgentOutcome {
@@ -107,6 +115,8 @@ impl AgentOutcome {
             stderr: String::new(),
             usage: None,
             tool_calls: Vec::new(),
+            turns: None,
+            tool_call_count: None,
         }
     }
 }

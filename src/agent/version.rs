@@ -1,12 +1,13 @@
 //! The agent's version for results and reports: the output of an Agent file's
-//! `commands.getVersion`, run once per command and process, else its `metadata.version`.
+//! `commands.getVersion`, run once per command and process, else its `metadata.version`,
+//! else for the llm-agent mcpeval's own version.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
-use crate::config::AgentOptions;
+use crate::config::{Agent, AgentOptions};
 use crate::lock::lock;
 use crate::process::{self, ProcessSpec};
 
@@ -49,6 +50,13 @@ pub async fn agent_version(
     };
     lock(&VERSIONS).insert(command.clone(), version.clone());
     Some(version)
+}
+
+/// The version of a builtin agent that is part of mcpeval (the llm-agent):
+/// `mcpeval <version>`; none for the others.
+pub fn builtin_version(agent: &Agent) -> Option<String> {
+    matches!(agent, Agent::LlmAgent { .. })
+        .then(|| format!("mcpeval {}", env!("CARGO_PKG_VERSION")))
 }
 
 fn first_line(text: &str) -> Option<String> {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::shell_script::ShellScript;
 use super::template::{Field, Template};
+use crate::llm::Provider;
 use crate::llm_proxy::LlmApi;
 
 /// The validated agent of an eval: what works a task's prompt. One variant per kind of
@@ -21,11 +22,12 @@ pub enum Agent {
         /// How its process is set up (an Agent file's `commands` beside `builtin`).
         options: AgentOptions,
     },
-    /// `builtin.llm-agent` with an `openai:` model (or its deprecated aliases
-    /// `builtin.openai-agent` and `openai-acp`): mcpeval's own loop over a Chat Completions
-    /// API.
-    OpenAi {
-        /// The model name, without the `openai:` provider.
+    /// `builtin.llm-agent` (or its deprecated aliases `builtin.openai-agent` and
+    /// `openai-acp`): mcpeval's own agent loop over the API of the model's provider.
+    LlmAgent {
+        /// The provider of `provider:model` (`openai` for a bare model name).
+        provider: Provider,
+        /// The model name, without its provider.
         model: String,
         /// Options of an Agent file; the in-process agent has no HOME of its own.
         options: AgentOptions,
@@ -40,7 +42,7 @@ impl Agent {
     pub fn needs_tool_list(&self) -> bool {
         match self {
             Agent::ClaudeCode { .. } => true,
-            Agent::OpenAi { .. } => false,
+            Agent::LlmAgent { .. } => false,
             Agent::Command(command) => command
                 .run_prompt
                 .fields()
@@ -56,20 +58,24 @@ impl Agent {
                 api: LlmApi::Anthropic,
                 base_url_env: "ANTHROPIC_BASE_URL".into(),
             }),
-            Agent::OpenAi { .. } => Some(AgentLlm {
-                api: LlmApi::OpenAiChat,
-                base_url_env: "OPENAI_BASE_URL".into(),
+            Agent::LlmAgent { provider, .. } => Some(AgentLlm {
+                api: match provider {
+                    Provider::OpenAi => LlmApi::OpenAiChat,
+                    Provider::Anthropic => LlmApi::Anthropic,
+                    Provider::Gemini => LlmApi::Gemini,
+                },
+                base_url_env: provider.base_url_vars()[0].into(),
             }),
             Agent::Command(command) => command.llm.clone(),
         }
     }
 
-    /// A short name for messages and cassettes: `claude-code`, `openai-agent`, or the
-    /// Agent file's name.
+    /// A short name for messages and cassettes: `claude-code`, `llm-agent` (whatever its
+    /// provider or the alias that named it), or the Agent file's name.
     pub fn name(&self) -> &str {
         match self {
             Agent::ClaudeCode { .. } => "claude-code",
-            Agent::OpenAi { .. } => "openai-agent",
+            Agent::LlmAgent { .. } => "llm-agent",
             Agent::Command(command) => &command.name,
         }
     }
@@ -77,7 +83,7 @@ impl Agent {
     /// How the agent's process is set up: its HOME and where its version comes from.
     pub fn options(&self) -> &AgentOptions {
         match self {
-            Agent::ClaudeCode { options, .. } | Agent::OpenAi { options, .. } => options,
+            Agent::ClaudeCode { options, .. } | Agent::LlmAgent { options, .. } => options,
             Agent::Command(command) => &command.options,
         }
     }
@@ -85,7 +91,7 @@ impl Agent {
     /// The agent with `options` (an Agent file's `commands` and `metadata.version`).
     pub fn with_options(mut self, new: AgentOptions) -> Self {
         match &mut self {
-            Agent::ClaudeCode { options, .. } | Agent::OpenAi { options, .. } => *options = new,
+            Agent::ClaudeCode { options, .. } | Agent::LlmAgent { options, .. } => *options = new,
             Agent::Command(command) => command.options = new,
         }
         self
@@ -105,7 +111,7 @@ impl Agent {
     pub fn timeout(&self) -> Duration {
         match self {
             Agent::Command(command) => command.timeout,
-            Agent::ClaudeCode { .. } | Agent::OpenAi { .. } => DEFAULT_AGENT_TIMEOUT,
+            Agent::ClaudeCode { .. } | Agent::LlmAgent { .. } => DEFAULT_AGENT_TIMEOUT,
         }
     }
 }

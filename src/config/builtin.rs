@@ -5,6 +5,7 @@
 use super::agent::{Agent, AgentOptions};
 use super::check::Checker;
 use super::error::did_you_mean;
+use crate::llm::Provider;
 
 /// The builtin agents of mcpchecker: `llm-agent` (with its deprecated aliases
 /// `openai-agent` and `openai-acp`) and `claude-code`.
@@ -41,7 +42,8 @@ pub(super) fn builtin_agent(
                 return None;
             };
             match llm_agent_model(&model) {
-                Ok(model) => Some(Agent::OpenAi {
+                Ok((provider, model)) => Some(Agent::LlmAgent {
+                    provider,
                     model,
                     options: AgentOptions::default(),
                 }),
@@ -75,19 +77,19 @@ pub(super) fn builtin_agent(
     }
 }
 
-/// The model of a `provider:model` string of mcpchecker's llm-agent (a bare name means
-/// `openai:`). Only the openai provider runs today.
-pub fn llm_agent_model(model: &str) -> Result<String, String> {
+/// The provider and model of a `provider:model` string of mcpchecker's llm-agent: `openai`,
+/// `anthropic`, `gemini` or `google` (the same as `gemini`); a bare name means `openai:`.
+pub fn llm_agent_model(model: &str) -> Result<(Provider, String), String> {
     let model = model.trim();
-    let (provider, name) = model.split_once(':').unwrap_or(("openai", model));
-    match provider {
-        "openai" if !name.trim().is_empty() => Ok(name.trim().to_owned()),
-        "openai" => Err(format!("`{model}` names no model after `openai:`")),
-        "anthropic" | "gemini" | "google" => Err(format!(
-            "the `{provider}` provider of builtin.llm-agent is not supported yet: mcpeval's llm-agent runs `openai:` models (an OpenAI-compatible Chat Completions API)"
-        )),
-        other => Err(format!(
-            "unknown provider `{other}` in `{model}`; expected `provider:model` with provider openai (anthropic and gemini are not supported yet)"
-        )),
+    let (name, rest) = model.split_once(':').unwrap_or(("openai", model));
+    let Some(provider) = Provider::parse(name) else {
+        return Err(format!(
+            "unknown provider `{name}` in `{model}`; expected `provider:model` with provider openai, anthropic, gemini or google{}",
+            did_you_mean(name, ["openai", "anthropic", "gemini", "google"])
+        ));
+    };
+    match rest.trim() {
+        "" => Err(format!("`{model}` names no model after `{name}:`")),
+        rest => Ok((provider, rest.to_owned())),
     }
 }

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use super::agent::Agent;
 use super::agent_file::RawAgentRef;
 use super::check::Checker;
+use crate::llm::Provider;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -107,7 +108,20 @@ impl RawJudgeEnv {
 /// an Agent file naming it); other agents cannot judge yet.
 fn judge_of_ref(check: &mut Checker<'_>, agent_ref: RawAgentRef) -> Option<JudgeConfig> {
     match agent_ref.validate_at(check, "config.llmJudge.ref")? {
-        Agent::OpenAi { model, .. } => Some(JudgeConfig::Model(model)),
+        Agent::LlmAgent {
+            provider: Provider::OpenAi,
+            model,
+            ..
+        } => Some(JudgeConfig::Model(model)),
+        Agent::LlmAgent { provider, .. } => {
+            check.error(
+                "config.llmJudge.ref.model",
+                format!(
+                    "a judge with the `{provider}` provider is not supported yet: the judge speaks an OpenAI-compatible Chat Completions API (an `openai:` model)"
+                ),
+            );
+            None
+        }
         other => {
             check.error(
                 "config.llmJudge.ref",

@@ -29,7 +29,7 @@ pub(super) async fn run_agent(
     let key_vars: &[&str] = match llm.api {
         LlmApi::Anthropic => &["ANTHROPIC_API_KEY"],
         LlmApi::OpenAiChat | LlmApi::OpenAiResponses => &["OPENAI_API_KEY", "MODEL_KEY"],
-        LlmApi::Gemini => &["GEMINI_API_KEY"],
+        LlmApi::Gemini => &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
     };
     let started = match start_llm_proxy("agent", eval, &llm, key_vars, target, options) {
         Ok(started) => started,

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use super::agent_phase::run_agent;
 use super::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy, start_llm_proxy};
 use super::run_report::{RunOptions, RunPhase, RunReport};
-use crate::agent::agent_version;
+use crate::agent::{agent_version, builtin_version};
 use crate::assert::{check_all, check_skills};
 use crate::config::{AgentLlm, Eval, McpServer, Step, Task};
 use crate::extension::HostSettings;
@@ -82,7 +82,9 @@ pub(super) async fn run_main(
         work_dir: &work_dir,
     };
     let (agent, llm) = run_agent(eval, task, servers, &target, options).await;
-    let version = agent_version(eval.agent.options(), &run_dir, &options.vars).await;
+    let version = agent_version(eval.agent.options(), &run_dir, &options.vars)
+        .await
+        .or_else(|| builtin_version(&eval.agent));
     shared.report().agent_version = version;
     let answer = agent.answer.clone();
     shared.report().agent = Some(agent);

@@ -69,6 +69,8 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
             output_tokens: answer.chars().count() / 4,
         },
         agent_token_usage: report.agent.as_ref().and_then(|a| a.usage),
+        agent_turns: report.agent.as_ref().and_then(|a| a.turns),
+        agent_tool_calls: report.agent.as_ref().and_then(|a| a.tool_call_count),
         agent_name: eval.agent.name().to_owned(),
         agent_version: report.agent_version.clone(),
         task_output: answer,

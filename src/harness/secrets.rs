@@ -7,7 +7,7 @@ use crate::config::Eval;
 use crate::secret::Secret;
 
 /// The key handed to an agent whose API key is not set: replaying never checks it.
-pub const PLACEHOLDER_KEY: &str = "mcpeval-placeholder-key";
+pub use crate::llm::PLACEHOLDER_KEY;
 
 /// Every variable of the run or of the environment whose name says it holds a key, a
 /// token, a secret or a password.

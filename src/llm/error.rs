@@ -10,8 +10,13 @@ pub(super) const QUOTE_LIMIT: usize = 2000;
 #[derive(Debug, thiserror::Error)]
 pub enum LlmError {
     /// No API key in the environment.
-    #[error("no API key for the OpenAI-compatible API: set OPENAI_API_KEY (or MODEL_KEY)")]
-    MissingKey,
+    #[error("no API key for {api}: set {vars}")]
+    MissingKey {
+        /// How messages name the API, e.g. `the Anthropic API`.
+        api: &'static str,
+        /// The variables that may hold the key, e.g. `GEMINI_API_KEY (or GOOGLE_API_KEY)`.
+        vars: String,
+    },
     /// The HTTP client could not be built.
     #[error("cannot build the HTTP client for the LLM API: {0}")]
     Client(#[source] reqwest::Error),
@@ -41,7 +46,7 @@ pub enum LlmError {
         /// How many requests were sent.
         attempts: u32,
     },
-    /// The reply is not what a Chat Completions API returns.
+    /// The reply is not JSON.
     #[error("{api} at {url} sent a malformed reply: {problem}; the reply was: {body}")]
     Malformed {
         /// How messages name the API.

@@ -1,21 +1,31 @@
-//! The one LLM client of mcpeval, used by `builtin.openai-agent` and by `llmJudge` steps:
-//! an OpenAI-compatible Chat Completions API over HTTP, with one retry policy (429, 5xx and
-//! connection errors, `Retry-After` honoured) and one redaction of the API key.
+//! The one LLM client of mcpeval, used by `builtin.llm-agent` and by `llmJudge` steps: one
+//! HTTP client per API (OpenAI-compatible Chat Completions, Anthropic Messages, Gemini
+//! `generateContent`) with one retry policy (429, 5xx and connection errors, `Retry-After`
+//! honoured), one redaction of the API key, and errors that name the API, the status and
+//! the API's own message.
 //!
-//! The seam is [`ChatClient`]: it takes a request body and gives back the API's JSON reply.
-//! [`OpenAiClient`] is the implementation over HTTP; recording and replaying LLM traffic
-//! happens behind the base URL it is given.
+//! The seam is [`ChatClient`]: it takes a request body in the API's own shape and gives
+//! back the API's JSON reply. [`OpenAiClient`], [`AnthropicClient`] and [`GeminiClient`]
+//! are the implementations over HTTP; [`Provider`] picks one and [`LlmConfig::from_env`]
+//! reads its base URL and key the way mcpchecker does. Recording and replaying LLM traffic
+//! happens behind the base URL a client is given.
 //!
-//! Bodies are plain [`serde_json::Value`]s, not typed structs: OpenAI-compatible servers
-//! differ in small ways that typed clients reject, and JSON is what a cassette stores.
+//! Bodies are plain [`serde_json::Value`]s, not typed structs: compatible servers differ in
+//! small ways that typed clients reject, and JSON is what a cassette stores.
 
+mod anthropic;
 mod client;
 mod error;
+mod gemini;
+mod http;
+mod openai;
+mod provider;
 mod usage;
 
-pub use client::{
-    ApiKey, ChatClient, ChatFuture, DEFAULT_OPENAI_BASE_URL, OpenAiClient, OpenAiConfig,
-    RetryPolicy,
-};
+pub use anthropic::AnthropicClient;
+pub use client::{ApiKey, ChatClient, ChatFuture, PLACEHOLDER_KEY, RetryPolicy};
 pub use error::LlmError;
+pub use gemini::GeminiClient;
+pub use openai::{DEFAULT_OPENAI_BASE_URL, OpenAiClient, OpenAiConfig};
+pub use provider::{LlmConfig, Provider};
 pub use usage::TokenUsage;

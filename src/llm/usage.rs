@@ -15,6 +15,23 @@ pub struct TokenUsage {
 }
 
 impl TokenUsage {
+    /// Usage of `prompt` and `completion` tokens, `total` when the API says it (else their
+    /// sum).
+    pub fn new(prompt: u64, completion: u64, total: Option<u64>) -> Self {
+        Self {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            total_tokens: total.unwrap_or(prompt + completion),
+        }
+    }
+
+    /// Adds `other` to these counts.
+    pub fn add(&mut self, other: TokenUsage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.total_tokens += other.total_tokens;
+    }
+
     /// Adds the `usage` of one Chat Completions reply; a reply without one adds nothing.
     pub fn add_reply(&mut self, reply: &Value) {
         let usage = &reply["usage"];

@@ -80,11 +80,19 @@ pub struct TaskResult {
     /// Tokens the agent used, as its LLM API or Claude Code reported them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_token_usage: Option<TokenUsage>,
-    /// The agent: `claude-code`, `openai-agent`, or the Agent file's `metadata.name`.
+    /// Model turns the agent reports (Claude Code, the llm-agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_turns: Option<u32>,
+    /// Tool calls the agent reports asking for (Claude Code: every `tool_use`, its own
+    /// tools included; the llm-agent: every call of an offered function, unknown ones
+    /// included). `callHistory` holds the MCP calls the proxies saw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_tool_calls: Option<u32>,
+    /// The agent: `claude-code`, `llm-agent`, or the Agent file's `metadata.name`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub agent_name: String,
     /// The agent's version: its Agent file's `commands.getVersion` output or
-    /// `metadata.version`.
+    /// `metadata.version`; for the llm-agent, `mcpeval <version>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_version: Option<String>,
     /// What the LLM proxies of the run did: one entry for the agent's calls, one for the

@@ -24,6 +24,8 @@ pub enum Reply {
     ToolCall { name: String, args: Value },
     /// An error status with this JSON body.
     Error(u16, Value),
+    /// 200 with this JSON body as it is, whatever the API (a malformed reply).
+    Raw(Value),
     /// A streamed text answer whose first event is sent at once and the rest only once
     /// `gate` is notified.
     Gated(String, Arc<tokio::sync::Notify>),
@@ -130,6 +132,9 @@ async fn answer(
     if let Reply::Error(status, body) = reply {
         return (StatusCode::from_u16(status).unwrap(), axum::Json(body)).into_response();
     }
+    if let Reply::Raw(body) = reply {
+        return axum::Json(body).into_response();
+    }
     let gate = match &reply {
         Reply::Gated(text, gate) => {
             let gate = gate.clone();
@@ -194,7 +199,7 @@ fn anthropic(reply: &Reply, number: usize) -> Rendered {
             "tool_use",
         ),
         Reply::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
-        Reply::Error(..) | Reply::Gated(..) => unreachable!(),
+        Reply::Error(..) | Reply::Raw(..) | Reply::Gated(..) => unreachable!(),
     };
     let message = json!({"id": format!("msg_{number}"), "type": "message", "role": "assistant",
         "model": "claude-test", "content": [thinking, block], "stop_reason": stop,
@@ -243,7 +248,7 @@ fn chat(reply: &Reply, number: usize) -> Rendered {
             {"id": format!("call_{number}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}}]})
         }
         Reply::Text(text) => json!({"role": "assistant", "content": text}),
-        Reply::Error(..) | Reply::Gated(..) => unreachable!(),
+        Reply::Error(..) | Reply::Raw(..) | Reply::Gated(..) => unreachable!(),
     };
     let finish = if message["tool_calls"].is_array() {
         "tool_calls"
@@ -276,7 +281,7 @@ fn responses(reply: &Reply, number: usize) -> Rendered {
             json!({"type": "message", "id": format!("msg_{number}"), "role": "assistant", "status": "completed",
             "content": [{"type": "output_text", "text": text, "annotations": []}]})
         }
-        Reply::Error(..) | Reply::Gated(..) => unreachable!(),
+        Reply::Error(..) | Reply::Raw(..) | Reply::Gated(..) => unreachable!(),
     };
     let reasoning = json!({"type": "reasoning", "id": format!("rs_{number}"), "summary": [], "encrypted_content": "gAAAAABopaque-reasoning=="});
     let body = json!({"id": format!("resp_{number}"), "object": "response", "status": "completed", "model": "gpt-test",
@@ -312,7 +317,7 @@ fn gemini(reply: &Reply) -> Rendered {
             json!({"functionCall": {"name": name, "args": args}, "thoughtSignature": "CiQBopaque=="})
         }
         Reply::Text(text) => json!({"text": text, "thoughtSignature": "CiQBopaque=="}),
-        Reply::Error(..) | Reply::Gated(..) => unreachable!(),
+        Reply::Error(..) | Reply::Raw(..) | Reply::Gated(..) => unreachable!(),
     };
     let usage = json!({"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15});
     let body = json!({"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],

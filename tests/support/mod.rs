@@ -1,11 +1,12 @@
 //! Test support shared by the proxy tests: our own MCP server, a test agent, and finding
-//! the third-party peers; a fake OpenAI API for the agent tests.
+//! the third-party peers; fake LLM APIs for the agent tests.
 #![allow(dead_code)]
 
 pub mod agent;
 pub mod cli;
 pub mod eval_run;
 pub mod everything;
+pub mod fake_llm;
 pub mod fake_openai;
 pub mod faulty_http;
 pub mod faulty_stdio;

@@ -1,5 +1,5 @@
-//! MCP tools as OpenAI functions and back: function names, parameter schemas, tool
-//! results as text, and the tolerant reading of a Chat Completions reply.
+//! MCP tools as the model's functions and back: function names, parameter schemas, tool
+//! arguments, and tool results as text (the same for every provider).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -22,21 +22,10 @@ pub struct OfferedTool {
     pub parameters: Value,
 }
 
-impl OfferedTool {
-    /// The tool as an entry of the request's `tools`.
-    pub fn to_function(&self) -> Value {
-        let mut function = json!({"name": self.function});
-        if let Some(description) = &self.description {
-            function["description"] = json!(description);
-        }
-        function["parameters"] = self.parameters.clone();
-        json!({"type": "function", "function": function})
-    }
-}
-
 /// The function names for `(server, tool)` pairs, in the same order: the tool name, or
 /// `<server>__<tool>` when more than one server has that tool; then made to match
-/// `^[a-zA-Z0-9_-]{1,64}$` and kept unique (`_2`, `_3`, … on a clash after sanitising).
+/// `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$` (every provider's rule) and kept unique (`_2`, `_3`, …
+/// on a clash after sanitising).
 pub fn function_names(tools: &[(String, String)]) -> Vec<String> {
     let mut servers_of: HashMap<&str, HashSet<&str>> = HashMap::new();
     for (server, tool) in tools {
@@ -49,6 +38,12 @@ pub fn function_names(tools: &[(String, String)]) -> Vec<String> {
             format!("{server}__{tool}")
         } else {
             tool.clone()
+        };
+        // Gemini wants a letter or `_` first; the other APIs take that too.
+        let wanted = if wanted.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+            format!("_{wanted}")
+        } else {
+            wanted
         };
         let base = sanitize(&wanted, 64);
         let mut name = base.clone();
@@ -124,97 +119,6 @@ pub fn parse_arguments(arguments: &Value) -> Result<Map<String, Value>, String> 
     }
 }
 
-/// One tool call the model asked for.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCall {
-    /// Its id (generated when the reply had none).
-    pub id: String,
-    /// The function name.
-    pub name: String,
-    /// The raw `arguments` (a string or an object).
-    pub arguments: Value,
-}
-
-/// The assistant message of a reply.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AssistantTurn {
-    /// Its text, if any.
-    pub content: Option<String>,
-    /// The tool calls, in order.
-    pub tool_calls: Vec<ToolCall>,
-}
-
-impl AssistantTurn {
-    /// The message to append to `messages`, in the canonical form (`arguments` a string).
-    pub fn to_message(&self) -> Value {
-        let mut message = json!({"role": "assistant", "content": self.content});
-        if !self.tool_calls.is_empty() {
-            let calls: Vec<Value> = self
-                .tool_calls
-                .iter()
-                .map(|call| {
-                    let arguments = match &call.arguments {
-                        Value::String(text) => text.clone(),
-                        Value::Null => "{}".to_owned(),
-                        other => other.to_string(),
-                    };
-                    json!({"id": call.id, "type": "function",
-                           "function": {"name": call.name, "arguments": arguments}})
-                })
-                .collect();
-            message["tool_calls"] = Value::Array(calls);
-        }
-        message
-    }
-}
-
-/// Reads the first choice's message of a reply. `turn` numbers generated call ids.
-pub fn read_reply(reply: &Value, turn: u32) -> Result<AssistantTurn, String> {
-    let choices = reply["choices"]
-        .as_array()
-        .ok_or("it has no `choices` array")?;
-    let choice = choices.first().ok_or("its `choices` array is empty")?;
-    let message = &choice["message"];
-    if !message.is_object() {
-        return Err("its first choice has no `message` object".into());
-    }
-    let content = match &message["content"] {
-        Value::String(text) => Some(text.clone()),
-        Value::Array(parts) => Some(
-            parts
-                .iter()
-                .filter_map(|part| part["text"].as_str())
-                .collect::<Vec<_>>()
-                .join(""),
-        ),
-        _ => None,
-    };
-    let mut tool_calls = Vec::new();
-    for (index, call) in message["tool_calls"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        let name = call["function"]["name"]
-            .as_str()
-            .ok_or_else(|| format!("tool call {} has no `function.name`", index + 1))?;
-        let id = call["id"]
-            .as_str()
-            .filter(|id| !id.is_empty())
-            .map_or_else(|| format!("call_{turn}_{}", index + 1), str::to_owned);
-        tool_calls.push(ToolCall {
-            id,
-            name: name.to_owned(),
-            arguments: call["function"]["arguments"].clone(),
-        });
-    }
-    Ok(AssistantTurn {
-        content,
-        tool_calls,
-    })
-}
-
 /// Offered tools by function name.
 pub fn by_function(tools: &[OfferedTool]) -> BTreeMap<&str, &OfferedTool> {
     tools.iter().map(|t| (t.function.as_str(), t)).collect()
@@ -250,13 +154,15 @@ mod tests {
             ("s", &long),
             ("s", ""),
             ("s", "ünï"),
+            ("s", "3d-print"),
         ]));
         assert_eq!(names[0], "get_file");
         assert_eq!(names[1], "get_file_2");
         assert_eq!(names[2], "x".repeat(64));
         assert_eq!(names[3], "tool");
         assert_eq!(names[4], "_n_");
-        let pattern = regex::Regex::new("^[a-zA-Z0-9_-]{1,64}$").unwrap();
+        assert_eq!(names[5], "_3d-print");
+        let pattern = regex::Regex::new("^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$").unwrap();
         assert!(names.iter().all(|n| pattern.is_match(n)), "{names:?}");
     }
 
@@ -302,32 +208,6 @@ mod tests {
             parse_arguments(&json!("[1]"))
                 .unwrap_err()
                 .contains("object")
-        );
-    }
-
-    #[test]
-    fn replies_are_read_tolerantly() {
-        let reply = json!({"choices": [{"message": {"content": null, "tool_calls": [
-            {"function": {"name": "echo", "arguments": {"text": "x"}}},
-            {"id": "c2", "type": "function", "function": {"name": "echo", "arguments": "{}"}}
-        ]}, "finish_reason": "something_new"}]});
-        let turn = read_reply(&reply, 3).unwrap();
-        assert_eq!(turn.content, None);
-        assert_eq!(turn.tool_calls[0].id, "call_3_1");
-        assert_eq!(turn.tool_calls[1].id, "c2");
-        assert_eq!(
-            turn.to_message()["tool_calls"][0]["function"]["arguments"],
-            r#"{"text":"x"}"#
-        );
-        assert!(
-            read_reply(&json!({"id": "x"}), 1)
-                .unwrap_err()
-                .contains("choices")
-        );
-        assert!(
-            read_reply(&json!({"choices": []}), 1)
-                .unwrap_err()
-                .contains("empty")
         );
     }
 }
