@@ -15,6 +15,7 @@ use crate::lock::lock;
 use crate::plan::TaskCase;
 use crate::proxy::{CallRecorder, Proxy, ProxyHandle, ServerFailure};
 use crate::steps::{Phase, StepResult, run_phase};
+use crate::tokens::TraceTokens;
 
 /// Bound on setup + agent + verify when neither the task nor the eval sets one.
 pub const DEFAULT_TASK_TIMEOUT: Duration = Duration::from_secs(600);
@@ -97,6 +98,7 @@ pub async fn run_task(
     let mut report = std::mem::take(&mut *shared.report());
     report.server_failures = server_failures;
     report.trace = recorder.trace();
+    report.tokens = TraceTokens::of(&report.trace);
     report
 }
 

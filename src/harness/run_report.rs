@@ -12,6 +12,7 @@ use crate::interrupt::Interrupt;
 use crate::llm_proxy::{LlmApi, LlmProxyOutcome};
 use crate::proxy::ServerFailure;
 use crate::steps::StepResult;
+use crate::tokens::TraceTokens;
 use crate::trace::CallTrace;
 
 /// How to run: live output, and variables for every process of the run.
@@ -64,6 +65,8 @@ pub struct RunReport {
     pub interrupted_in: Option<(RunPhase, Interrupt)>,
     /// What the proxies recorded.
     pub trace: CallTrace,
+    /// The trace's token figures, counted once when the run ended.
+    pub tokens: TraceTokens,
     /// What the LLM proxies of the run did (the agent's, the judge's).
     pub llm: Vec<LlmRecord>,
     /// How the servers under test failed, as the proxies saw it (could not start, exited,
