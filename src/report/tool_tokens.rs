@@ -24,7 +24,7 @@ pub struct ToolTokenSummary {
     pub tokenizer: String,
     /// Per server, by name.
     pub servers: BTreeMap<String, ServerTokenSummary>,
-    /// The biggest tool results of all runs, biggest first (at most [`BIGGEST_RESULTS`]).
+    /// The biggest tool results of all runs, biggest first (at most ten).
     pub biggest_results: Vec<BiggestResult>,
 }
 
