@@ -4,6 +4,7 @@
 mod closest;
 mod duplicates;
 mod order;
+mod tokens;
 
 pub use duplicates::canonical;
 
@@ -130,6 +131,16 @@ pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<
     );
     check.tool_call_count(a.min_tool_calls, a.max_tool_calls);
     check.tool_errors(a.max_tool_errors);
+    if let Some((expected, actual)) =
+        (a.max_tool_result_tokens).and_then(|max| tokens::results_over(max, trace))
+    {
+        check.fail(AssertionKind::MaxToolResultTokens, expected, actual);
+    }
+    if let Some((expected, actual)) =
+        (a.max_tool_definition_tokens).and_then(|max| tokens::definitions_over(max, trace))
+    {
+        check.fail(AssertionKind::MaxToolDefinitionTokens, expected, actual);
+    }
     if let Some((expected, actual)) = order::check_order(&a.call_order, trace) {
         check.fail(AssertionKind::CallOrder, expected, actual);
     }
@@ -361,3 +372,6 @@ mod tests;
 
 #[cfg(test)]
 mod arguments_tests;
+
+#[cfg(test)]
+mod tokens_tests;

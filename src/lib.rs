@@ -33,6 +33,7 @@ pub mod secret;
 pub mod snapshot;
 pub mod steps;
 pub mod text;
+pub mod tokens;
 pub mod trace;
 
 pub use harness::Harness;

@@ -303,6 +303,18 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         &["must be 0 or more, found -1"],
     ),
     (
+        "negative-max-tool-result-tokens",
+        "negative-max-tool-result-tokens.yaml",
+        "config.taskSets[0].assertions.maxToolResultTokens",
+        &["must be 0 or more, found -5"],
+    ),
+    (
+        "text-max-tool-definition-tokens",
+        "text-max-tool-definition-tokens.yaml",
+        "config.taskSets[0].assertions.maxToolDefinitionTokens",
+        &["invalid i64"],
+    ),
+    (
         "invalid-uri-pattern",
         "invalid-uri-pattern.yaml",
         "config.taskSets[0].assertions.resourcesNotRead[0].uriPattern",

@@ -20,6 +20,8 @@ pub struct RawAssertions {
     min_tool_calls: Option<i64>,
     max_tool_calls: Option<i64>,
     max_tool_errors: Option<i64>,
+    max_tool_result_tokens: Option<i64>,
+    max_tool_definition_tokens: Option<i64>,
     #[serde(default)]
     resources_read: Vec<RawMatcher>,
     #[serde(default)]
@@ -90,6 +92,10 @@ pub enum AssertionKind {
     MaxToolCalls,
     /// `maxToolErrors`
     MaxToolErrors,
+    /// `maxToolResultTokens`
+    MaxToolResultTokens,
+    /// `maxToolDefinitionTokens`
+    MaxToolDefinitionTokens,
     /// `resourcesRead`
     ResourcesRead,
     /// `resourcesNotRead`
@@ -118,6 +124,8 @@ impl AssertionKind {
             AssertionKind::MinToolCalls => "minToolCalls",
             AssertionKind::MaxToolCalls => "maxToolCalls",
             AssertionKind::MaxToolErrors => "maxToolErrors",
+            AssertionKind::MaxToolResultTokens => "maxToolResultTokens",
+            AssertionKind::MaxToolDefinitionTokens => "maxToolDefinitionTokens",
             AssertionKind::ResourcesRead => "resourcesRead",
             AssertionKind::ResourcesNotRead => "resourcesNotRead",
             AssertionKind::PromptsUsed => "promptsUsed",
@@ -151,6 +159,12 @@ pub struct Assertions {
     pub max_tool_calls: Option<u32>,
     /// `maxToolErrors`: tool calls that ended in an `isError` result or a JSON-RPC error.
     pub max_tool_errors: Option<u32>,
+    /// `maxToolResultTokens`: the o200k_base tokens of any one tool result
+    /// ([`crate::tokens::result_tokens`]).
+    pub max_tool_result_tokens: Option<u32>,
+    /// `maxToolDefinitionTokens`: the o200k_base tokens of each server's tool definitions
+    /// together ([`crate::tokens::definition_tokens`]).
+    pub max_tool_definition_tokens: Option<u32>,
     /// `resourcesRead`.
     pub resources_read: Vec<CallMatcher>,
     /// `resourcesNotRead`.
@@ -215,6 +229,12 @@ impl RawAssertions {
         let max_tool_errors = self
             .max_tool_errors
             .and_then(|n| check.count(&format!("{path}.{}", K::MaxToolErrors), n));
+        let max_tool_result_tokens = self
+            .max_tool_result_tokens
+            .and_then(|n| check.count(&format!("{path}.{}", K::MaxToolResultTokens), n));
+        let max_tool_definition_tokens = self
+            .max_tool_definition_tokens
+            .and_then(|n| check.count(&format!("{path}.{}", K::MaxToolDefinitionTokens), n));
         if let (Some(min), Some(max)) = (min_tool_calls, max_tool_calls)
             && min > max
         {
@@ -242,6 +262,8 @@ impl RawAssertions {
             min_tool_calls,
             max_tool_calls,
             max_tool_errors,
+            max_tool_result_tokens,
+            max_tool_definition_tokens,
             resources_read,
             resources_not_read,
             prompts_used,
@@ -265,6 +287,14 @@ impl Assertions {
             (K::MinToolCalls, self.min_tool_calls.is_some()),
             (K::MaxToolCalls, self.max_tool_calls.is_some()),
             (K::MaxToolErrors, self.max_tool_errors.is_some()),
+            (
+                K::MaxToolResultTokens,
+                self.max_tool_result_tokens.is_some(),
+            ),
+            (
+                K::MaxToolDefinitionTokens,
+                self.max_tool_definition_tokens.is_some(),
+            ),
             (K::ResourcesRead, !self.resources_read.is_empty()),
             (K::ResourcesNotRead, !self.resources_not_read.is_empty()),
             (K::PromptsUsed, !self.prompts_used.is_empty()),

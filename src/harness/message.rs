@@ -23,7 +23,8 @@ pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &Snapsho
     for step in step_failures(Phase::Cleanup, &report.cleanup) {
         write_step(&mut out, "cleanup (does not change the verdict)", &step);
     }
-    let _ = writeln!(out, "\ncall trace:\n{}", render_call_lines(&report.trace));
+    let calls = render_call_lines(&report.trace, &report.tokens.results);
+    let _ = writeln!(out, "\ncall trace:\n{calls}");
     if let SnapshotStatus::Changed(diff) = snapshot {
         let _ = writeln!(out, "\nsnapshot diff:\n{}", diff.trim_end());
     }

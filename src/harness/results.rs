@@ -13,9 +13,10 @@ use super::run_report::LlmRecord;
 use super::verdict::Verdict;
 use crate::report::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput,
-    ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate,
+    ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate, ToolTokens,
 };
 use crate::steps::{StepResult, phase_passed};
+use crate::tokens::TOKENIZER;
 use crate::trace::{CallKind, Outcome};
 
 /// Everything the results file of a run is made of.
@@ -95,6 +96,10 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
             .collect(),
         tool_errors: report.trace.tool_errors(),
         schema_violations: report.schema.clone(),
+        tool_tokens: (!report.tokens.servers.is_empty()).then(|| ToolTokens {
+            tokenizer: TOKENIZER.to_owned(),
+            servers: report.tokens.servers.clone(),
+        }),
         setup_output: phase(&report.setup),
         agent_output: match &report.agent {
             Some(agent) => PhaseOutput {
@@ -193,6 +198,7 @@ fn call_history(report: &RunReport) -> CallHistory {
             result,
             start_offset_ms: call.start_offset.as_secs_f64() * 1000.0,
             duration_ms: call.duration.as_secs_f64() * 1000.0,
+            result_tokens: report.tokens.results.get(i).copied().flatten(),
         };
         match call.kind {
             CallKind::Tool => history.tool_calls.push(record),

@@ -16,6 +16,7 @@ use crate::plan::TaskCase;
 use crate::proxy::{CallRecorder, Proxy, ProxyHandle, ServerFailure};
 use crate::schema_checks;
 use crate::steps::{Phase, StepResult, run_phase};
+use crate::tokens::{self, TraceTokens};
 
 /// Bound on setup + agent + verify when neither the task nor the eval sets one.
 pub const DEFAULT_TASK_TIMEOUT: Duration = Duration::from_secs(600);
@@ -33,6 +34,7 @@ pub async fn run_task(
     options: Arc<RunOptions>,
     phase: Arc<Mutex<RunPhase>>,
 ) -> RunReport {
+    tokens::warm_up();
     let work_dir = agent_work_dir(&run_dir);
     let mut report = RunReport {
         run_dir: run_dir.clone(),
@@ -99,6 +101,7 @@ pub async fn run_task(
     report.server_failures = server_failures;
     report.trace = recorder.trace();
     report.schema = schema_checks::check(&report.trace, &options.schemas);
+    report.tokens = TraceTokens::of(&report.trace);
     report
 }
 

@@ -13,6 +13,7 @@ use crate::llm_proxy::{LlmApi, LlmProxyOutcome};
 use crate::proxy::ServerFailure;
 use crate::schema_checks::{SchemaCache, SchemaChecks};
 use crate::steps::StepResult;
+use crate::tokens::TraceTokens;
 use crate::trace::CallTrace;
 
 /// How to run: live output, and variables for every process of the run.
@@ -69,6 +70,8 @@ pub struct RunReport {
     pub trace: CallTrace,
     /// The trace checked against the servers' own schemas.
     pub schema: SchemaChecks,
+    /// The trace's token figures, counted once when the run ended.
+    pub tokens: TraceTokens,
     /// What the LLM proxies of the run did (the agent's, the judge's).
     pub llm: Vec<LlmRecord>,
     /// How the servers under test failed, as the proxies saw it (could not start, exited,

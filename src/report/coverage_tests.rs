@@ -13,6 +13,7 @@ fn result(test: &str, surface: Surface, tools: &[&str], reads: &[&str]) -> TaskR
         result: serde_json::Value::Null,
         start_offset_ms: 0.0,
         duration_ms: 0.0,
+        result_tokens: None,
     };
     TaskResult {
         test_name: test.into(),

@@ -8,6 +8,7 @@ mod flaky;
 mod junit;
 mod result;
 mod schema;
+mod tool_tokens;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -21,9 +22,10 @@ pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval}
 pub use junit::junit_xml;
 pub use result::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput,
-    ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate,
+    ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate, ToolTokens,
 };
 pub use schema::{SchemaSummary, ToolSchemaCounts};
+pub use tool_tokens::{BiggestResult, ServerTokenSummary, ToolTokenSummary, tool_tokens};
 
 /// Problems reading results.
 #[derive(Debug, thiserror::Error)]
@@ -108,6 +110,10 @@ pub struct Summary {
     /// What the checks against the servers' own schemas found, per tool.
     #[serde(default, skip_serializing_if = "SchemaSummary::is_empty")]
     pub schema: SchemaSummary,
+    /// The o200k_base tokens of each server's tool definitions and results, and the
+    /// biggest tool results (absent when no results file counted any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_tokens: Option<ToolTokenSummary>,
 }
 
 /// How the runs with an LLM proxy used their cassettes.
@@ -204,6 +210,7 @@ impl Summary {
         summary.flaky = flaky_tasks(results);
         summary.coverage = coverage(results);
         summary.schema = SchemaSummary::of(results);
+        summary.tool_tokens = tool_tokens(results);
         summary
     }
 
@@ -297,6 +304,9 @@ impl Summary {
                 .map(|(name, ms)| format!("{name} {:.1}s", ms / 1000.0))
                 .collect();
             let _ = writeln!(out, "  slowest: {}", slowest.join(", "));
+        }
+        for line in self.tool_tokens.iter().flat_map(ToolTokenSummary::render) {
+            let _ = writeln!(out, "  {line}");
         }
         for (server, coverage) in &self.coverage {
             for line in coverage.render(server) {

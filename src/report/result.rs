@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::llm::TokenUsage;
 use crate::schema_checks::SchemaChecks;
 use crate::secret::{Secret, redact};
+use crate::tokens::ServerTokens;
 use crate::trace::{Advertised, ListKind};
 
 /// One task run, as written to its results file.
@@ -67,6 +68,10 @@ pub struct TaskResult {
     /// (absent when nothing).
     #[serde(default, skip_serializing_if = "SchemaChecks::is_empty")]
     pub schema_violations: SchemaChecks,
+    /// The o200k_base tokens of each server's tool definitions and tool results (absent
+    /// when no server advertised tools or was called; per call in `callHistory`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_tokens: Option<ToolTokens>,
     /// Setup steps.
     pub setup_output: PhaseOutput,
     /// The agent.
@@ -184,6 +189,10 @@ pub struct CallRecord {
     pub start_offset_ms: f64,
     /// How long it took, in milliseconds.
     pub duration_ms: f64,
+    /// The o200k_base tokens of a tool call's result as the model receives it (absent for
+    /// resource reads, prompt gets and results files written before it was counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_tokens: Option<usize>,
 }
 
 /// One phase: whether it succeeded and its steps.
@@ -234,6 +243,16 @@ pub struct LlmCalls {
     pub recorded: usize,
     /// Calls answered live, not recorded.
     pub passed_through: usize,
+}
+
+/// The token cost of what a run's servers put into the agent's context.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolTokens {
+    /// The encoding counted with: `o200k_base`.
+    pub tokenizer: String,
+    /// Per server that advertised tools or was called, by name.
+    pub servers: BTreeMap<String, ServerTokens>,
 }
 
 /// A rough token count.

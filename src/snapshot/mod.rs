@@ -14,6 +14,7 @@ use crate::assert::canonical;
 pub use crate::config::SnapshotMode;
 use crate::config::kind_name;
 use crate::text::shorten;
+use crate::tokens::describe;
 use crate::trace::{CallTrace, Outcome, RecordedCall, result_text};
 
 /// The snapshot text of a trace: one YAML entry per call, in order, without timestamps,
@@ -70,8 +71,10 @@ fn yaml_scalar(text: &str) -> String {
 }
 
 /// One line per call for failure messages: position, kind, server/name, compact arguments,
-/// outcome and duration.
-pub fn render_call_lines(trace: &CallTrace) -> String {
+/// outcome, duration and, for a tool call, its result's tokens (`result_tokens`, one per
+/// call of the trace: [`TraceTokens::results`](crate::tokens::TraceTokens)). Only here, not
+/// in snapshots: a token count is the server's output size, not the agent's behaviour.
+pub fn render_call_lines(trace: &CallTrace, result_tokens: &[Option<usize>]) -> String {
     if trace.calls.is_empty() {
         return "  (no calls)".to_owned();
     }
@@ -79,12 +82,15 @@ pub fn render_call_lines(trace: &CallTrace) -> String {
         .calls
         .iter()
         .enumerate()
-        .map(|(i, call)| format!("  #{} {}", i + 1, call_line(call)))
+        .map(|(i, call)| {
+            let tokens = result_tokens.get(i).copied().flatten();
+            format!("  #{} {}", i + 1, call_line(call, tokens))
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
-fn call_line(call: &RecordedCall) -> String {
+fn call_line(call: &RecordedCall, tokens: Option<usize>) -> String {
     let arguments = match call.arguments.as_ref().filter(|a| !is_empty(a)) {
         Some(arguments) => format!(" {}", shorten(&arguments.to_string(), 160)),
         None => String::new(),
@@ -96,8 +102,9 @@ fn call_line(call: &RecordedCall) -> String {
         }
         Outcome::Error { code, message } => format!("error {code}: {}", shorten(message, 120)),
     };
+    let tokens = tokens.map_or(String::new(), |n| format!(", {}", describe(n)));
     format!(
-        "{} {}/{}{arguments} → {outcome} ({:.0?})",
+        "{} {}/{}{arguments} → {outcome} ({:.0?}{tokens})",
         kind_name(call.kind),
         call.server,
         call.name,

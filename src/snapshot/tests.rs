@@ -134,16 +134,16 @@ fn empty_trace_has_an_explicit_snapshot() {
 }
 
 #[test]
-fn call_lines_show_arguments_outcome_and_duration() {
-    let lines = render_call_lines(&sample());
+fn call_lines_show_arguments_outcome_duration_and_result_tokens() {
+    let lines = render_call_lines(&sample(), &[Some(1), None, Some(1_234)]);
     let lines: Vec<&str> = lines.lines().collect();
     assert_eq!(
         lines[0],
-        "  #1 tool kubernetes/pods_list {\"namespace\":\"default\",\"at\":\"http://127.0.0.1:4242/x\"} → ok (12ms)"
+        "  #1 tool kubernetes/pods_list {\"namespace\":\"default\",\"at\":\"http://127.0.0.1:4242/x\"} → ok (12ms, 1 token)"
     );
     assert_eq!(
         lines[2],
-        "  #3 tool kubernetes/pods_delete → is_error \"forbidden\" (12ms)"
+        "  #3 tool kubernetes/pods_delete → is_error \"forbidden\" (12ms, 1,234 tokens)"
     );
     assert_eq!(
         lines[3],
