@@ -42,7 +42,8 @@ impl SchemaCache {
         if let Some(known) = lock(&self.definitions).get(&key) {
             return known.clone();
         }
-        let problems = judge_definitions(server, tools, self);
+        let compile_error = |schema: &Value| self.compiled(schema).as_ref().as_ref().err().cloned();
+        let problems = judge_definitions(server, tools, &compile_error);
         lock(&self.definitions)
             .entry(key)
             .or_insert(problems)

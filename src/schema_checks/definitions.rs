@@ -9,16 +9,19 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::DefinitionProblem;
-use super::cache::SchemaCache;
 
 /// The longest tool name the spec allows.
 const MAX_NAME: usize = 128;
 
-/// Every problem of the tools one server advertised, tool by tool in advertised order.
+/// Why a schema does not compile, or `None` when it does.
+pub(super) type CompileError<'a> = &'a dyn Fn(&Value) -> Option<String>;
+
+/// Every problem of the tools one server advertised, tool by tool in advertised order;
+/// `compile_error` compiles a schema.
 pub(super) fn judge_definitions(
     server: &str,
     tools: &[Value],
-    cache: &SchemaCache,
+    compile_error: CompileError<'_>,
 ) -> Vec<DefinitionProblem> {
     let mut problems = Vec::new();
     let mut names = HashSet::new();
@@ -57,11 +60,11 @@ pub(super) fn judge_definitions(
                 "`inputSchema` is missing; the spec requires one ({\"type\": \"object\"} for a tool without parameters)"
                     .into(),
             ),
-            Some(schema) => problem_of_schema("inputSchema", schema, cache),
+            Some(schema) => problem_of_schema("inputSchema", schema, compile_error),
         };
         let output = tool
             .get("outputSchema")
-            .and_then(|schema| problem_of_schema("outputSchema", schema, cache));
+            .and_then(|schema| problem_of_schema("outputSchema", schema, compile_error));
         input.into_iter().chain(output).for_each(&mut problem);
     }
     problems
@@ -92,7 +95,7 @@ fn name_problem(name: &str) -> Option<String> {
 }
 
 /// Why `schema` (the tool's `key`) is not an object schema that compiles.
-fn problem_of_schema(key: &str, schema: &Value, cache: &SchemaCache) -> Option<String> {
+fn problem_of_schema(key: &str, schema: &Value, compile_error: CompileError<'_>) -> Option<String> {
     if !schema.is_object() {
         return Some(format!(
             "`{key}` must be a JSON Schema object, found {}",
@@ -105,10 +108,7 @@ fn problem_of_schema(key: &str, schema: &Value, cache: &SchemaCache) -> Option<S
             schema.get("type").map_or_else(|| "none".into(), shown)
         ));
     }
-    match cache.compiled(schema).as_ref() {
-        Ok(_) => None,
-        Err(error) => Some(format!("`{key}` is not a valid JSON Schema: {error}")),
-    }
+    compile_error(schema).map(|error| format!("`{key}` is not a valid JSON Schema: {error}"))
 }
 
 /// A value in a message: compact JSON, shortened.
