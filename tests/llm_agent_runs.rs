@@ -6,10 +6,11 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
+use support::cli::files_under;
 use support::fake_llm::{FakeLlm, Reply};
 
 const KEY: &str = "sk-llm-agent-recording-key-0123456789";
@@ -107,20 +108,6 @@ fn text(out: &Output) -> String {
 fn results_of(output: &Path) -> Value {
     let file = output.join("results/llm__add.json");
     serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap()
-}
-
-/// Every file under `dir` (recursively).
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(files_under(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    files
 }
 
 /// Records the add task against the fake API, checks what the results say, then replays it

@@ -7,11 +7,12 @@
 mod fake_anthropic;
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use fake_anthropic::{FakeAnthropic, Turn};
 use serde_json::{Value, json};
+use support::cli::files_under;
 
 const KEY: &str = "sk-ant-recording-key-0123456789";
 
@@ -109,20 +110,6 @@ fn add_script() -> Vec<Turn> {
 fn results_of(output: &Path, task: &str) -> Value {
     let file = output.join("results").join(format!("claude__{task}.json"));
     serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap()
-}
-
-/// Every file under `dir` (recursively).
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(files_under(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    files
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

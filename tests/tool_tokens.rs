@@ -5,31 +5,20 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
+use support::cli::{self, result_file, text};
 use support::results_schema::violations;
 
 const EVAL: &str = "tests/fixtures/tokens/eval.yaml";
 
 fn mcpeval(args: &[&str], output: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcpeval"))
-        .args(args)
-        .env("MCPEVAL_OUTPUT_DIR", output)
-        .env("RUST_BACKTRACE", "0")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    cli::mcpeval(args, Some(output))
 }
 
 fn result(output: &Path, task: &str) -> Value {
-    let file = output.join(format!("results/tokens__{task}.json"));
-    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file:?}: {e}"));
-    serde_json::from_str(&text).unwrap()
+    result_file(output, &format!("tokens__{task}"))
 }
 
 #[test]

@@ -42,3 +42,17 @@ pub fn failure_of<'a>(stdout: &'a str, test: &str) -> &'a str {
     let end = rest[5..].find("\n---- ").map_or(rest.len(), |i| i + 5);
     &rest[..end]
 }
+
+/// Every file under `dir` (recursively): what a run left behind.
+pub fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
