@@ -1,11 +1,12 @@
 //! The difference between two reports, keyed by test name: regressions, fixes, new and
-//! removed tasks, flaky tasks apart from them, pass rate and token changes; as text or as
-//! markdown for a PR comment.
+//! removed tasks, flaky tasks apart from them, pass rate and token changes, and what
+//! changed about the servers (`diff_servers`); as text or as markdown for a PR comment.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::Report;
+use super::diff_servers::{SchemaChange, ServerChange, schema_changes, server_changes};
 use super::flaky::{PassCount, pass_counts};
 
 /// How to render a diff.
@@ -36,6 +37,12 @@ pub struct ReportDiff {
     pub pass_rate: (f64, f64),
     /// Estimated tokens (prompt + output).
     pub tokens: (usize, usize),
+    /// Tool calls that ended in an error, over all runs.
+    pub tool_errors: (usize, usize),
+    /// Servers whose tool tokens or coverage changed.
+    pub servers: Vec<ServerChange>,
+    /// Tools whose schema findings changed.
+    pub schema: Vec<SchemaChange>,
 }
 
 /// A test whose current runs both passed and failed.
@@ -69,6 +76,9 @@ pub fn diff_reports(base: &Report, current: &Report) -> ReportDiff {
             base.summary.prompt_tokens + base.summary.output_tokens,
             current.summary.prompt_tokens + current.summary.output_tokens,
         ),
+        tool_errors: (base.summary.tool_errors, current.summary.tool_errors),
+        servers: server_changes(base, current),
+        schema: schema_changes(base, current),
         ..ReportDiff::default()
     };
     for (name, &now) in &after {
@@ -174,7 +184,35 @@ impl ReportDiff {
                 );
             }
         }
+        let servers = self.server_lines("→");
+        if !servers.is_empty() {
+            out.push_str("\n**Servers**\n\n");
+            for line in servers {
+                let _ = writeln!(out, "- {line}");
+            }
+        }
         out
+    }
+
+    /// One line per changed figure about the servers: tool errors, each server's tokens
+    /// and coverage, each tool's schema findings.
+    fn server_lines(&self, arrow: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        let (before, after) = self.tool_errors;
+        if before != after {
+            lines.push(format!("tool errors: {before} {arrow} {after}"));
+        }
+        for server in &self.servers {
+            lines.push(format!(
+                "server {}: {}",
+                server.server,
+                server.describe(arrow)
+            ));
+        }
+        for tool in &self.schema {
+            lines.push(format!("schema {}: {}", tool.tool, tool.describe(arrow)));
+        }
+        lines
     }
 
     /// One table row per changed task: regressions, fixes, new, removed.
@@ -248,6 +286,9 @@ impl ReportDiff {
             && self.removed.is_empty()
         {
             out.push_str("no task changed its verdict\n");
+        }
+        for line in self.server_lines("->") {
+            let _ = writeln!(out, "{line}");
         }
         out
     }

@@ -4,6 +4,7 @@
 
 mod coverage;
 mod diff;
+mod diff_servers;
 mod flaky;
 mod junit;
 mod result;
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub use coverage::{ServerCoverage, coverage, template_matches};
 pub use diff::{DiffFormat, FlakyChange, ReportDiff, diff_reports};
+pub use diff_servers::{SchemaChange, ServerChange};
 pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval};
 pub use junit::junit_xml;
 pub use result::{
