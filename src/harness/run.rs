@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::phases::{Shared, run_main, step_context};
 use super::run_report::{RunOptions, RunPhase, RunReport};
+use super::secrets::{redact_files, run_secrets};
 use super::servers::upstream_of;
 use crate::config::{Eval, McpServer, Task};
 use crate::interrupt;
@@ -95,7 +96,11 @@ pub async fn run_task(
         .iter()
         .flat_map(ProxyHandle::server_failures)
         .collect();
+    let server_logs: Vec<PathBuf> = (proxies.iter())
+        .filter_map(|proxy| proxy.stderr_log().map(Path::to_path_buf))
+        .collect();
     shutdown(proxies).await;
+    redact_files(&server_logs, &run_secrets(&eval, &options));
     let _ = std::fs::remove_dir_all(&shared.report().work_dir);
     let mut report = std::mem::take(&mut *shared.report());
     report.server_failures = server_failures;

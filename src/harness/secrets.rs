@@ -1,10 +1,13 @@
 //! The values a run must never write: into cassettes ([`named_secrets`]), and into failure
 //! messages, snapshots and results files ([`run_secrets`], which adds the MCP servers'
-//! header and environment values and what `${VAR}` put into their command lines and URLs).
+//! header and environment values and what `${VAR}` put into their command lines and URLs),
+//! nor into the servers' stderr logs left in the run directory ([`redact_files`]).
 
 use super::run_report::RunOptions;
 use crate::config::Eval;
-use crate::secret::Secret;
+use std::path::PathBuf;
+
+use crate::secret::{Secret, redact};
 
 /// The key handed to an agent whose API key is not set: replaying never checks it.
 pub use crate::llm::PLACEHOLDER_KEY;
@@ -30,4 +33,22 @@ pub(super) fn run_secrets(eval: &Eval, options: &RunOptions) -> Vec<Secret> {
     let mut secrets = eval.mcp.secrets();
     secrets.extend(named_secrets(options));
     secrets
+}
+
+/// Rewrites each file of `paths` (the servers' stderr logs, once the servers have exited)
+/// with every secret replaced. A server may print its own key; the log is kept in the run
+/// directory, which CI keeps as an artifact. A file that cannot be read is left alone.
+pub(super) fn redact_files(paths: &[PathBuf], secrets: &[Secret]) {
+    for path in paths {
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let redacted = redact(&text, secrets);
+        if redacted != text
+            && let Err(error) = std::fs::write(path, redacted)
+        {
+            eprintln!("mcpeval: cannot redact {}: {error}", path.display());
+        }
+    }
 }

@@ -170,7 +170,9 @@ fn a_hanging_agent_and_a_hanging_server_are_reaped_at_the_timeout() {
 /// Expected: a secret given to servers through the environment (a stdio server's `env`, an
 /// HTTP server's header and its URL's query) appears in no file of the run and in none of
 /// its output, even when the task fails and its message shows the server's URL and
-/// failure. Observed before: the URL, with its key, in the failure message and the results.
+/// failure, and when the server prints its key on stderr (its log in the run directory).
+/// Observed before: the URL, with its key, in the failure message and the results; the
+/// key in the server's log.
 #[test]
 fn no_secret_reaches_results_logs_or_messages() {
     let secret = "sk-reliability-7f3a9c";
@@ -197,7 +199,12 @@ fn no_secret_reaches_results_logs_or_messages() {
     );
     assert!(!printed.contains(secret), "printed: {printed}");
     let written = files_under(output.path());
-    assert!(!written.is_empty());
+    let log = written
+        .iter()
+        .find(|file| file.ends_with("local.stderr.log"));
+    let log = log.unwrap_or_else(|| panic!("no log of the local server in {written:?}"));
+    let logged = std::fs::read_to_string(output.path().join(log)).unwrap();
+    assert!(logged.contains("connecting with key"), "{logged}");
     for file in written {
         let content = std::fs::read(output.path().join(&file)).unwrap();
         assert!(

@@ -1,7 +1,8 @@
 //! The test MCP server as a stdio binary (`cargo build --example proxy_test_server`).
 //!
 //! With the argument `--hang` it reads stdin but never answers, to test start-up
-//! timeouts; with `--crash` it writes to stderr and exits at once.
+//! timeouts; with `--crash` it writes to stderr and exits at once. Given
+//! `TEST_SERVER_SECRET`, it logs it on stderr, as careless servers print their keys.
 
 #[path = "server.rs"]
 mod server;
@@ -18,6 +19,9 @@ async fn main() {
     if arg == "--hang" {
         tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
         return;
+    }
+    if let Ok(secret) = std::env::var("TEST_SERVER_SECRET") {
+        eprintln!("test server: connecting with key {secret}");
     }
     let server = server::TestServer::default();
     match server.serve(rmcp::transport::stdio()).await {
