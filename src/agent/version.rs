@@ -1,12 +1,18 @@
 //! The agent's version for results and reports: the output of an Agent file's
 //! `commands.getVersion`, run once per command and process, else its `metadata.version`,
-//! else for the llm-agent mcpeval's own version.
+//! else for the llm-agent mcpeval's own version, for Codex and Gemini CLI their programs'
+//! `--version`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
+use std::path::PathBuf;
+
+use super::cli::CliProgram;
+use super::codex::CODEX;
+use super::gemini_cli::GEMINI;
 use crate::config::{Agent, AgentOptions};
 use crate::lock::lock;
 use crate::process::{self, ProcessSpec};
@@ -57,6 +63,50 @@ pub async fn agent_version(
 pub fn builtin_version(agent: &Agent) -> Option<String> {
     matches!(agent, Agent::LlmAgent { .. })
         .then(|| format!("mcpeval {}", env!("CARGO_PKG_VERSION")))
+}
+
+/// The program a builtin agent runs and mcpeval asks for its version (Codex, Gemini CLI).
+fn program_of(agent: &Agent) -> Option<&'static CliProgram> {
+    match agent {
+        Agent::Codex { .. } => Some(&CODEX),
+        Agent::GeminiCli { .. } => Some(&GEMINI),
+        _ => None,
+    }
+}
+
+/// The version of the program a builtin agent runs (`codex-cli 0.169.0`,
+/// `@google/gemini-cli 0.61.0`): its `--version` output, asked once per program and
+/// process; none when the program is not on `PATH` (as `env` or the process sees it) or
+/// says nothing.
+pub async fn program_version(agent: &Agent, env: &[(String, String)]) -> Option<String> {
+    let program = program_of(agent)?;
+    let path = program.path_in(env)?;
+    let key = format!("{} --version", path.display());
+    if let Some(known) = lock(&VERSIONS).get(&key) {
+        return Some(known.clone());
+    }
+    let spec = ProcessSpec {
+        program: path.into(),
+        args: vec!["--version".into()],
+        env: env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+        cwd: std::env::temp_dir(),
+        live: false,
+    };
+    let finished = process::run(&spec, VERSION_TIMEOUT).await.ok()?;
+    let line = first_line(&finished.stdout).filter(|_| finished.success())?;
+    let version = if line.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("{} {line}", program.package)
+    } else {
+        line
+    };
+    lock(&VERSIONS).insert(key, version.clone());
+    Some(version)
+}
+
+/// Where the npm package of a builtin agent's program is installed (its prompts may name
+/// files there), when it is on `PATH` as `env` or the process sees it.
+pub fn program_install_dir(agent: &Agent, env: &[(String, String)]) -> Option<PathBuf> {
+    super::cli::package_dir(&program_of(agent)?.path_in(env)?)
 }
 
 fn first_line(text: &str) -> Option<String> {

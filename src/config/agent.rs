@@ -22,6 +22,20 @@ pub enum Agent {
         /// How its process is set up (an Agent file's `commands` beside `builtin`).
         options: AgentOptions,
     },
+    /// `builtin.codex`: the real Codex CLI (`codex exec --json`).
+    Codex {
+        /// `model` in its private `config.toml`, when set.
+        model: Option<String>,
+        /// How its process is set up (an Agent file's `commands` beside `builtin`).
+        options: AgentOptions,
+    },
+    /// `builtin.gemini-cli`: the real Gemini CLI (`gemini --output-format stream-json`).
+    GeminiCli {
+        /// `-m`, when set.
+        model: Option<String>,
+        /// How its process is set up (an Agent file's `commands` beside `builtin`).
+        options: AgentOptions,
+    },
     /// `builtin.llm-agent` (or its deprecated aliases `builtin.openai-agent` and
     /// `openai-acp`): mcpeval's own agent loop over the API of the model's provider.
     LlmAgent {
@@ -42,6 +56,8 @@ impl Agent {
     pub fn needs_tool_list(&self) -> bool {
         match self {
             Agent::ClaudeCode { .. } => true,
+            // Their config files list the allowed tools, or none for all of them.
+            Agent::Codex { .. } | Agent::GeminiCli { .. } => false,
             Agent::LlmAgent { .. } => false,
             Agent::Command(command) => command
                 .run_prompt
@@ -58,6 +74,14 @@ impl Agent {
                 api: LlmApi::Anthropic,
                 base_url_env: "ANTHROPIC_BASE_URL".into(),
             }),
+            Agent::Codex { .. } => Some(AgentLlm {
+                api: LlmApi::OpenAiResponses,
+                base_url_env: "OPENAI_BASE_URL".into(),
+            }),
+            Agent::GeminiCli { .. } => Some(AgentLlm {
+                api: LlmApi::Gemini,
+                base_url_env: "GOOGLE_GEMINI_BASE_URL".into(),
+            }),
             Agent::LlmAgent { provider, .. } => Some(AgentLlm {
                 api: match provider {
                     Provider::OpenAi => LlmApi::OpenAiChat,
@@ -70,11 +94,14 @@ impl Agent {
         }
     }
 
-    /// A short name for messages and cassettes: `claude-code`, `llm-agent` (whatever its
+    /// A short name for messages and cassettes: `claude-code`, `codex`, `gemini-cli`,
+    /// `llm-agent` (whatever its
     /// provider or the alias that named it), or the Agent file's name.
     pub fn name(&self) -> &str {
         match self {
             Agent::ClaudeCode { .. } => "claude-code",
+            Agent::Codex { .. } => "codex",
+            Agent::GeminiCli { .. } => "gemini-cli",
             Agent::LlmAgent { .. } => "llm-agent",
             Agent::Command(command) => &command.name,
         }
@@ -83,7 +110,10 @@ impl Agent {
     /// How the agent's process is set up: its HOME and where its version comes from.
     pub fn options(&self) -> &AgentOptions {
         match self {
-            Agent::ClaudeCode { options, .. } | Agent::LlmAgent { options, .. } => options,
+            Agent::ClaudeCode { options, .. }
+            | Agent::Codex { options, .. }
+            | Agent::GeminiCli { options, .. }
+            | Agent::LlmAgent { options, .. } => options,
             Agent::Command(command) => &command.options,
         }
     }
@@ -91,7 +121,10 @@ impl Agent {
     /// The agent with `options` (an Agent file's `commands` and `metadata.version`).
     pub fn with_options(mut self, new: AgentOptions) -> Self {
         match &mut self {
-            Agent::ClaudeCode { options, .. } | Agent::LlmAgent { options, .. } => *options = new,
+            Agent::ClaudeCode { options, .. }
+            | Agent::Codex { options, .. }
+            | Agent::GeminiCli { options, .. }
+            | Agent::LlmAgent { options, .. } => *options = new,
             Agent::Command(command) => command.options = new,
         }
         self
@@ -111,7 +144,10 @@ impl Agent {
     pub fn timeout(&self) -> Duration {
         match self {
             Agent::Command(command) => command.timeout,
-            Agent::ClaudeCode { .. } | Agent::LlmAgent { .. } => DEFAULT_AGENT_TIMEOUT,
+            Agent::ClaudeCode { .. }
+            | Agent::Codex { .. }
+            | Agent::GeminiCli { .. }
+            | Agent::LlmAgent { .. } => DEFAULT_AGENT_TIMEOUT,
         }
     }
 }

@@ -28,8 +28,10 @@ pub struct RawAgentRef {
     model: Option<String>,
 }
 
-const AGENT_TYPES: [&str; 5] = [
+const AGENT_TYPES: [&str; 7] = [
     "builtin.claude-code",
+    "builtin.codex",
+    "builtin.gemini-cli",
     "builtin.llm-agent",
     "builtin.openai-agent",
     "builtin.openai-acp",

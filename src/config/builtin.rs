@@ -1,16 +1,23 @@
 //! mcpchecker's builtin agents, as an eval (`config.agent.type: builtin.…`) or an Agent
 //! file (`builtin.type`) names them: `claude-code`, and `llm-agent` with its `provider:model`
-//! strings and deprecated aliases.
+//! strings and deprecated aliases; and mcpeval's own `codex` and `gemini-cli` (mcpchecker
+//! runs those through Agent files).
 
 use super::agent::{Agent, AgentOptions};
 use super::check::Checker;
 use super::error::did_you_mean;
 use crate::llm::Provider;
 
-/// The builtin agents of mcpchecker: `llm-agent` (with its deprecated aliases
-/// `openai-agent` and `openai-acp`) and `claude-code`.
-pub(super) const BUILTIN_TYPES: [&str; 4] =
-    ["claude-code", "llm-agent", "openai-agent", "openai-acp"];
+/// The builtin agents: mcpchecker's `llm-agent` (with its deprecated aliases
+/// `openai-agent` and `openai-acp`) and `claude-code`; mcpeval's `codex` and `gemini-cli`.
+pub(super) const BUILTIN_TYPES: [&str; 6] = [
+    "claude-code",
+    "llm-agent",
+    "openai-agent",
+    "openai-acp",
+    "codex",
+    "gemini-cli",
+];
 
 /// Where a builtin agent is written: the keys of its type and model, and how its type is
 /// spelled there (`builtin.` in an eval file, nothing in an Agent file's `builtin.type`).
@@ -31,6 +38,14 @@ pub(super) fn builtin_agent(
     match kind {
         "claude-code" => Some(Agent::ClaudeCode {
             model,
+            options: AgentOptions::default(),
+        }),
+        "codex" => Some(Agent::Codex {
+            model: model.filter(|m| !m.trim().is_empty()),
+            options: AgentOptions::default(),
+        }),
+        "gemini-cli" => Some(Agent::GeminiCli {
+            model: model.filter(|m| !m.trim().is_empty()),
             options: AgentOptions::default(),
         }),
         "llm-agent" | "openai-agent" | "openai-acp" => {

@@ -7,7 +7,7 @@ use super::llm_phase::{LlmTarget, finish_llm_proxy, start_llm_proxy};
 use super::run_report::{LlmRecord, RunOptions};
 use super::servers::list_allowed_tools;
 use crate::agent::{AgentOutcome, AgentRun, ProxiedServer, mount_skills, write_agent_mcp_config};
-use crate::config::{AllowedTools, Eval, McpServer, Task};
+use crate::config::{Agent, AllowedTools, Eval, McpServer, Task};
 use crate::llm_proxy::LlmApi;
 
 /// Runs the eval's agent on the task's prompt against the proxied `servers` (each with its
@@ -43,7 +43,29 @@ pub(super) async fn run_agent(
             "stopped by mcpeval at its first LLM request that matches no recording (below)",
         ),
     };
-    (outcome, Some(finish_llm_proxy("agent", started).await))
+    let record = finish_llm_proxy("agent", started).await;
+    (
+        with_turns_counted(outcome, &eval.agent, &record),
+        Some(record),
+    )
+}
+
+/// Codex and Gemini CLI do not count their model requests: their turns are the requests the
+/// LLM proxy answered (as the llm-agent counts its own).
+fn with_turns_counted(
+    mut outcome: AgentOutcome,
+    agent: &Agent,
+    record: &LlmRecord,
+) -> AgentOutcome {
+    let counts_none = matches!(agent, Agent::Codex { .. } | Agent::GeminiCli { .. });
+    if counts_none
+        && outcome.turns.is_none()
+        && let Some(done) = &record.outcome
+    {
+        let answered = done.replayed + done.recorded + done.passed_through;
+        outcome.turns = (answered > 0).then(|| u32::try_from(answered).unwrap_or(u32::MAX));
+    }
+    outcome
 }
 
 async fn run_agent_with(

@@ -22,6 +22,8 @@ pub(super) struct LlmTarget<'a> {
     pub run_dir: &'a Path,
     /// The agent's working directory.
     pub work_dir: &'a Path,
+    /// Where the agent's program is installed, when mcpeval knows (masked in requests).
+    pub install_dir: Option<&'a Path>,
 }
 
 /// The cassette path of a run: `<eval dir>/cassettes/<stem>.json`.
@@ -114,7 +116,7 @@ fn upstream_of(llm: &AgentLlm, options: &RunOptions) -> Option<String> {
 }
 
 /// The paths of this machine that reach the model: the agent's working directory, the
-/// run's directory and HOME.
+/// run's directory, HOME, and the agent program's install directory.
 fn path_masks(target: &LlmTarget<'_>, options: &RunOptions) -> Vec<PathMask> {
     let mut masks = vec![
         PathMask::new("CWD", target.work_dir),
@@ -122,6 +124,10 @@ fn path_masks(target: &LlmTarget<'_>, options: &RunOptions) -> Vec<PathMask> {
     ];
     if let Some(home) = options.var("HOME").filter(|home| home.len() > 1) {
         masks.push(PathMask::new("HOME", home));
+    }
+    // Gemini CLI names files of its own package in its prompts.
+    if let Some(install) = target.install_dir {
+        masks.push(PathMask::exact("AGENT_INSTALL", install));
     }
     masks
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use super::agent_phase::run_agent;
 use super::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy, start_llm_proxy};
 use super::run_report::{RunOptions, RunPhase, RunReport};
-use crate::agent::{agent_version, builtin_version};
+use crate::agent::{agent_version, builtin_version, program_install_dir, program_version};
 use crate::assert::{check_all, check_skills};
 use crate::config::{AgentLlm, Eval, McpServer, Step, Task};
 use crate::extension::HostSettings;
@@ -75,16 +75,21 @@ pub(super) async fn run_main(
     }
 
     shared.set_phase(RunPhase::Agent);
+    let install_dir = program_install_dir(&eval.agent, &options.vars);
     let target = LlmTarget {
         cassette: shared.cassette.clone(),
         test_name: &shared.test_name,
         run_dir: &run_dir,
         work_dir: &work_dir,
+        install_dir: install_dir.as_deref(),
     };
     let (agent, llm) = run_agent(eval, task, servers, &target, options).await;
-    let version = agent_version(eval.agent.options(), &run_dir, &options.vars)
+    let mut version = agent_version(eval.agent.options(), &run_dir, &options.vars)
         .await
         .or_else(|| builtin_version(&eval.agent));
+    if version.is_none() {
+        version = program_version(&eval.agent, &options.vars).await;
+    }
     shared.report().agent_version = version;
     let answer = agent.answer.clone();
     shared.report().agent = Some(agent);

@@ -4,7 +4,7 @@
 //! | rule                                   | where                                    |
 //! |----------------------------------------|------------------------------------------|
 //! | user's `ignore` regexes → `<IGNORED>`  | every string                             |
-//! | given paths → `<NAME>`, slug → `<NAME_SLUG>`, lower-cased basename → `<NAME_BASENAME>` | every string |
+//! | given paths → `<NAME>`, slug → `<NAME_SLUG>`, lower-cased basename (and its slug) → `<NAME_BASENAME>` | every string |
 //! | `Wall time: N seconds` (Codex)          | every string, Responses API              |
 //! | `YYYY-MM-DD`, `Monday, November 23, 2026` → `<DATE>` | outside tool content       |
 //! | `OS Version:` line, `cc_version=…` suffix (Claude) | outside tool content, Anthropic |
@@ -33,6 +33,8 @@ use super::api::LlmApi;
 pub struct PathMask {
     name: String,
     path: String,
+    /// Whether the slug and basename forms are masked too.
+    derived: bool,
 }
 
 /// Basenames shorter than this are not masked on their own (they would match words).
@@ -42,13 +44,24 @@ impl PathMask {
     /// Masks `path` as `<NAME>` (e.g. `PathMask::new("CWD", work_dir)`), its slug (every
     /// character other than a letter or digit turned into `-`, as Claude Code names its
     /// project folders; also the variant with only `/` and `.` turned) as `<NAME_SLUG>`,
-    /// and its lower-cased basename (as Gemini CLI names its temp folder) as
-    /// `<NAME_BASENAME>` when that is at least 6 characters long.
+    /// and its lower-cased basename (as Gemini CLI named its temp folder), also with every
+    /// run of other characters than letters and digits as one `-` (as Gemini CLI 0.61 names
+    /// it), as `<NAME_BASENAME>` when that is at least 6 characters long.
     pub fn new(name: &str, path: impl AsRef<Path>) -> Self {
         let path = path.as_ref().to_string_lossy();
         Self {
             name: name.to_owned(),
             path: path.trim_end_matches('/').to_owned(),
+            derived: true,
+        }
+    }
+
+    /// Masks `path` as `<NAME>` and nothing else (an agent program's install directory,
+    /// whose basename is a word its prompts use).
+    pub fn exact(name: &str, path: impl AsRef<Path>) -> Self {
+        Self {
+            derived: false,
+            ..Self::new(name, path)
         }
     }
 
@@ -56,6 +69,9 @@ impl PathMask {
     fn forms(&self) -> Vec<(String, String)> {
         if self.path.len() < 2 {
             return Vec::new();
+        }
+        if !self.derived {
+            return vec![(self.path.clone(), format!("<{}>", self.name))];
         }
         let slug_all: String = self
             .path
@@ -72,6 +88,15 @@ impl PathMask {
             .file_name()
             .map(|name| name.to_string_lossy().to_lowercase());
         if let Some(basename) = basename.filter(|name| name.len() >= MIN_BASENAME_LEN) {
+            // Gemini CLI 0.61's project slug: runs of other characters as one `-`.
+            let slug = basename
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join("-");
+            if slug != basename && slug.len() >= MIN_BASENAME_LEN {
+                forms.push((slug, format!("<{}_BASENAME>", self.name)));
+            }
             forms.push((basename, format!("<{}_BASENAME>", self.name)));
         }
         forms

@@ -42,6 +42,11 @@ fn text_rules() {
             "tmp dir ~/.gemini/tmp/.tmpabc123",
             "tmp dir ~/.gemini/tmp/<CWD_BASENAME>",
         ),
+        (
+            Gemini,
+            "tmp dir ~/.gemini/tmp/tmpabc123/memory",
+            "tmp dir ~/.gemini/tmp/<CWD_BASENAME>/memory",
+        ),
         (Gemini, "home is /home/tester", "home is <HOME>"),
         (
             Anthropic,
@@ -264,4 +269,20 @@ fn key_params_leave_the_path() {
     for (path, query, expected) in cases {
         assert_eq!(without_key_param(path, query), expected);
     }
+}
+
+#[test]
+fn an_exact_path_mask_masks_the_path_only() {
+    let install = "/opt/peers/node_modules/@google/gemini-cli";
+    let normalizer = Normalizer::new(
+        LlmApi::Gemini,
+        &[PathMask::exact("AGENT_INSTALL", install)],
+        &[],
+    );
+    let text = format!("{install}/bundle/SKILL.md extends gemini-cli");
+    let body = json!({"contents": [{"parts": [{"text": text}]}]});
+    assert_eq!(
+        normalizer.normalize(&body)["contents"][0]["parts"][0]["text"],
+        "<AGENT_INSTALL>/bundle/SKILL.md extends gemini-cli"
+    );
 }

@@ -22,6 +22,14 @@ pub enum Reply {
     Text(String),
     /// The model calls a tool.
     ToolCall { name: String, args: Value },
+    /// The model calls a tool of a namespace: a Responses API `function_call` with
+    /// `namespace` (Codex offers each MCP server's tools as the namespace
+    /// `mcp__<server>`); the other APIs get `<namespace>__<name>`.
+    NamespacedCall {
+        namespace: String,
+        name: String,
+        args: Value,
+    },
     /// An error status with this JSON body.
     Error(u16, Value),
     /// 200 with this JSON body as it is, whatever the API (a malformed reply).
@@ -135,6 +143,18 @@ async fn answer(
     if let Reply::Raw(body) = reply {
         return axum::Json(body).into_response();
     }
+    if let Reply::NamespacedCall {
+        namespace,
+        name,
+        args,
+    } = &reply
+        && api != "responses"
+    {
+        reply = Reply::ToolCall {
+            name: format!("{namespace}__{name}"),
+            args: args.clone(),
+        };
+    }
     let gate = match &reply {
         Reply::Gated(text, gate) => {
             let gate = gate.clone();
@@ -199,7 +219,9 @@ fn anthropic(reply: &Reply, number: usize) -> Rendered {
             "tool_use",
         ),
         Reply::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
-        Reply::Error(..) | Reply::Raw(..) | Reply::Gated(..) => unreachable!(),
+        Reply::Error(..) | Reply::Raw(..) | Reply::Gated(..) | Reply::NamespacedCall { .. } => {
+            unreachable!()
+        }
     };
     let message = json!({"id": format!("msg_{number}"), "type": "message", "role": "assistant",
         "model": "claude-test", "content": [thinking, block], "stop_reason": stop,
@@ -248,7 +270,9 @@ fn chat(reply: &Reply, number: usize) -> Rendered {
             {"id": format!("call_{number}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}}]})
         }
         Reply::Text(text) => json!({"role": "assistant", "content": text}),
-        Reply::Error(..) | Reply::Raw(..) | Reply::Gated(..) => unreachable!(),
+        Reply::Error(..) | Reply::Raw(..) | Reply::Gated(..) | Reply::NamespacedCall { .. } => {
+            unreachable!()
+        }
     };
     let finish = if message["tool_calls"].is_array() {
         "tool_calls"
@@ -276,6 +300,14 @@ fn responses(reply: &Reply, number: usize) -> Rendered {
         Reply::ToolCall { name, args } => {
             json!({"type": "function_call", "id": format!("fc_{number}"),
             "call_id": format!("call_{number}"), "name": name, "arguments": args.to_string(), "status": "completed"})
+        }
+        Reply::NamespacedCall {
+            namespace,
+            name,
+            args,
+        } => {
+            json!({"type": "function_call", "id": format!("fc_{number}"), "call_id": format!("call_{number}"),
+            "namespace": namespace, "name": name, "arguments": args.to_string(), "status": "completed"})
         }
         Reply::Text(text) => {
             json!({"type": "message", "id": format!("msg_{number}"), "role": "assistant", "status": "completed",
@@ -317,7 +349,9 @@ fn gemini(reply: &Reply) -> Rendered {
             json!({"functionCall": {"name": name, "args": args}, "thoughtSignature": "CiQBopaque=="})
         }
         Reply::Text(text) => json!({"text": text, "thoughtSignature": "CiQBopaque=="}),
-        Reply::Error(..) | Reply::Raw(..) | Reply::Gated(..) => unreachable!(),
+        Reply::Error(..) | Reply::Raw(..) | Reply::Gated(..) | Reply::NamespacedCall { .. } => {
+            unreachable!()
+        }
     };
     let usage = json!({"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15});
     let body = json!({"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],

@@ -1,0 +1,211 @@
+//! What the agent programs mcpeval drives through their JSON output (`builtin.codex`,
+//! `builtin.gemini-cli`) share: finding the program, their private directories, running it
+//! in its own process group, and why a run failed.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::AgentRun;
+use crate::llm::PLACEHOLDER_KEY;
+use crate::process::{self, Finished, ProcessSpec};
+
+/// An agent program: its command, the npm package that installs it, and its names.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct CliProgram {
+    /// The command looked up on `PATH` (`codex`).
+    pub command: &'static str,
+    /// The npm package that provides it (`@openai/codex`).
+    pub package: &'static str,
+    /// The version mcpeval is tested with (`0.169.0`).
+    pub tested_version: &'static str,
+    /// The agent type that runs it (`builtin.codex`).
+    pub agent_type: &'static str,
+    /// Its name in messages (`Codex`).
+    pub display: &'static str,
+    /// The variable of its API key, for the hint when a placeholder was refused.
+    pub key_var: &'static str,
+}
+
+impl CliProgram {
+    /// The program on the agent's `PATH`, else why the agent fails: a message that names
+    /// the package.
+    pub(super) fn find(&self, run: &AgentRun<'_>) -> Result<PathBuf, String> {
+        let path = run.var("PATH").map(OsString::from);
+        find_on_path(self.command, path.as_ref()).ok_or_else(|| {
+            format!(
+                "`{}` is not on PATH: {} runs {}, install it with `npm install -g {}@{}`",
+                self.command, self.agent_type, self.display, self.package, self.tested_version
+            )
+        })
+    }
+
+    /// The program on `PATH` as `env` (else the process) says it.
+    pub(super) fn path_in(&self, env: &[(String, String)]) -> Option<PathBuf> {
+        let path = env
+            .iter()
+            .rev()
+            .find(|(key, _)| key == "PATH")
+            .map(|(_, value)| OsString::from(value))
+            .or_else(|| std::env::var_os("PATH"));
+        find_on_path(self.command, path.as_ref())
+    }
+
+    /// Runs `program` with `args` and `env` in the run's working directory, bounded by the
+    /// run's timeout; its process group is killed when it ends, times out or is dropped.
+    pub(super) async fn run(
+        &self,
+        program: PathBuf,
+        args: Vec<OsString>,
+        env: Vec<(OsString, OsString)>,
+        run: &AgentRun<'_>,
+    ) -> Result<Finished, String> {
+        let spec = ProcessSpec {
+            program: program.into(),
+            args,
+            env,
+            cwd: run.work_dir.to_path_buf(),
+            live: run.live,
+        };
+        process::run(&spec, run.timeout)
+            .await
+            .map_err(|e| format!("cannot start `{}`: {e}", self.command))
+    }
+
+    /// Why a finished run failed, or empty when it passed. `error` is the error the program
+    /// reported in its output; `completed` whether its output got as far as its last event
+    /// (`what` names that event).
+    pub(super) fn failure_reason(
+        &self,
+        finished: &Finished,
+        timeout: Duration,
+        error: Option<&str>,
+        completed: Option<&str>,
+        run: &AgentRun<'_>,
+    ) -> String {
+        let display = self.display;
+        let reason = if finished.timed_out() {
+            format!(
+                "{display} {} (the agent timeout)",
+                finished.describe(timeout)
+            )
+        } else if !finished.success() {
+            let error = error
+                .map(str::to_owned)
+                .or_else(|| last_error_line(&finished.stderr));
+            match error {
+                Some(error) => format!(
+                    "{display} failed with {}: {error}",
+                    finished.describe(timeout)
+                ),
+                None => format!("{display} failed with {}", finished.describe(timeout)),
+            }
+        } else if let Some(error) = error {
+            format!("{display} reported an error: {error}")
+        } else if let Some(what) = completed {
+            format!("{display} printed no {what}")
+        } else {
+            return String::new();
+        };
+        let refused = ["401", "403"].iter().any(|status| reason.contains(status));
+        if refused && run.var(self.key_var).as_deref() == Some(PLACEHOLDER_KEY) {
+            format!(
+                "{reason} (no API key is set: mcpeval handed over a placeholder that only \
+                 replaying a cassette accepts; set {})",
+                self.key_var
+            )
+        } else {
+            reason
+        }
+    }
+}
+
+/// A directory `name` in the run's private directory, created.
+pub(super) fn private_dir(run: &AgentRun<'_>, name: &str) -> Result<PathBuf, String> {
+    let dir = run.private_dir.join(name);
+    std::fs::create_dir_all(&dir)
+        .map(|()| dir.clone())
+        .map_err(|e| format!("cannot create {}: {e}", dir.display()))
+}
+
+/// Writes `text` to `path`, creating its directory.
+pub(super) fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    path.parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(path, text))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// `run.env` as the process's environment, then `extra` (later ones win).
+pub(super) fn env_with(
+    run: &AgentRun<'_>,
+    extra: Vec<(&str, OsString)>,
+) -> Vec<(OsString, OsString)> {
+    run.env
+        .iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .chain(extra.into_iter().map(|(k, v)| (k.into(), v)))
+        .collect()
+}
+
+/// Where `program` would be found on `path` (a `PATH` value).
+pub(super) fn find_on_path(program: &str, path: Option<&OsString>) -> Option<PathBuf> {
+    std::env::split_paths(path?)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+/// The directory of the npm package a program on `PATH` belongs to: the first directory
+/// with a `package.json` above the file its `node_modules/.bin` link points to.
+pub fn package_dir(program: &Path) -> Option<PathBuf> {
+    let real = program.canonicalize().ok()?;
+    real.ancestors()
+        .skip(1)
+        .find(|dir| dir.join("package.json").is_file())
+        .map(Path::to_path_buf)
+}
+
+/// The last line of `stderr` that says `Error`, else its last non-empty line.
+fn last_error_line(stderr: &str) -> Option<String> {
+    let lines = || {
+        stderr
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+    };
+    lines()
+        .rfind(|line| line.starts_with("Error") || line.contains("ERROR"))
+        .or_else(|| lines().next_back())
+        .map(|line| crate::text::shorten(line, 600))
+}
+
+/// A TOML basic string holding `text`: JSON's escapes are TOML's, but for DEL, which TOML
+/// wants escaped.
+pub(super) fn toml_string(text: &str) -> String {
+    serde_json::Value::from(text)
+        .to_string()
+        .replace('\u{7f}', "\\u007F")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_strings_escape_quotes_backslashes_controls_and_del() {
+        assert_eq!(toml_string("a\"b\\c"), r#""a\"b\\c""#);
+        assert_eq!(toml_string("x\ny\u{1}\u{7f}"), r#""x\ny\u0001\u007F""#);
+    }
+
+    #[test]
+    fn the_error_line_of_stderr_is_preferred() {
+        let stderr =
+            "WARNING: x\nError: thread/start failed: required MCP servers failed\n  at y\n";
+        assert_eq!(
+            last_error_line(stderr).as_deref(),
+            Some("Error: thread/start failed: required MCP servers failed")
+        );
+        assert_eq!(last_error_line("a\nb\n").as_deref(), Some("b"));
+        assert_eq!(last_error_line("\n"), None);
+    }
+}
