@@ -4,7 +4,7 @@
 //! | rule                                   | where                                    |
 //! |----------------------------------------|------------------------------------------|
 //! | user's `ignore` regexes → `<IGNORED>`  | every string                             |
-//! | given paths → `<NAME>`, slug → `<NAME_SLUG>`, lower-cased basename (and its slug) → `<NAME_BASENAME>` | every string |
+//! | given paths → `<NAME>`, slug → `<NAME_SLUG>`, lower-cased basename (and its slug) → `<NAME_BASENAME>`; whole occurrences only | every string |
 //! | `Wall time: N seconds` (Codex)          | every string, Responses API              |
 //! | `YYYY-MM-DD`, `Monday, November 23, 2026` → `<DATE>` | outside tool content       |
 //! | `OS Version:` line, `cc_version=…` suffix (Claude) | outside tool content, Anthropic |
@@ -209,8 +209,8 @@ impl Normalizer {
             replace_regex(&mut text, pattern, "<IGNORED>");
         }
         for (literal, placeholder) in &self.literals {
-            if text.contains(literal.as_str()) {
-                text = Cow::Owned(text.replace(literal.as_str(), placeholder));
+            if let Some(replaced) = replace_path(&text, literal, placeholder) {
+                text = Cow::Owned(replaced);
             }
         }
         if self.api == LlmApi::OpenAiResponses {
@@ -226,6 +226,34 @@ impl Normalizer {
         }
         text
     }
+}
+
+/// `text` with every whole occurrence of the path `literal` replaced, or `None` when there
+/// is none. Whole: not inside a longer name (no letter, digit, `_` or `-` right after it, no
+/// letter, digit or `_` right before it) and not an XML closing tag (`</root>` is not
+/// `HOME=/root`).
+fn replace_path(text: &str, literal: &str, placeholder: &str) -> Option<String> {
+    let name_char = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::new();
+    let mut copied = 0;
+    for (start, _) in text.match_indices(literal) {
+        let end = start + literal.len();
+        let before = text[..start].chars().next_back();
+        let after = text[end..].chars().next();
+        let whole = start >= copied
+            && !before.is_some_and(|c| name_char(c) || c == '<')
+            && !after.is_some_and(|c| name_char(c) || c == '-');
+        if whole {
+            out.push_str(&text[copied..start]);
+            out.push_str(placeholder);
+            copied = end;
+        }
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
 }
 
 fn replace_regex(text: &mut Cow<'_, str>, pattern: &Regex, replacement: &str) {

@@ -48,6 +48,7 @@ fn text_rules() {
             "tmp dir ~/.gemini/tmp/<CWD_BASENAME>/memory",
         ),
         (Gemini, "home is /home/tester", "home is <HOME>"),
+        (Gemini, "not /home/testers", "not /home/testers"),
         (
             Anthropic,
             "Today's date is 2026-11-23.",
@@ -269,6 +270,25 @@ fn key_params_leave_the_path() {
     for (path, query, expected) in cases {
         assert_eq!(without_key_param(path, query), expected);
     }
+}
+
+#[test]
+fn a_path_is_not_masked_inside_an_xml_closing_tag() {
+    // Codex writes `<workspace_roots><root>CWD</root>`; with HOME=/root the closing tag
+    // must stay as it is, or a cassette recorded there diverges where HOME differs.
+    let normalizer = Normalizer::new(
+        LlmApi::OpenAiResponses,
+        &[
+            PathMask::new("CWD", "/tmp/work"),
+            PathMask::new("HOME", "/root"),
+        ],
+        &[],
+    );
+    let body = json!({"input": [{"content": [{"text": "<root>/tmp/work</root> in /root/x"}]}]});
+    assert_eq!(
+        normalizer.normalize(&body)["input"][0]["content"][0]["text"],
+        "<root><CWD></root> in <HOME>/x"
+    );
 }
 
 #[test]
