@@ -2,11 +2,13 @@
 //! additions: the evals run this crate's `mcpeval` binary as their agent and server (found
 //! through `$MCPEVAL_BIN`), and fake LLM APIs started here stand for the live ones. The
 //! evals with LLM agents replay their committed cassettes (the fakes are not asked); with
-//! `MCPEVAL_RECORD_MODE=all` they are re-recorded against the fakes, offline. Claude Code
-//! comes from `.peers/` (`.ci/install-peers.sh`).
+//! `MCPEVAL_RECORD_MODE=all` they are re-recorded against the fakes, offline. Claude Code,
+//! Codex and Gemini CLI come from `.peers/` (`.ci/install-peers.sh`).
 
 #[path = "support/fake_anthropic.rs"]
 mod fake_anthropic;
+#[path = "support/fake_llm.rs"]
+mod fake_llm;
 #[path = "support/fake_openai.rs"]
 mod fake_openai;
 
@@ -14,7 +16,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use fake_anthropic::{FakeAnthropic, Turn};
-use fake_openai::{FakeOpenAi, args, text, tool_calls};
+use fake_llm::{FakeLlm, Reply};
+use fake_openai::{FakeOpenAi, text};
 use serde_json::json;
 
 fn main() -> ExitCode {
@@ -33,10 +36,23 @@ fn main() -> ExitCode {
         },
         Turn::Text("The sum is 42.".into()),
     ]));
-    // evals/openai-agent: the agent calls add(2, 40), then answers; the judge says yes.
-    let openai = runtime.block_on(FakeOpenAi::start(vec![
-        tool_calls(&[("call_1", "add", args(json!({"a": 2, "b": 40})))]),
-        text("The sum is 42."),
+    // evals/openai-agent (Chat Completions) and evals/codex (Responses) share
+    // OPENAI_BASE_URL: each agent calls add(2, 40), then answers; the judge says yes.
+    let openai = runtime.block_on(FakeLlm::start_by_turn(vec![
+        Reply::NamespacedCall {
+            namespace: "mcp__demo".into(),
+            name: "add".into(),
+            args: json!({"a": 2, "b": 40}),
+        },
+        Reply::Text("The sum is 42.".into()),
+    ]));
+    // evals/gemini-cli: the agent calls lookup_user("1"), then answers.
+    let gemini = runtime.block_on(FakeLlm::start_by_turn(vec![
+        Reply::ToolCall {
+            name: "mcp_demo_lookup_user".into(),
+            args: json!({"id": "1"}),
+        },
+        Reply::Text("User 1 is Ada Lovelace.".into()),
     ]));
     let judge = runtime.block_on(FakeOpenAi::start(vec![text(
         r#"{"passed": true, "reason": "The answer says the sum is 42."}"#,
@@ -53,8 +69,10 @@ fn main() -> ExitCode {
         .env("ANTHROPIC_BASE_URL", anthropic.base_url.as_str())
         .env("ANTHROPIC_API_KEY", "sk-ant-offline-fake-key")
         .env("ENABLE_TOOL_SEARCH", "false")
-        .env("OPENAI_BASE_URL", openai.base_url.as_str())
+        .env("OPENAI_BASE_URL", format!("{}/v1", openai.url))
         .env("OPENAI_API_KEY", "sk-offline-fake-key")
+        .env("GOOGLE_GEMINI_BASE_URL", gemini.url.as_str())
+        .env("GEMINI_API_KEY", "offline-fake-gemini-key")
         .env("JUDGE_BASE_URL", judge.base_url.as_str())
         .env("JUDGE_API_KEY", "sk-offline-fake-judge-key")
         .env("JUDGE_MODEL_NAME", "fake-judge")

@@ -417,3 +417,53 @@ fn argument_patterns_load_from_yaml_and_match_recorded_calls() {
     assert_eq!(add.describe(), r#"tool demo/add with arguments {"a":20.0}"#);
     assert_eq!(a.max_tool_errors, Some(1));
 }
+
+#[test]
+fn codex_and_gemini_cli_load_as_builtins_with_their_model_and_api() {
+    use mcpeval::llm_proxy::LlmApi;
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write("mcp.yaml", "mcpServers:\n  s: {command: server}\n");
+    write(
+        "task.yaml",
+        "kind: Task\nmetadata: {name: t}\nsteps: {prompt: {inline: hi}}\n",
+    );
+    let eval = |agent: &str| {
+        write(
+            "eval.yaml",
+            &format!(
+                "kind: Eval\nmetadata: {{name: e}}\nconfig:\n  agent: {agent}\n  \
+                 mcpConfigFile: mcp.yaml\n  taskSets:\n    - path: task.yaml\n"
+            ),
+        );
+        load_eval(&dir.path().join("eval.yaml")).unwrap().agent
+    };
+    let codex = eval("{type: builtin.codex, model: gpt-test}");
+    assert_eq!(
+        codex,
+        Agent::Codex {
+            model: Some("gpt-test".into()),
+            options: Default::default(),
+        }
+    );
+    let llm = codex.llm().unwrap();
+    assert_eq!(
+        (llm.api, llm.base_url_env.as_str()),
+        (LlmApi::OpenAiResponses, "OPENAI_BASE_URL")
+    );
+    let gemini = eval("{type: builtin.gemini-cli}");
+    assert_eq!(gemini.name(), "gemini-cli");
+    let llm = gemini.llm().unwrap();
+    assert_eq!(
+        (llm.api, llm.base_url_env.as_str()),
+        (LlmApi::Gemini, "GOOGLE_GEMINI_BASE_URL")
+    );
+    // An Agent file names them without `builtin.`.
+    write(
+        "agent.yaml",
+        "kind: Agent\nmetadata: {name: g}\nbuiltin: {type: gemini-cli}\ncommands: {getVersion: echo 1}\n",
+    );
+    let agent = load_agent_file(&dir.path().join("agent.yaml")).unwrap();
+    assert!(matches!(agent, Agent::GeminiCli { model: None, .. }));
+    assert_eq!(agent.options().get_version.as_deref(), Some("echo 1"));
+}

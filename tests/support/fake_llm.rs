@@ -1,6 +1,7 @@
 //! A fake LLM upstream that speaks the four APIs of the LLM proxy (Anthropic Messages,
 //! OpenAI Chat Completions and Responses, Gemini), streaming and not, from a script of
-//! replies answered in order. Every request it receives is logged; paths that are not a
+//! replies answered in order (or, with [`FakeLlm::start_by_turn`], chosen by how many tool
+//! results the conversation holds, whatever the order of requests). Every request it receives is logged; paths that are not a
 //! model call get 404.
 #![allow(dead_code)]
 
@@ -24,7 +25,7 @@ pub enum Reply {
     ToolCall { name: String, args: Value },
     /// The model calls a tool of a namespace: a Responses API `function_call` with
     /// `namespace` (Codex offers each MCP server's tools as the namespace
-    /// `mcp__<server>`); the other APIs get `<namespace>__<name>`.
+    /// `mcp__<server>`); the other APIs get `name` alone.
     NamespacedCall {
         namespace: String,
         name: String,
@@ -51,6 +52,8 @@ pub struct Seen {
 #[derive(Default)]
 struct Script {
     replies: Mutex<VecDeque<Reply>>,
+    /// Replies by the number of tool results in the request ([`FakeLlm::start_by_turn`]).
+    by_turn: Option<Vec<Reply>>,
     seen: Mutex<Vec<Seen>>,
 }
 
@@ -64,10 +67,28 @@ pub struct FakeLlm {
 
 impl FakeLlm {
     pub async fn start(replies: Vec<Reply>) -> Self {
-        let script = Arc::new(Script {
+        Self::serve(Script {
             replies: Mutex::new(replies.into()),
-            seen: Mutex::default(),
-        });
+            ..Script::default()
+        })
+        .await
+    }
+
+    /// A fake that answers each request with `replies[n]`, `n` the number of tool results
+    /// the request's conversation holds (the last reply when there are more): several
+    /// agents at once, retries, any order. Tool results are Chat `role: tool` messages,
+    /// Responses `function_call_output` items, Gemini `functionResponse` parts and
+    /// Anthropic `tool_result` blocks.
+    pub async fn start_by_turn(replies: Vec<Reply>) -> Self {
+        Self::serve(Script {
+            by_turn: Some(replies),
+            ..Script::default()
+        })
+        .await
+    }
+
+    async fn serve(script: Script) -> Self {
+        let script = Arc::new(script);
         let router = axum::Router::new()
             .fallback(answer)
             .with_state(script.clone());
@@ -130,7 +151,14 @@ async fn answer(
     } else {
         return (StatusCode::NOT_FOUND, "fake LLM: no such path").into_response();
     };
-    let Some(mut reply) = script.replies.lock().unwrap().pop_front() else {
+    let next = match &script.by_turn {
+        Some(replies) => {
+            let turn = tool_results(&body).min(replies.len().saturating_sub(1));
+            replies.get(turn).cloned()
+        }
+        None => script.replies.lock().unwrap().pop_front(),
+    };
+    let Some(mut reply) = next else {
         return (
             StatusCode::BAD_REQUEST,
             axum::Json(json!({"error": {"message": "fake LLM: no reply left"}})),
@@ -143,15 +171,11 @@ async fn answer(
     if let Reply::Raw(body) = reply {
         return axum::Json(body).into_response();
     }
-    if let Reply::NamespacedCall {
-        namespace,
-        name,
-        args,
-    } = &reply
+    if let Reply::NamespacedCall { name, args, .. } = &reply
         && api != "responses"
     {
         reply = Reply::ToolCall {
-            name: format!("{namespace}__{name}"),
+            name: name.clone(),
             args: args.clone(),
         };
     }
@@ -207,6 +231,31 @@ async fn answer(
         axum::body::Body::from_stream(stream),
     )
         .into_response()
+}
+
+/// How many tool results the conversation of `body` holds, in any API's shape.
+fn tool_results(body: &Value) -> usize {
+    fn count(value: &Value) -> usize {
+        match value {
+            Value::Object(object) => {
+                let own = usize::from(
+                    object.get("role").and_then(Value::as_str) == Some("tool")
+                        || matches!(
+                            object.get("type").and_then(Value::as_str),
+                            Some("function_call_output" | "tool_result")
+                        )
+                        || object.contains_key("functionResponse"),
+                );
+                own + object.values().map(count).sum::<usize>()
+            }
+            Value::Array(items) => items.iter().map(count).sum(),
+            _ => 0,
+        }
+    }
+    ["messages", "input", "contents"]
+        .iter()
+        .map(|key| count(&body[*key]))
+        .sum()
 }
 
 type Rendered = (Value, Vec<(Option<&'static str>, String)>);
