@@ -130,6 +130,9 @@ struct Run {
     text: String,
     result: Value,
     took: Duration,
+    /// What the run left in the user's HOME (a fresh directory): nothing, the programs get
+    /// private ones.
+    home_left: Vec<String>,
 }
 
 impl Run {
@@ -161,8 +164,10 @@ async fn check(
     llm: Llm<'_>,
     mode: &str,
 ) -> Run {
+    let home = tempfile::tempdir().unwrap();
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpeval"));
     command
+        .env("HOME", home.path())
         .arg("check")
         .arg(dir.join(format!("{}.yaml", program.eval)))
         .args(["--", "--exact", &format!("{}::{task}", program.eval)])
@@ -202,11 +207,16 @@ async fn check(
     let result = std::fs::read_to_string(&file)
         .map(|text| serde_json::from_str(&text).expect("the results file is JSON"))
         .unwrap_or_else(|e| panic!("no results file {}: {e}\n{text}", file.display()));
+    let home_left = std::fs::read_dir(home.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     Run {
         code: out.status.code(),
         text,
         result,
         took,
+        home_left,
     }
 }
 
@@ -305,6 +315,11 @@ async fn works_the_task_and_reports_what_it_knows(program: Program) {
     let second = seen[1].body.to_string();
     assert!(second.contains("user 1: Ada Lovelace"), "{second}");
     assert!(!run.text.contains(KEY) && !result.to_string().contains(KEY));
+    assert!(
+        run.home_left.is_empty(),
+        "HOME touched: {:?}",
+        run.home_left
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

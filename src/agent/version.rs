@@ -8,6 +8,7 @@ use std::path::Path;
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use super::cli::CliProgram;
@@ -76,20 +77,32 @@ fn program_of(agent: &Agent) -> Option<&'static CliProgram> {
 
 /// The version of the program a builtin agent runs (`codex-cli 0.169.0`,
 /// `@google/gemini-cli 0.61.0`): its `--version` output, asked once per program and
-/// process; none when the program is not on `PATH` (as `env` or the process sees it) or
-/// says nothing.
-pub async fn program_version(agent: &Agent, env: &[(String, String)]) -> Option<String> {
+/// process, with the run's private `HOME` and `CODEX_HOME` in `run_dir` (Gemini CLI writes
+/// into `~/.gemini` even for `--version`); none when the program is not on `PATH` (as `env`
+/// or the process sees it) or says nothing.
+pub async fn program_version(
+    agent: &Agent,
+    run_dir: &Path,
+    env: &[(String, String)],
+) -> Option<String> {
     let program = program_of(agent)?;
     let path = program.path_in(env)?;
     let key = format!("{} --version", path.display());
     if let Some(known) = lock(&VERSIONS).get(&key) {
         return Some(known.clone());
     }
+    let mut env: Vec<(OsString, OsString)> =
+        env.iter().map(|(k, v)| (k.into(), v.into())).collect();
+    for (name, dir) in [("HOME", "home"), ("CODEX_HOME", "codex-home")] {
+        let dir = run_dir.join(dir);
+        std::fs::create_dir_all(&dir).ok()?;
+        env.push((name.into(), dir.into()));
+    }
     let spec = ProcessSpec {
         program: path.into(),
         args: vec!["--version".into()],
-        env: env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
-        cwd: std::env::temp_dir(),
+        env,
+        cwd: run_dir.to_path_buf(),
         live: false,
     };
     let finished = process::run(&spec, VERSION_TIMEOUT).await.ok()?;

@@ -88,7 +88,7 @@ pub(super) async fn run_main(
         .await
         .or_else(|| builtin_version(&eval.agent));
     if version.is_none() {
-        version = program_version(&eval.agent, &options.vars).await;
+        version = program_version(&eval.agent, &run_dir, &options.vars).await;
     }
     shared.report().agent_version = version;
     let answer = agent.answer.clone();
