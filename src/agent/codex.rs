@@ -196,10 +196,14 @@ async fn try_run_codex(model: Option<&str>, run: &AgentRun<'_>) -> Result<AgentO
     .iter()
     .map(OsString::from)
     .collect();
-    let env = env_with(
-        run,
-        vec![("CODEX_HOME", codex_home.into()), ("HOME", home.into())],
-    );
+    let mut extra = vec![("CODEX_HOME", codex_home.into()), ("HOME", home.into())];
+    // mcpchecker's openai provider also reads MODEL_KEY; Codex only OPENAI_API_KEY.
+    if run.var("OPENAI_API_KEY").is_none_or(|key| key.is_empty())
+        && let Some(key) = run.var("MODEL_KEY")
+    {
+        extra.push(("OPENAI_API_KEY", key.into()));
+    }
+    let env = env_with(run, extra);
     let finished = CODEX.run(program, args, env, run).await?;
     Ok(outcome_of(finished, run))
 }
