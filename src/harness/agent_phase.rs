@@ -2,12 +2,13 @@
 //! config, and the agent run with one [`AgentRun`].
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use super::llm_phase::{LlmTarget, finish_llm_proxy, start_llm_proxy};
 use super::run_report::{LlmRecord, RunOptions};
 use super::servers::list_allowed_tools;
 use crate::agent::{AgentOutcome, AgentRun, ProxiedServer, mount_skills, write_agent_mcp_config};
-use crate::config::{AllowedTools, Eval, McpServer, Task};
+use crate::config::{Agent, AllowedTools, Eval, McpServer, Task};
 use crate::llm_proxy::LlmApi;
 
 /// Runs the eval's agent on the task's prompt against the proxied `servers` (each with its
@@ -20,10 +21,13 @@ pub(super) async fn run_agent(
     servers: &[(McpServer, String)],
     target: &LlmTarget<'_>,
     options: &RunOptions,
+    deadline: Instant,
 ) -> (AgentOutcome, Option<LlmRecord>) {
     let (run_dir, work_dir) = (target.run_dir, target.work_dir);
+    let bound = agent_bound(&eval.agent, deadline);
     let Some(llm) = eval.agent.llm() else {
-        let outcome = run_agent_with(eval, task, servers, run_dir, work_dir, options, &[]).await;
+        let outcome =
+            run_agent_with(eval, task, servers, run_dir, work_dir, options, &[], bound).await;
         return (outcome, None);
     };
     let key_vars: &[&str] = match llm.api {
@@ -38,12 +42,51 @@ pub(super) async fn run_agent(
     let diverged = started.proxy.divergence_signal();
     let env = &started.env;
     let outcome = tokio::select! {
-        outcome = run_agent_with(eval, task, servers, run_dir, work_dir, options, env) => outcome,
+        outcome = run_agent_with(eval, task, servers, run_dir, work_dir, options, env, bound) => outcome,
         () = diverged.cancelled() => AgentOutcome::failed(
             "stopped by mcpeval at its first LLM request that matches no recording (below)",
         ),
     };
-    (outcome, Some(finish_llm_proxy("agent", started).await))
+    let record = finish_llm_proxy("agent", started).await;
+    (with_llm_side(outcome, &eval.agent, &record), Some(record))
+}
+
+/// Time an ACP agent keeps before the task timeout: to be cancelled (`session/cancel`) and
+/// reaped before the harness stops the run.
+const ACP_STOP_MARGIN: Duration = Duration::from_secs(3);
+
+/// The bound on the agent's run: its own timeout; for an ACP agent, which mcpeval cancels
+/// itself, also the task timeout (less [`ACP_STOP_MARGIN`]).
+fn agent_bound(agent: &Agent, deadline: Instant) -> Duration {
+    let own = agent.timeout();
+    match agent {
+        Agent::Acp(_) => {
+            let left = deadline.saturating_duration_since(Instant::now());
+            own.min(left.saturating_sub(ACP_STOP_MARGIN).max(left / 2))
+        }
+        _ => own,
+    }
+}
+
+/// What the LLM proxy saw, added to the agent's outcome: an agent that finished although
+/// the API refused its last model call (Claude Code over ACP answers with the error's
+/// text) fails with the status and message; an ACP agent's turns are the model calls
+/// answered.
+fn with_llm_side(mut outcome: AgentOutcome, agent: &Agent, record: &LlmRecord) -> AgentOutcome {
+    let Some(done) = &record.outcome else {
+        return outcome;
+    };
+    if outcome.passed
+        && let Some(refusal) = &done.last_refusal
+    {
+        outcome.passed = false;
+        outcome.reason = format!("the agent's LLM API refused its last call: {refusal}");
+    }
+    let answered = done.replayed + done.recorded + done.passed_through;
+    if matches!(agent, Agent::Acp(_)) && outcome.turns.is_none() && answered > 0 {
+        outcome.turns = Some(u32::try_from(answered).unwrap_or(u32::MAX));
+    }
+    outcome
 }
 
 async fn run_agent_with(
@@ -54,6 +97,7 @@ async fn run_agent_with(
     work_dir: &Path,
     options: &RunOptions,
     llm_env: &[(String, String)],
+    bound: Duration,
 ) -> AgentOutcome {
     let not_run = AgentOutcome::failed;
     // An agent that takes "all tools" as an empty list (the openai agent) lists them itself.
@@ -115,7 +159,7 @@ async fn run_agent_with(
         private_dir: run_dir,
         env: &env,
         live: options.live,
-        timeout: eval.agent.timeout(),
+        timeout: bound,
     };
     crate::agent::run_agent(&eval.agent, &run).await
 }

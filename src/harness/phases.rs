@@ -31,6 +31,8 @@ pub(super) struct Shared {
     pub(super) cassette: PathBuf,
     /// The test's name, for the commands that re-record.
     pub(super) test_name: String,
+    /// When the task timeout ends the timed part of the run.
+    pub(super) deadline: std::time::Instant,
 }
 
 impl Shared {
@@ -81,9 +83,10 @@ pub(super) async fn run_main(
         run_dir: &run_dir,
         work_dir: &work_dir,
     };
-    let (agent, llm) = run_agent(eval, task, servers, &target, options).await;
+    let (agent, llm) = run_agent(eval, task, servers, &target, options, shared.deadline).await;
     let version = agent_version(eval.agent.options(), &run_dir, &options.vars)
         .await
+        .or_else(|| agent.version.clone())
         .or_else(|| builtin_version(&eval.agent));
     shared.report().agent_version = version;
     let answer = agent.answer.clone();
