@@ -68,19 +68,22 @@ fn agent_bound(agent: &Agent, deadline: Instant) -> Duration {
     }
 }
 
-/// What the LLM proxy saw, added to the agent's outcome: an agent that finished although
-/// the API refused its last model call (Claude Code over ACP answers with the error's
-/// text) fails with the status and message; an ACP agent's turns are the model calls
-/// answered.
+/// What the LLM proxy saw, added to the agent's outcome: an agent whose last model call
+/// the API refused fails with the status and message, even when it finished as if nothing
+/// happened (Claude Code over ACP answers with the error's text); an ACP agent's turns are
+/// the model calls answered.
 fn with_llm_side(mut outcome: AgentOutcome, agent: &Agent, record: &LlmRecord) -> AgentOutcome {
     let Some(done) = &record.outcome else {
         return outcome;
     };
-    if outcome.passed
-        && let Some(refusal) = &done.last_refusal
-    {
+    if let Some(refusal) = &done.last_refusal {
+        let refused = format!("the agent's LLM API refused its last call: {refusal}");
+        outcome.reason = match outcome.passed {
+            true => refused,
+            // Why it failed (a timeout, say) often follows from the refusal: say both.
+            false => format!("{}; {refused}", outcome.reason),
+        };
         outcome.passed = false;
-        outcome.reason = format!("the agent's LLM API refused its last call: {refusal}");
     }
     let answered = done.replayed + done.recorded + done.passed_through;
     if matches!(agent, Agent::Acp(_)) && outcome.turns.is_none() && answered > 0 {
@@ -162,4 +165,68 @@ async fn run_agent_with(
         timeout: bound,
     };
     crate::agent::run_agent(&eval.agent, &run).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::AcpAgent;
+    use crate::llm_proxy::{LlmProxyOutcome, ModeUsed, RecordMode};
+
+    fn record(last_refusal: Option<&str>) -> LlmRecord {
+        LlmRecord {
+            who: "agent",
+            api: LlmApi::Anthropic,
+            outcome: Some(LlmProxyOutcome {
+                mode: RecordMode::Passthrough,
+                used: ModeUsed::Passthrough,
+                cassette: "c.json".into(),
+                replayed: 0,
+                recorded: 0,
+                passed_through: 2,
+                divergence: None,
+                unplayed: None,
+                refused: Vec::new(),
+                problems: Vec::new(),
+                last_refusal: last_refusal.map(str::to_owned),
+            }),
+            failure: None,
+        }
+    }
+
+    fn answered() -> AgentOutcome {
+        AgentOutcome {
+            passed: true,
+            reason: String::new(),
+            answer: "API Error: 401 invalid x-api-key".into(),
+            ..AgentOutcome::failed("")
+        }
+    }
+
+    #[test]
+    fn an_agent_that_answered_after_the_api_refused_its_last_call_fails() {
+        let agent = Agent::Acp(Box::new(AcpAgent::claude_code(None, None)));
+        let refusal = "401 Unauthorized: invalid x-api-key";
+        let outcome = with_llm_side(answered(), &agent, &record(Some(refusal)));
+        assert!(!outcome.passed);
+        assert_eq!(
+            outcome.reason,
+            "the agent's LLM API refused its last call: 401 Unauthorized: invalid x-api-key"
+        );
+        assert_eq!(outcome.turns, Some(2));
+        let fine = with_llm_side(answered(), &agent, &record(None));
+        assert!(fine.passed, "{}", fine.reason);
+        let failed = with_llm_side(
+            AgentOutcome::failed("it hung"),
+            &agent,
+            &record(Some(refusal)),
+        );
+        assert!(
+            failed
+                .reason
+                .starts_with("it hung; the agent's LLM API refused"),
+            "{}",
+            failed.reason
+        );
+    }
 }

@@ -438,6 +438,43 @@ mod tests {
         assert!(prompt_usage(&json!({"stopReason": "end_turn"})).is_none());
     }
 
+    #[tokio::test]
+    async fn a_missing_program_fails_the_run_naming_where_it_comes_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = [("PATH".to_owned(), dir.path().display().to_string())];
+        let run = AgentRun {
+            prompt: "hi",
+            servers: &[],
+            mcp_config_file: &dir.path().join("m.json"),
+            work_dir: dir.path(),
+            private_dir: dir.path(),
+            env: &env,
+            live: false,
+            timeout: Duration::from_secs(5),
+        };
+        let claude = AcpAgent::claude_code(None, None);
+        let outcome = run_acp_agent(&claude, &run).await;
+        assert!(!outcome.passed);
+        assert_eq!(
+            outcome.reason,
+            "`claude-agent-acp` is not on PATH: builtin.claude-code over ACP runs Claude Code \
+             through its ACP adapter, install it with \
+             `npm install -g @agentclientprotocol/claude-agent-acp@0.49.0`"
+        );
+        let own = AcpAgent {
+            name: "mine".into(),
+            cmd: "my-acp-agent".into(),
+            package: None,
+            claude_code: false,
+            ..claude
+        };
+        let outcome = run_acp_agent(&own, &run).await;
+        assert_eq!(
+            outcome.reason,
+            "`my-acp-agent` (acp.cmd of the Agent file) is not on PATH"
+        );
+    }
+
     #[test]
     fn the_version_is_the_agent_info() {
         let info = json!({"name": "@agentclientprotocol/claude-agent-acp", "title": "Claude Agent", "version": "0.49.0"});
