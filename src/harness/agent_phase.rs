@@ -1,7 +1,6 @@
 //! The agent phase of a task run: the allowed tools of each proxied server, the agent's MCP
 //! config, and the agent run with one [`AgentRun`].
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::llm_phase::{LlmTarget, finish_llm_proxy, start_llm_proxy};
@@ -23,11 +22,9 @@ pub(super) async fn run_agent(
     options: &RunOptions,
     deadline: Instant,
 ) -> (AgentOutcome, Option<LlmRecord>) {
-    let (run_dir, work_dir) = (target.run_dir, target.work_dir);
     let bound = agent_bound(&eval.agent, deadline);
     let Some(llm) = eval.agent.llm() else {
-        let outcome =
-            run_agent_with(eval, task, servers, run_dir, work_dir, options, &[], bound).await;
+        let outcome = run_agent_with(eval, task, servers, target, options, &[], bound).await;
         return (outcome, None);
     };
     let key_vars: &[&str] = match llm.api {
@@ -42,7 +39,7 @@ pub(super) async fn run_agent(
     let diverged = started.proxy.divergence_signal();
     let env = &started.env;
     let outcome = tokio::select! {
-        outcome = run_agent_with(eval, task, servers, run_dir, work_dir, options, env, bound) => outcome,
+        outcome = run_agent_with(eval, task, servers, target, options, env, bound) => outcome,
         () = diverged.cancelled() => AgentOutcome::failed(
             "stopped by mcpeval at its first LLM request that matches no recording (below)",
         ),
@@ -96,12 +93,12 @@ async fn run_agent_with(
     eval: &Eval,
     task: &Task,
     servers: &[(McpServer, String)],
-    run_dir: &Path,
-    work_dir: &Path,
+    target: &LlmTarget<'_>,
     options: &RunOptions,
     llm_env: &[(String, String)],
     bound: Duration,
 ) -> AgentOutcome {
+    let (run_dir, work_dir) = (target.run_dir, target.work_dir);
     let not_run = AgentOutcome::failed;
     // An agent that takes "all tools" as an empty list (the openai agent) lists them itself.
     let needs_tools = eval.agent.needs_tool_list();

@@ -58,9 +58,7 @@ pub(crate) struct RunState {
 impl RunState {
     /// Notes the API's latest answer: `status`, and `body` when it is an error.
     pub(crate) fn note_answer(&mut self, status: u16, body: Option<&[u8]>) {
-        let message = body
-            .filter(|_| status >= 400)
-            .map(|body| error_message(body));
+        let message = body.filter(|_| status >= 400).map(error_message);
         self.last_answer = Some((status, message));
     }
 }
