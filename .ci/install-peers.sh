@@ -29,6 +29,8 @@ install @anthropic-ai/claude-code 2.1.330
 # Codex CLI and Gemini CLI, driven against our fake OpenAI Responses and Gemini APIs.
 install @openai/codex 0.169.0
 install @google/gemini-cli 0.61.0
+# Claude Code over ACP (mcpchecker's route for builtin.claude-code): the adapter it names.
+install @agentclientprotocol/claude-agent-acp 0.49.0
 
 # Python MCP servers, in a virtual environment of their own.
 venv="$peers/venv"

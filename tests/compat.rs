@@ -586,20 +586,83 @@ fn a_bash_script_agent_written_like_mcpcheckers_examples_runs_and_passes_the_pro
 }
 
 #[test]
-fn an_acp_agent_file_is_one_not_supported_error() {
-    let dir = files(&[(
-        "agent.yaml",
-        "kind: Agent\nmetadata: {name: acp}\nacp: {cmd: claude-code-acp, args: [--verbose]}\n",
-    )]);
-    let errors = mcpeval::config::load_agent_file(&dir.path().join("agent.yaml"))
+fn an_acp_agent_file_loads_as_mcpchecker_writes_it() {
+    use mcpeval::config::{AcpAgent, Agent, load_agent_file};
+    let load = |text: &str| {
+        let dir = files(&[("agent.yaml", text)]);
+        load_agent_file(&dir.path().join("agent.yaml"))
+    };
+    // mcpchecker's pkg/agent/testdata/acp-agent.yaml.
+    let agent = load("kind: Agent\nmetadata: {name: my-acp-agent}\nacp:\n  cmd: claude-code-acp\n  args: [--verbose, --timeout=300]\n").unwrap();
+    let Agent::Acp(acp) = &agent else {
+        panic!("{agent:?}")
+    };
+    assert_eq!(
+        (acp.name.as_str(), acp.cmd.as_str()),
+        ("my-acp-agent", "claude-code-acp")
+    );
+    assert_eq!(acp.args, ["--verbose", "--timeout=300"]);
+    assert!(!acp.claude_code && acp.llm.is_none());
+    // With builtin claude-code, `acp` names the adapter (mcpchecker: acp wins).
+    let agent = load("kind: Agent\nmetadata: {name: c}\nbuiltin: {type: claude-code}\nacp: {cmd: claude-code-acp}\n").unwrap();
+    assert_eq!(
+        agent,
+        Agent::Acp(Box::new(AcpAgent {
+            cmd: "claude-code-acp".into(),
+            package: None,
+            ..AcpAgent::claude_code(None, None)
+        }))
+    );
+    assert!(agent.skills().is_some());
+    for (text, key, message) in [
+        ("acp: {args: [x]}", "acp.cmd", "missing required field"),
+        ("acp: {cmd: x, env: {}}", "acp.env", "unknown field"),
+        (
+            "acp: {cmd: x}\ncommands: {runPrompt: 'x {{ .Prompt }}'}",
+            "commands.runPrompt",
+            "either over ACP (`acp`) or as a command line",
+        ),
+        (
+            "acp: {cmd: x}\nbuiltin: {type: llm-agent, model: 'openai:gpt-4o'}",
+            "acp",
+            "with `acp`, `builtin` may only name claude-code",
+        ),
+    ] {
+        let errors = load(&format!("kind: Agent\nmetadata: {{name: a}}\n{text}\n"))
+            .unwrap_err()
+            .0;
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.key_path.starts_with(key) && e.message.contains(message)),
+            "{text}: {errors:?}"
+        );
+    }
+}
+
+#[test]
+fn builtin_claude_code_runs_over_acp_with_acp_true() {
+    use mcpeval::config::{AcpAgent, Agent, load_eval};
+    let load = |agent: &str| {
+        let dir = files(&[MCP, TASK, ("eval.yaml", &eval_with_agent(agent))]);
+        load_eval(&dir.path().join("eval.yaml"))
+    };
+    let eval = load("{type: builtin.claude-code, model: claude-sonnet-4-5, acp: true}").unwrap();
+    assert_eq!(
+        eval.agent,
+        Agent::Acp(Box::new(AcpAgent::claude_code(
+            Some("claude-sonnet-4-5".into()),
+            None
+        )))
+    );
+    assert_eq!(eval.agent.name(), "claude-code");
+    let eval = load("{type: builtin.claude-code, acp: false}").unwrap();
+    assert!(matches!(eval.agent, Agent::ClaudeCode { .. }));
+    let errors = load("{type: builtin.llm-agent, model: 'openai:gpt-4o', acp: true}")
         .unwrap_err()
         .0;
     assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(
-        errors[0]
-            .message
-            .contains("`acp` agents of mcpchecker are not supported by mcpeval yet")
-    );
+    assert_eq!(errors[0].key_path, "config.agent.acp");
 }
 
 #[test]

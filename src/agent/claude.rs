@@ -201,6 +201,7 @@ fn outcome_of(finished: Finished, timeout: Duration) -> AgentOutcome {
         tool_call_count: (parsed.turns.is_some() || !parsed.tool_uses.is_empty())
             .then(|| u32::try_from(parsed.tool_uses.len()).unwrap_or(u32::MAX)),
         tool_calls: parsed.tool_uses,
+        version: None,
     }
 }
 

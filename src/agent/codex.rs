@@ -239,6 +239,8 @@ fn outcome_of(finished: Finished, run: &AgentRun<'_>) -> AgentOutcome {
         tool_call_count: (parsed.completed || !parsed.tool_uses.is_empty())
             .then(|| u32::try_from(parsed.tool_uses.len()).unwrap_or(u32::MAX)),
         tool_calls: parsed.tool_uses,
+        // Asked with --version after the run (harness::phases).
+        version: None,
     }
 }
 

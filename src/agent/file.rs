@@ -157,6 +157,7 @@ pub async fn run_file_agent(command: &AgentCommand, run: &AgentRun<'_>) -> Agent
             usage: None,
             turns: None,
             tool_call_count: None,
+            version: None,
         },
         Err(e) => failed(format!(
             "cannot start the agent `{}`: {e}",

@@ -1,5 +1,6 @@
 //! Agents: what works a task's prompt through the proxied MCP servers.
 
+pub mod acp;
 mod claude;
 mod cli;
 mod codex;
@@ -75,6 +76,7 @@ pub async fn run_agent(agent: &Agent, run: &AgentRun<'_>) -> AgentOutcome {
             provider, model, ..
         } => llm_agent::run_llm_agent_for(*provider, model, run).await,
         Agent::Command(command) => run_file_agent(command, run).await,
+        Agent::Acp(acp) => acp::run_acp_agent(acp, run).await,
     }
 }
 
@@ -112,6 +114,8 @@ pub struct AgentOutcome {
     /// Tool calls the model asked for, where the agent reports them (Claude Code's
     /// `tool_use` blocks, its own tools included; the llm-agent's calls).
     pub tool_call_count: Option<u32>,
+    /// The agent's version, where the agent itself says it (an ACP agent's `agentInfo`).
+    pub version: Option<String>,
 }
 
 impl AgentOutcome {
@@ -127,6 +131,7 @@ impl AgentOutcome {
             tool_calls: Vec::new(),
             turns: None,
             tool_call_count: None,
+            version: None,
         }
     }
 }

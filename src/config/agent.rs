@@ -48,6 +48,9 @@ pub enum Agent {
     },
     /// An Agent file's command line (`commands.runPrompt`).
     Command(Box<AgentCommand>),
+    /// A program that speaks the Agent Client Protocol over stdio: an Agent file's `acp`,
+    /// or `builtin.claude-code` over ACP (`acp: true`).
+    Acp(Box<AcpAgent>),
 }
 
 impl Agent {
@@ -55,7 +58,8 @@ impl Agent {
     /// are "all of them" (its command line or its flags name each tool).
     pub fn needs_tool_list(&self) -> bool {
         match self {
-            Agent::ClaudeCode { .. } => true,
+            // Permission requests are answered by the list of allowed tools.
+            Agent::ClaudeCode { .. } | Agent::Acp(_) => true,
             // Their config files list the allowed tools, or none for all of them.
             Agent::Codex { .. } | Agent::GeminiCli { .. } => false,
             Agent::LlmAgent { .. } => false,
@@ -91,6 +95,7 @@ impl Agent {
                 base_url_env: provider.base_url_vars()[0].into(),
             }),
             Agent::Command(command) => command.llm.clone(),
+            Agent::Acp(acp) => acp.llm.clone(),
         }
     }
 
@@ -104,6 +109,7 @@ impl Agent {
             Agent::GeminiCli { .. } => "gemini-cli",
             Agent::LlmAgent { .. } => "llm-agent",
             Agent::Command(command) => &command.name,
+            Agent::Acp(acp) => &acp.name,
         }
     }
 
@@ -115,6 +121,7 @@ impl Agent {
             | Agent::GeminiCli { options, .. }
             | Agent::LlmAgent { options, .. } => options,
             Agent::Command(command) => &command.options,
+            Agent::Acp(acp) => &acp.options,
         }
     }
 
@@ -126,6 +133,7 @@ impl Agent {
             | Agent::GeminiCli { options, .. }
             | Agent::LlmAgent { options, .. } => *options = new,
             Agent::Command(command) => command.options = new,
+            Agent::Acp(acp) => acp.options = new,
         }
         self
     }
@@ -136,6 +144,7 @@ impl Agent {
         match (&self.options().skills, self) {
             (Some(skills), _) => Some(skills.clone()),
             (None, Agent::ClaudeCode { .. }) => Some(AgentSkills::claude_code()),
+            (None, Agent::Acp(acp)) if acp.claude_code => Some(AgentSkills::claude_code()),
             (None, _) => None,
         }
     }
@@ -144,6 +153,7 @@ impl Agent {
     pub fn timeout(&self) -> Duration {
         match self {
             Agent::Command(command) => command.timeout,
+            Agent::Acp(acp) => acp.timeout,
             Agent::ClaudeCode { .. }
             | Agent::Codex { .. }
             | Agent::GeminiCli { .. }
@@ -184,6 +194,68 @@ pub struct AgentCommand {
     pub llm: Option<AgentLlm>,
     /// `commands.useVirtualHome`, `commands.getVersion`, `metadata.version`.
     pub options: AgentOptions,
+}
+
+/// A program that speaks the Agent Client Protocol (ACP) over stdio, one process per task
+/// run (`agent::acp` is the client).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AcpAgent {
+    /// The Agent file's `metadata.name`, or `claude-code`.
+    pub name: String,
+    /// `acp.cmd`: the program, looked up on `PATH` unless it is a path.
+    pub cmd: String,
+    /// `acp.args`.
+    pub args: Vec<String>,
+    /// Where the program comes from, for the message when it is missing (e.g. the npm
+    /// package `@agentclientprotocol/claude-agent-acp`).
+    pub package: Option<String>,
+    /// `commands.env`: extra environment variables.
+    pub env: BTreeMap<String, String>,
+    /// `commands.timeout`, else the default; the task timeout bounds it too.
+    pub timeout: Duration,
+    /// The LLM API the agent speaks (`llm` of the Agent file; Anthropic for Claude Code).
+    pub llm: Option<AgentLlm>,
+    /// `builtin.claude-code` over ACP: Claude Code's private config directory and switches,
+    /// its skills, `model` as `ANTHROPIC_MODEL`.
+    pub claude_code: bool,
+    /// `config.agent.model` (or `builtin.model`) for Claude Code.
+    pub model: Option<String>,
+    /// `commands.useVirtualHome`, `commands.getVersion`, `metadata.version`, `skills`.
+    pub options: AgentOptions,
+}
+
+/// The adapter mcpchecker runs for `builtin.claude-code`, and its npm package.
+pub const CLAUDE_ACP_COMMAND: &str = "claude-agent-acp";
+/// The npm package of [`CLAUDE_ACP_COMMAND`].
+pub const CLAUDE_ACP_PACKAGE: &str = "@agentclientprotocol/claude-agent-acp";
+
+impl AcpAgent {
+    /// `builtin.claude-code` over ACP: `claude-agent-acp` (or `cmd`, `args`), with `model`.
+    pub fn claude_code(model: Option<String>, command: Option<(String, Vec<String>)>) -> Self {
+        let (cmd, args, package) = match command {
+            Some((cmd, args)) => (cmd, args, None),
+            None => (
+                CLAUDE_ACP_COMMAND.to_owned(),
+                Vec::new(),
+                Some(format!("the npm package `{CLAUDE_ACP_PACKAGE}`")),
+            ),
+        };
+        AcpAgent {
+            name: "claude-code".into(),
+            cmd,
+            args,
+            package,
+            env: BTreeMap::new(),
+            timeout: DEFAULT_AGENT_TIMEOUT,
+            llm: Some(AgentLlm {
+                api: LlmApi::Anthropic,
+                base_url_env: "ANTHROPIC_BASE_URL".into(),
+            }),
+            claude_code: true,
+            model,
+            options: AgentOptions::default(),
+        }
+    }
 }
 
 /// What an Agent file says about the agent's process beyond its command line.

@@ -8,7 +8,8 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use super::agent::{
-    Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, DEFAULT_AGENT_TIMEOUT, RunPrompt,
+    AcpAgent, Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, DEFAULT_AGENT_TIMEOUT,
+    RunPrompt,
 };
 use super::builtin::{BUILTIN_TYPES, BuiltinKeys, builtin_agent};
 use super::check::Checker;
@@ -26,6 +27,8 @@ pub struct RawAgentRef {
     kind: Option<String>,
     path: Option<String>,
     model: Option<String>,
+    /// `acp: true` with `builtin.claude-code`: Claude Code over ACP (`claude-agent-acp`).
+    acp: Option<bool>,
 }
 
 const AGENT_TYPES: [&str; 7] = [
@@ -75,7 +78,22 @@ impl RawAgentRef {
             model: &format!("{path}.model"),
             prefix: "builtin.",
         };
-        builtin_agent(check, &keys, builtin, self.model)
+        let agent = builtin_agent(check, &keys, builtin, self.model)?;
+        match (self.acp, agent) {
+            (Some(true), Agent::ClaudeCode { model, .. }) => {
+                Some(Agent::Acp(Box::new(AcpAgent::claude_code(model, None))))
+            }
+            (Some(true), _) => {
+                check.error(
+                    format!("{path}.acp"),
+                    format!(
+                        "`acp: true` runs builtin.claude-code over ACP; `{kind}` has no ACP form (an Agent file's `acp: {{cmd, args}}` runs any ACP agent)"
+                    ),
+                );
+                None
+            }
+            (_, agent) => Some(agent),
+        }
     }
 
     /// A `type: file` agent: the Agent file at `path`, loaded.
@@ -91,6 +109,12 @@ impl RawAgentRef {
             check.error(
                 format!("{path}.model"),
                 "`model` of a file agent goes in the Agent file's `builtin.model`",
+            );
+        }
+        if self.acp.is_some() {
+            check.error(
+                format!("{path}.acp"),
+                "`acp` of a file agent goes in the Agent file (`acp: {cmd, args}`)",
             );
         }
         let file = check.existing_file(&format!("{path}.path"), relative)?;
@@ -115,8 +139,17 @@ struct RawAgentFile {
     commands: RawCommands,
     builtin: Option<RawBuiltin>,
     llm: Option<RawLlm>,
-    acp: Option<IgnoredAny>,
+    acp: Option<RawAcp>,
     skills: Option<RawSkills>,
+}
+
+/// `acp` of an Agent file (mcpchecker's `AcpConfig`): the program that speaks ACP.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAcp {
+    cmd: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -238,16 +271,15 @@ pub fn load_agent_file(path: &Path) -> Result<Agent, ConfigErrors> {
         .non_empty("metadata.name", raw.metadata.name.as_deref())
         .unwrap_or_default()
         .to_owned();
-    if raw.acp.is_some() {
-        check.error(
-            "acp",
-            "`acp` agents of mcpchecker are not supported by mcpeval yet",
-        );
-    }
     let skills = raw.skills.and_then(|skills| skills.validate(&mut check));
-    // A builtin or an `acp` agent (with its own error) needs no runPrompt.
+    // A builtin or an `acp` agent needs no runPrompt.
     let has_builtin = raw.builtin.is_some() || raw.acp.is_some();
     let builtin = raw.builtin.and_then(|b| b.validate(&mut check));
+    let acp = raw.acp.map(|acp| AcpParts {
+        command: acp.validate(&mut check),
+        env: raw.commands.env.clone(),
+        timeout: raw.commands.timeout.clone(),
+    });
     let llm = raw.llm.and_then(|llm| llm.validate(&mut check));
     let options = AgentOptions {
         virtual_home: raw.commands.use_virtual_home,
@@ -261,7 +293,17 @@ pub fn load_agent_file(path: &Path) -> Result<Agent, ConfigErrors> {
         check.error("commands.getVersion", "must not be empty");
     }
     // A builtin that failed validation already has its one error; no runPrompt is needed.
-    let command = raw.commands.validate(&mut check, has_builtin, path, name);
+    let command = raw
+        .commands
+        .validate(&mut check, has_builtin, path, name.clone());
+    if let Some(acp) = acp {
+        let agent = acp_agent(&mut check, acp, command.is_some(), builtin, llm, name);
+        let agent = agent.unwrap_or_else(|| Agent::ClaudeCode {
+            model: None,
+            options: AgentOptions::default(),
+        });
+        return check.finish(agent.with_options(options));
+    }
     // Validation reported an error when neither is there.
     let agent = match (command, builtin) {
         (Some(command), _) => Agent::Command(Box::new(AgentCommand { llm, ..command })),
@@ -272,6 +314,79 @@ pub fn load_agent_file(path: &Path) -> Result<Agent, ConfigErrors> {
         },
     };
     check.finish(agent.with_options(options))
+}
+
+/// What an Agent file's `acp` agent is made of besides its program.
+struct AcpParts {
+    command: Option<(String, Vec<String>)>,
+    env: BTreeMap<String, String>,
+    timeout: Option<String>,
+}
+
+impl RawAcp {
+    fn validate(self, check: &mut Checker<'_>) -> Option<(String, Vec<String>)> {
+        let cmd = check.non_empty("acp.cmd", self.cmd.as_deref())?.to_owned();
+        Some((cmd, self.args))
+    }
+}
+
+/// The ACP agent of an Agent file: its `acp` program, as `builtin.claude-code` when the file
+/// names that builtin too (mcpchecker: `acp` wins over `builtin`), else an agent of its own.
+fn acp_agent(
+    check: &mut Checker<'_>,
+    acp: AcpParts,
+    has_run_prompt: bool,
+    builtin: Option<Agent>,
+    llm: Option<AgentLlm>,
+    name: String,
+) -> Option<Agent> {
+    if has_run_prompt {
+        check.error(
+            "commands.runPrompt",
+            "an agent runs either over ACP (`acp`) or as a command line (`commands.runPrompt`), not both",
+        );
+    }
+    let timeout = match acp.timeout.as_deref() {
+        Some(text) => check.duration("commands.timeout", text)?,
+        None => DEFAULT_AGENT_TIMEOUT,
+    };
+    let command = acp.command?;
+    let agent = match builtin {
+        Some(Agent::ClaudeCode { model, .. }) => AcpAgent {
+            llm: llm.or(Some(AgentLlm {
+                api: LlmApi::Anthropic,
+                base_url_env: "ANTHROPIC_BASE_URL".into(),
+            })),
+            ..AcpAgent::claude_code(model, Some(command))
+        },
+        Some(other) => {
+            check.error(
+                "acp",
+                format!(
+                    "`builtin.type: {}` does not run over ACP; with `acp`, `builtin` may only name claude-code",
+                    other.name()
+                ),
+            );
+            return None;
+        }
+        None => AcpAgent {
+            name,
+            cmd: command.0,
+            args: command.1,
+            package: None,
+            env: BTreeMap::new(),
+            timeout,
+            llm,
+            claude_code: false,
+            model: None,
+            options: AgentOptions::default(),
+        },
+    };
+    Some(Agent::Acp(Box::new(AcpAgent {
+        env: acp.env,
+        timeout,
+        ..agent
+    })))
 }
 
 impl RawBuiltin {

@@ -33,6 +33,7 @@ mod yaml;
 
 pub(crate) use yaml::LocationIndex;
 
+pub use agent::{AcpAgent, CLAUDE_ACP_COMMAND, CLAUDE_ACP_PACKAGE};
 pub use agent::{
     Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, DEFAULT_AGENT_TIMEOUT, RunPrompt,
 };

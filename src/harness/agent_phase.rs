@@ -1,7 +1,7 @@
 //! The agent phase of a task run: the allowed tools of each proxied server, the agent's MCP
 //! config, and the agent run with one [`AgentRun`].
 
-use std::path::Path;
+use std::time::{Duration, Instant};
 
 use super::llm_phase::{LlmTarget, finish_llm_proxy, start_llm_proxy};
 use super::run_report::{LlmRecord, RunOptions};
@@ -20,10 +20,11 @@ pub(super) async fn run_agent(
     servers: &[(McpServer, String)],
     target: &LlmTarget<'_>,
     options: &RunOptions,
+    deadline: Instant,
 ) -> (AgentOutcome, Option<LlmRecord>) {
-    let (run_dir, work_dir) = (target.run_dir, target.work_dir);
+    let bound = agent_bound(&eval.agent, deadline);
     let Some(llm) = eval.agent.llm() else {
-        let outcome = run_agent_with(eval, task, servers, run_dir, work_dir, options, &[]).await;
+        let outcome = run_agent_with(eval, task, servers, target, options, &[], bound).await;
         return (outcome, None);
     };
     let key_vars: &[&str] = match llm.api {
@@ -38,32 +39,56 @@ pub(super) async fn run_agent(
     let diverged = started.proxy.divergence_signal();
     let env = &started.env;
     let outcome = tokio::select! {
-        outcome = run_agent_with(eval, task, servers, run_dir, work_dir, options, env) => outcome,
+        outcome = run_agent_with(eval, task, servers, target, options, env, bound) => outcome,
         () = diverged.cancelled() => AgentOutcome::failed(
             "stopped by mcpeval at its first LLM request that matches no recording (below)",
         ),
     };
     let record = finish_llm_proxy("agent", started).await;
-    (
-        with_turns_counted(outcome, &eval.agent, &record),
-        Some(record),
-    )
+    (with_llm_side(outcome, &eval.agent, &record), Some(record))
 }
 
-/// Codex and Gemini CLI do not count their model requests: their turns are the requests the
-/// LLM proxy answered (as the llm-agent counts its own).
-fn with_turns_counted(
-    mut outcome: AgentOutcome,
-    agent: &Agent,
-    record: &LlmRecord,
-) -> AgentOutcome {
-    let counts_none = matches!(agent, Agent::Codex { .. } | Agent::GeminiCli { .. });
-    if counts_none
-        && outcome.turns.is_none()
-        && let Some(done) = &record.outcome
-    {
-        let answered = done.replayed + done.recorded + done.passed_through;
-        outcome.turns = (answered > 0).then(|| u32::try_from(answered).unwrap_or(u32::MAX));
+/// Time an ACP agent keeps before the task timeout: to be cancelled (`session/cancel`) and
+/// reaped before the harness stops the run.
+const ACP_STOP_MARGIN: Duration = Duration::from_secs(3);
+
+/// The bound on the agent's run: its own timeout; for an ACP agent, which mcpeval cancels
+/// itself, also the task timeout (less [`ACP_STOP_MARGIN`]).
+fn agent_bound(agent: &Agent, deadline: Instant) -> Duration {
+    let own = agent.timeout();
+    match agent {
+        Agent::Acp(_) => {
+            let left = deadline.saturating_duration_since(Instant::now());
+            own.min(left.saturating_sub(ACP_STOP_MARGIN).max(left / 2))
+        }
+        _ => own,
+    }
+}
+
+/// What the LLM proxy saw, added to the agent's outcome: an agent whose last model call
+/// the API refused fails with the status and message, even when it finished as if nothing
+/// happened (Claude Code over ACP answers with the error's text). The turns of agents that
+/// do not count them (ACP agents, Codex, Gemini CLI) are the model calls answered.
+fn with_llm_side(mut outcome: AgentOutcome, agent: &Agent, record: &LlmRecord) -> AgentOutcome {
+    let Some(done) = &record.outcome else {
+        return outcome;
+    };
+    if let Some(refusal) = &done.last_refusal {
+        let refused = format!("the agent's LLM API refused its last call: {refusal}");
+        outcome.reason = match outcome.passed {
+            true => refused,
+            // Why it failed (a timeout, say) often follows from the refusal: say both.
+            false => format!("{}; {refused}", outcome.reason),
+        };
+        outcome.passed = false;
+    }
+    let answered = done.replayed + done.recorded + done.passed_through;
+    let counts_none = matches!(
+        agent,
+        Agent::Acp(_) | Agent::Codex { .. } | Agent::GeminiCli { .. }
+    );
+    if counts_none && outcome.turns.is_none() && answered > 0 {
+        outcome.turns = Some(u32::try_from(answered).unwrap_or(u32::MAX));
     }
     outcome
 }
@@ -72,11 +97,12 @@ async fn run_agent_with(
     eval: &Eval,
     task: &Task,
     servers: &[(McpServer, String)],
-    run_dir: &Path,
-    work_dir: &Path,
+    target: &LlmTarget<'_>,
     options: &RunOptions,
     llm_env: &[(String, String)],
+    bound: Duration,
 ) -> AgentOutcome {
+    let (run_dir, work_dir) = (target.run_dir, target.work_dir);
     let not_run = AgentOutcome::failed;
     // An agent that takes "all tools" as an empty list (the openai agent) lists them itself.
     let needs_tools = eval.agent.needs_tool_list();
@@ -137,7 +163,71 @@ async fn run_agent_with(
         private_dir: run_dir,
         env: &env,
         live: options.live,
-        timeout: eval.agent.timeout(),
+        timeout: bound,
     };
     crate::agent::run_agent(&eval.agent, &run).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::AcpAgent;
+    use crate::llm_proxy::{LlmProxyOutcome, ModeUsed, RecordMode};
+
+    fn record(last_refusal: Option<&str>) -> LlmRecord {
+        LlmRecord {
+            who: "agent",
+            api: LlmApi::Anthropic,
+            outcome: Some(LlmProxyOutcome {
+                mode: RecordMode::Passthrough,
+                used: ModeUsed::Passthrough,
+                cassette: "c.json".into(),
+                replayed: 0,
+                recorded: 0,
+                passed_through: 2,
+                divergence: None,
+                unplayed: None,
+                refused: Vec::new(),
+                problems: Vec::new(),
+                last_refusal: last_refusal.map(str::to_owned),
+            }),
+            failure: None,
+        }
+    }
+
+    fn answered() -> AgentOutcome {
+        AgentOutcome {
+            passed: true,
+            reason: String::new(),
+            answer: "API Error: 401 invalid x-api-key".into(),
+            ..AgentOutcome::failed("")
+        }
+    }
+
+    #[test]
+    fn an_agent_that_answered_after_the_api_refused_its_last_call_fails() {
+        let agent = Agent::Acp(Box::new(AcpAgent::claude_code(None, None)));
+        let refusal = "401 Unauthorized: invalid x-api-key";
+        let outcome = with_llm_side(answered(), &agent, &record(Some(refusal)));
+        assert!(!outcome.passed);
+        assert_eq!(
+            outcome.reason,
+            "the agent's LLM API refused its last call: 401 Unauthorized: invalid x-api-key"
+        );
+        assert_eq!(outcome.turns, Some(2));
+        let fine = with_llm_side(answered(), &agent, &record(None));
+        assert!(fine.passed, "{}", fine.reason);
+        let failed = with_llm_side(
+            AgentOutcome::failed("it hung"),
+            &agent,
+            &record(Some(refusal)),
+        );
+        assert!(
+            failed
+                .reason
+                .starts_with("it hung; the agent's LLM API refused"),
+            "{}",
+            failed.reason
+        );
+    }
 }

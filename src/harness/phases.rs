@@ -31,6 +31,8 @@ pub(super) struct Shared {
     pub(super) cassette: PathBuf,
     /// The test's name, for the commands that re-record.
     pub(super) test_name: String,
+    /// When the task timeout ends the timed part of the run.
+    pub(super) deadline: std::time::Instant,
 }
 
 impl Shared {
@@ -83,9 +85,10 @@ pub(super) async fn run_main(
         work_dir: &work_dir,
         install_dir: install_dir.as_deref(),
     };
-    let (agent, llm) = run_agent(eval, task, servers, &target, options).await;
+    let (agent, llm) = run_agent(eval, task, servers, &target, options, shared.deadline).await;
     let mut version = agent_version(eval.agent.options(), &run_dir, &options.vars)
         .await
+        .or_else(|| agent.version.clone())
         .or_else(|| builtin_version(&eval.agent));
     if version.is_none() {
         version = program_version(&eval.agent, &run_dir, &options.vars).await;

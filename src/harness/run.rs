@@ -57,12 +57,18 @@ pub async fn run_task(
             return report;
         }
     };
+    let timeout = task
+        .limits
+        .timeout
+        .or(eval.default_limits.timeout)
+        .unwrap_or(DEFAULT_TASK_TIMEOUT);
     let shared = Arc::new(Shared {
         phase,
         report: Mutex::new(report),
         groups: Mutex::new(Vec::new()),
         cassette,
         test_name: case.name.clone(),
+        deadline: Instant::now() + timeout,
     });
     let servers: Vec<(McpServer, String)> = eval
         .mcp
@@ -84,11 +90,6 @@ pub async fn run_task(
             run_main(&shared, &eval, &task, &servers, &recorder, sets, &options).await
         }
     });
-    let timeout = task
-        .limits
-        .timeout
-        .or(eval.default_limits.timeout)
-        .unwrap_or(DEFAULT_TASK_TIMEOUT);
     wait_within(&shared, main, timeout).await;
     run_cleanup(&shared, &eval, &task, &options).await;
     lock(&shared.groups).clear();

@@ -86,10 +86,12 @@ pub(crate) async fn forward(
         .as_deref()
         .is_some_and(|media| media.to_ascii_lowercase().starts_with("text/event-stream"));
     let body = if streamed {
+        lock(&shared.state).note_answer(status.as_u16(), None);
         stream_through(shared, upstream, status.as_u16(), content_type, capture)
     } else {
         match upstream.bytes().await {
             Ok(bytes) => {
+                lock(&shared.state).note_answer(status.as_u16(), Some(&bytes));
                 if let Some(capture) = capture {
                     capture.store(status.as_u16(), content_type, &bytes);
                 }

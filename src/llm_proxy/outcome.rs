@@ -35,6 +35,10 @@ pub struct LlmProxyOutcome {
     /// What went wrong on the way: the live API unreachable, a stream broken off. Such
     /// calls are not in the cassette.
     pub problems: Vec<String>,
+    /// The API refused the agent's last model call: its status and message (`401
+    /// Unauthorized: invalid x-api-key`). An agent that turns such an error into an
+    /// ordinary answer (Claude Code over ACP) still fails the task with it.
+    pub last_refusal: Option<String>,
 }
 
 impl LlmProxyOutcome {
@@ -78,7 +82,22 @@ pub(crate) fn finish(shared: &Shared) -> Result<LlmProxyOutcome, LlmProxyError> 
         unplayed: unplayed(shared, &state),
         refused: state.refused.clone(),
         problems: state.problems.clone(),
+        last_refusal: last_refusal(shared, &state),
     })
+}
+
+fn last_refusal(shared: &Shared, state: &RunState) -> Option<String> {
+    let (status, message) = state.last_answer.as_ref()?;
+    if *status < 400 {
+        return None;
+    }
+    let status_text = axum::http::StatusCode::from_u16(*status)
+        .map_or_else(|_| status.to_string(), |s| s.to_string());
+    let text = match message {
+        Some(message) => format!("{status_text}: {message}"),
+        None => status_text,
+    };
+    Some(secret::redact(&text, &shared.config.secrets))
 }
 
 fn unplayed(shared: &Shared, state: &RunState) -> Option<Unplayed> {

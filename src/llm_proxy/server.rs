@@ -126,6 +126,8 @@ fn decide(shared: &Shared, request: &ApiRequest) -> Decision {
             let interaction = interaction.clone();
             let response = interaction.response.clone();
             state.replayed += 1;
+            let body = (response.status >= 400).then(|| response.body());
+            state.note_answer(response.status, body.as_deref().map(str::as_bytes));
             if record {
                 state.written.push(Some(interaction));
             }

@@ -50,6 +50,26 @@ pub(crate) struct RunState {
     pub(crate) agent_recorded: Option<String>,
     pub(crate) refused: Vec<String>,
     pub(crate) problems: Vec<String>,
+    /// The status of the API's latest answer (live or replayed) and, for an error, its
+    /// message: whether the agent's last model call was refused.
+    pub(crate) last_answer: Option<(u16, Option<String>)>,
+}
+
+impl RunState {
+    /// Notes the API's latest answer: `status`, and `body` when it is an error.
+    pub(crate) fn note_answer(&mut self, status: u16, body: Option<&[u8]>) {
+        let message = body.filter(|_| status >= 400).map(error_message);
+        self.last_answer = Some((status, message));
+    }
+}
+
+/// The message of an API error body (`error.message` in every API's shape), else its text.
+fn error_message(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    serde_json::from_str::<Value>(&text)
+        .ok()
+        .and_then(|json| json["error"]["message"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| crate::text::shorten(text.trim(), 300))
 }
 
 /// One model call, as the proxy sees it.

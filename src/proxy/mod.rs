@@ -54,7 +54,7 @@ mod forward;
 mod http_checks;
 mod http_client;
 mod http_sse;
-mod lines;
+pub(crate) mod lines;
 mod pending;
 mod process;
 mod record;

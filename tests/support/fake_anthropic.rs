@@ -22,6 +22,8 @@ pub enum Turn {
     ToolUse { name: String, input: Value },
     /// Answer with text and end the turn.
     Text(String),
+    /// Refuse the request: this HTTP status with an Anthropic error body and `message`.
+    Error(u16, String),
 }
 
 #[derive(Default)]
@@ -106,13 +108,21 @@ async fn messages(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     } else {
         Turn::Text("ok".into())
     };
+    if let Turn::Error(status, message) = &turn {
+        let status = StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let body =
+            json!({"type": "error", "error": {"type": "authentication_error", "message": message}});
+        return (status, axum::Json(body)).into_response();
+    }
     let id = format!("msg_{}", shared.requests.lock().unwrap().len());
     let (block, stop_reason) = match &turn {
         Turn::ToolUse { name, input } => (
             json!({"type": "tool_use", "id": format!("toolu_{id}"), "name": name, "input": input}),
             "tool_use",
         ),
-        Turn::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
+        Turn::Text(text) | Turn::Error(_, text) => {
+            (json!({"type": "text", "text": text}), "end_turn")
+        }
     };
     let usage = json!({"input_tokens": 100, "output_tokens": 20});
     if request["stream"] != true {
@@ -143,7 +153,7 @@ async fn messages(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
                 "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
             );
         }
-        Turn::Text(text) => {
+        Turn::Text(text) | Turn::Error(_, text) => {
             event(
                 "content_block_start",
                 json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),

@@ -92,6 +92,7 @@ impl LlmAgentRun {
             usage: Some(self.usage),
             turns: Some(self.turns),
             tool_call_count: Some(self.tool_calls),
+            version: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! The `mcpeval` command line: run and validate eval files, plus a demo MCP server and a
 //! scripted agent for deterministic evals.
 
+mod acp_agent;
 mod demo_server;
 mod script_agent;
 
@@ -97,6 +98,10 @@ enum Command {
     /// A small MCP server over stdio (tools add, echo, lookup_user, delete_user, flaky;
     /// resources demo://readme, demo://users/{id}; prompt summarize).
     DemoServer,
+    /// A deterministic ACP agent over stdio: each prompt is a script (`call SERVER TOOL
+    /// {json}` after asking permission, `say TEXT`, `skill NAME`, `read-file PATH`,
+    /// `sleep SECONDS`, `hang`, `exit CODE`), run against the MCP servers of its session.
+    AcpAgent,
 }
 
 fn main() -> ExitCode {
@@ -129,6 +134,9 @@ fn main() -> ExitCode {
         }
         Command::DemoServer => {
             block_on(demo_server::serve()).map_or(ExitCode::FAILURE, |()| ExitCode::SUCCESS)
+        }
+        Command::AcpAgent => {
+            block_on(acp_agent::serve()).map_or(ExitCode::FAILURE, |()| ExitCode::SUCCESS)
         }
     }
 }

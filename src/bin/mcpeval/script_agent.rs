@@ -258,7 +258,7 @@ async fn list_all(client: &RunningService<RoleClient, ()>) -> Result<Value, Stri
     }))
 }
 
-async fn call_tool(
+pub(crate) async fn call_tool(
     client: &RunningService<RoleClient, ()>,
     tool: &str,
     arguments: &Option<Value>,

@@ -1,0 +1,486 @@
+//! ACP agents: a program that speaks the Agent Client Protocol over stdio (an Agent file's
+//! `acp: {cmd, args}`, or `builtin.claude-code` over ACP through `claude-agent-acp`), one
+//! process per task run. The client says `initialize` (it can read text files, nothing
+//! else), opens one session (`session/new`) in the run's fresh working directory with the
+//! proxies as HTTP MCP servers, sends the prompt once (`session/prompt`) and keeps what the
+//! `session/update` notifications say; it answers permission requests by the allowed tools
+//! and serves `fs/read_text_file` inside the working directory only. At its time bound it
+//! sends `session/cancel`, waits briefly, then kills the process group.
+//!
+//! The JSON-RPC is written here rather than with the `agent-client-protocol` crate: the
+//! crate's client API changed shape in each recent major version (0.10's `?Send` traits on
+//! a `LocalSet`, 0.11's builders, 2.x and 5.x's versioned roles), its futures are not all
+//! `Send` (a task run is a spawned tokio task), and its process helper spawns the agent
+//! outside our process groups. The client needs four requests and two handlers.
+
+mod connection;
+mod session;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use self::connection::{AgentProcess, Incoming, Launch};
+use self::session::Session;
+use super::{AgentOutcome, AgentRun};
+use crate::config::{AcpAgent, CLAUDE_ACP_PACKAGE};
+use crate::llm::TokenUsage;
+
+/// The ACP protocol version the client speaks.
+const PROTOCOL_VERSION: u64 = 1;
+
+/// How long a cancelled agent gets to answer its prompt before its group is killed.
+const CANCEL_GRACE: Duration = Duration::from_secs(2);
+
+/// How long an agent gets to exit by itself once its stdin is closed.
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+
+/// The version of `claude-agent-acp` mcpeval is tested with.
+const CLAUDE_ACP_TESTED: &str = "0.49.0";
+
+/// Runs `agent` on `run`'s prompt: one process, one session, one prompt.
+pub async fn run_acp_agent(agent: &AcpAgent, run: &AgentRun<'_>) -> AgentOutcome {
+    let program = match find_program(agent, run) {
+        Ok(program) => program,
+        Err(reason) => return AgentOutcome::failed(reason),
+    };
+    let env = match acp_env(agent, run) {
+        Ok(env) => env,
+        Err(reason) => return AgentOutcome::failed(reason),
+    };
+    let launch = Launch {
+        program,
+        args: agent.args.clone(),
+        env,
+        cwd: run.work_dir.to_path_buf(),
+        live: run.live,
+    };
+    let process = match AgentProcess::spawn(&launch) {
+        Ok(process) => process,
+        Err(e) => {
+            return AgentOutcome::failed(format!("cannot start `{}`: {e}", agent.cmd));
+        }
+    };
+    let mut conversation = Conversation {
+        process,
+        session: Session::new(run.work_dir, run.servers),
+        session_id: None,
+        waiting_for: None,
+        agent_info: None,
+    };
+    let ended = match tokio::time::timeout(run.timeout, conversation.converse(run)).await {
+        Ok(ended) => ended,
+        Err(_) => {
+            conversation.cancel().await;
+            Err(Stop::Reason(format!(
+                "the ACP agent did not finish in the {} it had (its timeout, or what the task \
+                 timeout left): mcpeval sent session/cancel and then killed its process group",
+                humantime::format_duration(whole(run.timeout))
+            )))
+        }
+    };
+    let status = conversation.process.finish(EXIT_GRACE).await;
+    outcome_of(conversation, ended, status)
+}
+
+/// `d` in whole seconds (whole milliseconds under a second), for messages.
+fn whole(d: Duration) -> Duration {
+    match d.as_secs() {
+        0 => Duration::from_millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+        secs => Duration::from_secs(secs),
+    }
+}
+
+/// Why a conversation ended before its prompt was answered.
+enum Stop {
+    /// The agent's output ended before it answered `method`.
+    Gone(&'static str),
+    /// Anything else, said in full.
+    Reason(String),
+}
+
+/// One process, one session.
+struct Conversation {
+    process: AgentProcess,
+    session: Session,
+    session_id: Option<String>,
+    /// The request whose answer is awaited (the prompt's, once sent).
+    waiting_for: Option<u64>,
+    /// `agentInfo` of the `initialize` answer.
+    agent_info: Option<Value>,
+}
+
+impl Conversation {
+    /// `initialize`, `session/new`, `session/prompt`: the prompt's answer.
+    async fn converse(&mut self, run: &AgentRun<'_>) -> Result<Value, Stop> {
+        let init = self
+            .call(
+                "initialize",
+                json!({
+                    "protocolVersion": PROTOCOL_VERSION,
+                    "clientCapabilities": {
+                        "fs": {"readTextFile": true, "writeTextFile": false},
+                        "terminal": false
+                    },
+                    "clientInfo": {"name": "mcpeval", "version": env!("CARGO_PKG_VERSION")}
+                }),
+            )
+            .await?;
+        self.agent_info = init.get("agentInfo").cloned();
+        if !run.servers.is_empty() && init["agentCapabilities"]["mcpCapabilities"]["http"] != true {
+            return Err(Stop::Reason(
+                "the ACP agent takes no MCP servers over HTTP (its `initialize` answer lacks \
+                 agentCapabilities.mcpCapabilities.http), and mcpeval's proxies are HTTP servers"
+                    .into(),
+            ));
+        }
+        let servers: Vec<Value> = run
+            .servers
+            .iter()
+            .map(|s| json!({"type": "http", "name": s.name, "url": s.url, "headers": []}))
+            .collect();
+        let new = self
+            .call(
+                "session/new",
+                json!({"cwd": run.work_dir, "mcpServers": servers}),
+            )
+            .await?;
+        let Some(session_id) = new["sessionId"].as_str() else {
+            return Err(Stop::Reason(format!(
+                "the ACP agent's `session/new` answer has no sessionId: {}",
+                crate::text::shorten(&new.to_string(), 300)
+            )));
+        };
+        self.session_id = Some(session_id.to_owned());
+        let prompt =
+            json!({"sessionId": session_id, "prompt": [{"type": "text", "text": run.prompt}]});
+        self.call("session/prompt", prompt).await
+    }
+
+    /// Sends a request and answers what the agent asks meanwhile, until its answer comes.
+    async fn call(&mut self, method: &'static str, params: Value) -> Result<Value, Stop> {
+        let id = self
+            .process
+            .request(method, params)
+            .await
+            .map_err(|_| Stop::Gone(method))?;
+        self.waiting_for = Some(id);
+        self.wait_for(id, method).await
+    }
+
+    async fn wait_for(&mut self, id: u64, method: &'static str) -> Result<Value, Stop> {
+        loop {
+            let message = match self.process.next().await {
+                Incoming::Message(message) => message,
+                Incoming::Unreadable(what) => {
+                    self.session.transcript.push(format!("unreadable: {what}"));
+                    continue;
+                }
+                Incoming::Closed => return Err(Stop::Gone(method)),
+            };
+            let Some(kind) = message["method"].as_str() else {
+                if message["id"].as_u64() != Some(id) {
+                    continue;
+                }
+                return match message.get("error") {
+                    Some(error) => Err(Stop::Reason(rpc_error(method, error))),
+                    None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+                };
+            };
+            let params = message.get("params").cloned().unwrap_or(Value::Null);
+            match message.get("id") {
+                Some(request_id) => {
+                    let answer = self.session.answer_request(kind, &params);
+                    let _ = self.process.respond(request_id.clone(), answer).await;
+                }
+                None if kind == "session/update" => self.session.update(&params["update"]),
+                None => {}
+            }
+        }
+    }
+
+    /// `session/cancel`, then up to [`CANCEL_GRACE`] for the prompt's answer.
+    async fn cancel(&mut self) {
+        self.session.cancelled = true;
+        let Some(session_id) = self.session_id.clone() else {
+            return;
+        };
+        let cancel = json!({"sessionId": session_id});
+        if self.process.notify("session/cancel", cancel).await.is_err() {
+            return;
+        }
+        if let Some(id) = self.waiting_for {
+            let _ = tokio::time::timeout(CANCEL_GRACE, self.wait_for(id, "session/prompt")).await;
+        }
+    }
+}
+
+/// `the ACP agent answered session/new with error -32603: …`
+fn rpc_error(method: &str, error: &Value) -> String {
+    let code = error["code"].as_i64().unwrap_or(0);
+    let message = error["message"].as_str().unwrap_or("(no message)");
+    let mut text = format!("the ACP agent answered `{method}` with error {code}: {message}");
+    match error.get("data") {
+        Some(data) if !data.is_null() => {
+            text.push_str(&format!(
+                " ({})",
+                crate::text::shorten(&data.to_string(), 300)
+            ));
+        }
+        _ => {}
+    }
+    text
+}
+
+/// The program: `cmd` itself when it is a path, else found on the agent's `PATH`; a
+/// missing one is an error that says where it comes from.
+fn find_program(agent: &AcpAgent, run: &AgentRun<'_>) -> Result<PathBuf, String> {
+    let cmd = &agent.cmd;
+    if cmd.contains('/') {
+        let path = PathBuf::from(cmd);
+        return match path.is_file() {
+            true => Ok(path),
+            false => Err(format!(
+                "`{cmd}` (acp.cmd of the Agent file) does not exist"
+            )),
+        };
+    }
+    let path = run.var("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(cmd))
+        .find(|candidate| candidate.is_file())
+        .ok_or_else(|| match &agent.package {
+            Some(_) if agent.claude_code => format!(
+                "`{cmd}` is not on PATH: builtin.claude-code over ACP runs Claude Code through \
+                 its ACP adapter, install it with `npm install -g {CLAUDE_ACP_PACKAGE}@{CLAUDE_ACP_TESTED}`"
+            ),
+            Some(package) => format!("`{cmd}` is not on PATH: install {package}"),
+            None => format!("`{cmd}` (acp.cmd of the Agent file) is not on PATH"),
+        })
+}
+
+/// The agent's environment: the run's, the Agent file's `commands.env`, and for Claude Code
+/// a private `CLAUDE_CONFIG_DIR`, no non-essential traffic, `ANTHROPIC_MODEL` and
+/// `IS_SANDBOX=1` (as root Claude Code refuses to run without it).
+fn acp_env(agent: &AcpAgent, run: &AgentRun<'_>) -> Result<Vec<(String, String)>, String> {
+    let mut env: Vec<(String, String)> = run.env.to_vec();
+    env.extend(agent.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    if agent.claude_code {
+        let config_dir = run.private_dir.join("claude-config");
+        std::fs::create_dir_all(&config_dir)
+            .map_err(|e| format!("cannot create {}: {e}", config_dir.display()))?;
+        env.push(("CLAUDE_CONFIG_DIR".into(), config_dir.display().to_string()));
+        env.push((
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+            "1".into(),
+        ));
+        if let Some(model) = &agent.model {
+            env.push(("ANTHROPIC_MODEL".into(), model.clone()));
+        }
+        // Always, not only as root: what reaches the model stays the same on every
+        // machine (a cassette recorded as root replays elsewhere).
+        env.push(("IS_SANDBOX".into(), "1".into()));
+    }
+    Ok(env)
+}
+
+/// The outcome of a conversation: its answer, tool calls, usage and version, and why it
+/// failed when it did.
+fn outcome_of(
+    conversation: Conversation,
+    ended: Result<Value, Stop>,
+    status: Option<std::process::ExitStatus>,
+) -> AgentOutcome {
+    let Conversation {
+        process,
+        session,
+        agent_info,
+        ..
+    } = conversation;
+    let mut stdout = session.transcript.clone();
+    let stop_reason = ended
+        .as_ref()
+        .ok()
+        .map(|answer| answer["stopReason"].as_str().unwrap_or("").to_owned());
+    let usage = ended.as_ref().ok().and_then(prompt_usage);
+    if let Some(stop) = &stop_reason {
+        stdout.push(format!("stopReason: {stop}"));
+    }
+    if let Some(usage) = &usage {
+        stdout.push(format!(
+            "usage: {} prompt, {} completion, {} total tokens",
+            usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
+        ));
+    }
+    if !session.denials.is_empty() {
+        stdout.push(format!("permission denied: {}", session.denials.join("; ")));
+    }
+    let reason = match (&ended, stop_reason.as_deref()) {
+        (Err(Stop::Reason(reason)), _) => reason.clone(),
+        (Err(Stop::Gone(method)), _) => format!(
+            "the ACP agent ended before answering `{method}` ({})",
+            match status {
+                Some(status) => exit_text(status),
+                None => "its output closed; mcpeval killed its process group".into(),
+            }
+        ),
+        (Ok(_), Some("end_turn")) => String::new(),
+        (Ok(_), Some("") | None) => "the ACP agent answered its prompt without a stopReason".into(),
+        (Ok(_), Some(stop)) => format!(
+            "the ACP agent stopped its turn with stopReason `{stop}`{}",
+            match stop {
+                "refusal" => " (it refused to go on)",
+                "cancelled" => " (it was cancelled)",
+                "max_tokens" | "max_turn_requests" => " (it hit its own limit)",
+                _ => "",
+            }
+        ),
+    };
+    let tool_calls = session.tool_calls();
+    AgentOutcome {
+        passed: reason.is_empty(),
+        reason,
+        answer: session.answer(),
+        stdout: stdout.iter().map(|line| format!("{line}\n")).collect(),
+        stderr: process.stderr(),
+        usage,
+        tool_call_count: (ended.is_ok() || !tool_calls.is_empty())
+            .then(|| u32::try_from(tool_calls.len()).unwrap_or(u32::MAX)),
+        tool_calls,
+        turns: None,
+        version: agent_info.as_ref().and_then(version_of),
+    }
+}
+
+/// `exit code 3`, `killed by signal 9`.
+fn exit_text(status: std::process::ExitStatus) -> String {
+    match (
+        status.code(),
+        std::os::unix::process::ExitStatusExt::signal(&status),
+    ) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        (None, None) => "ended abnormally".into(),
+    }
+}
+
+/// `agentInfo` as a version: `@agentclientprotocol/claude-agent-acp 0.49.0`.
+fn version_of(info: &Value) -> Option<String> {
+    let version = info["version"].as_str()?;
+    Some(match info["name"].as_str() {
+        Some(name) => format!("{name} {version}"),
+        None => version.to_owned(),
+    })
+}
+
+/// The prompt answer's `usage` (ACP: `inputTokens`, `outputTokens`, `cachedReadTokens`,
+/// `cachedWriteTokens`, `totalTokens`), else the `_meta.usage` mcpchecker reads
+/// (`input_tokens`, …). Cached tokens count as prompt tokens.
+fn prompt_usage(answer: &Value) -> Option<TokenUsage> {
+    let count = |usage: &Value, keys: &[&str]| {
+        keys.iter()
+            .filter_map(|key| usage[*key].as_u64())
+            .sum::<u64>()
+    };
+    let (usage, camel) = match answer.get("usage") {
+        Some(usage) if usage.is_object() => (usage, true),
+        _ => (
+            answer["_meta"].get("usage").filter(|u| u.is_object())?,
+            false,
+        ),
+    };
+    let [input, output, total, read, write] = if camel {
+        [
+            "inputTokens",
+            "outputTokens",
+            "totalTokens",
+            "cachedReadTokens",
+            "cachedWriteTokens",
+        ]
+    } else {
+        [
+            "input_tokens",
+            "output_tokens",
+            "total_tokens",
+            "cached_read_tokens",
+            "cached_write_tokens",
+        ]
+    };
+    let prompt = count(usage, &[input, read, write]);
+    let completion = count(usage, &[output]);
+    if prompt == 0 && completion == 0 && usage[total].as_u64().unwrap_or(0) == 0 {
+        return None;
+    }
+    Some(TokenUsage::new(prompt, completion, usage[total].as_u64()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_comes_from_the_prompt_answer() {
+        let acp = json!({"stopReason": "end_turn", "usage": {"inputTokens": 100, "outputTokens": 20,
+            "cachedReadTokens": 5, "cachedWriteTokens": 0, "totalTokens": 125}});
+        let usage = prompt_usage(&acp).unwrap();
+        assert_eq!(
+            (
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                usage.total_tokens
+            ),
+            (105, 20, 125)
+        );
+        let meta = json!({"stopReason": "end_turn", "_meta": {"usage": {"input_tokens": 7, "output_tokens": 3}}});
+        let usage = prompt_usage(&meta).unwrap();
+        assert_eq!((usage.prompt_tokens, usage.total_tokens), (7, 10));
+        assert!(prompt_usage(&json!({"stopReason": "end_turn"})).is_none());
+    }
+
+    #[tokio::test]
+    async fn a_missing_program_fails_the_run_naming_where_it_comes_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = [("PATH".to_owned(), dir.path().display().to_string())];
+        let run = AgentRun {
+            prompt: "hi",
+            servers: &[],
+            mcp_config_file: &dir.path().join("m.json"),
+            work_dir: dir.path(),
+            private_dir: dir.path(),
+            env: &env,
+            live: false,
+            timeout: Duration::from_secs(5),
+        };
+        let claude = AcpAgent::claude_code(None, None);
+        let outcome = run_acp_agent(&claude, &run).await;
+        assert!(!outcome.passed);
+        assert_eq!(
+            outcome.reason,
+            "`claude-agent-acp` is not on PATH: builtin.claude-code over ACP runs Claude Code \
+             through its ACP adapter, install it with \
+             `npm install -g @agentclientprotocol/claude-agent-acp@0.49.0`"
+        );
+        let own = AcpAgent {
+            name: "mine".into(),
+            cmd: "my-acp-agent".into(),
+            package: None,
+            claude_code: false,
+            ..claude
+        };
+        let outcome = run_acp_agent(&own, &run).await;
+        assert_eq!(
+            outcome.reason,
+            "`my-acp-agent` (acp.cmd of the Agent file) is not on PATH"
+        );
+    }
+
+    #[test]
+    fn the_version_is_the_agent_info() {
+        let info = json!({"name": "@agentclientprotocol/claude-agent-acp", "title": "Claude Agent", "version": "0.49.0"});
+        assert_eq!(
+            version_of(&info).as_deref(),
+            Some("@agentclientprotocol/claude-agent-acp 0.49.0")
+        );
+    }
+}
