@@ -17,7 +17,7 @@ use crate::plan::AssertionSet;
 use crate::process::ProcessGroupGuard;
 use crate::proxy::CallRecorder;
 use crate::steps::{
-    Phase, StepContext, StepExtensions, phase_passed, prepare_extension_steps, resolve_judge,
+    Phase, Span, StepContext, StepExtensions, phase_passed, prepare_extension_steps, resolve_judge,
     run_phase,
 };
 use crate::trace::CallTrace;
@@ -81,7 +81,9 @@ pub(super) async fn run_main(
         run_dir: &run_dir,
         work_dir: &work_dir,
     };
+    let agent_start = std::time::Instant::now();
     let (agent, llm) = run_agent(eval, task, servers, &target, options).await;
+    shared.report().agent_span = Some(Span::since(agent_start));
     let version = agent_version(eval.agent.options(), &run_dir, &options.vars)
         .await
         .or_else(|| builtin_version(&eval.agent));

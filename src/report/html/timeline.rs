@@ -1,0 +1,239 @@
+//! A task run as a timeline: setup steps, the agent with its LLM turns (from the cassette,
+//! when the file is there) and its MCP calls, verify steps with the judge's turns, cleanup
+//! steps; each with its start offset and duration when the results file has them.
+
+use std::collections::VecDeque;
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::view::{Shown, millis};
+use crate::llm_proxy::{RecordedTurn, recorded_turns};
+use crate::report::{CallRecord, PhaseOutput, TaskResult};
+
+/// One entry of a timeline.
+#[derive(Serialize)]
+pub(super) struct Event {
+    /// `setup`, `agent`, `llm`, `mcp`, `verify`, `cleanup` or `note`.
+    kind: &'static str,
+    title: String,
+    /// `ok`, `fail`, `is_error` (an MCP call the server answered with `isError`), `error`.
+    status: &'static str,
+    /// `+1.2 s`, or empty when unknown.
+    at: String,
+    /// `35 ms`, or empty when unknown.
+    took: String,
+    /// Where the bar starts and how wide it is, in percent of the run (none when unknown).
+    bar: Option<(f64, f64)>,
+    reason: String,
+    /// Labelled texts: arguments, result, output, request, reply.
+    blocks: Vec<(&'static str, Shown)>,
+}
+
+/// The events of a run in the order they happened.
+pub(super) fn timeline(result: &TaskResult, base: &Path) -> Vec<Event> {
+    let span = Span::of(result);
+    let mut events = Vec::new();
+    steps(&mut events, "setup", &result.setup_output, span);
+    steps(&mut events, "agent", &result.agent_output, span);
+    let mut calls: Vec<&CallRecord> = (result.call_history.tool_calls.iter())
+        .chain(&result.call_history.resource_reads)
+        .chain(&result.call_history.prompt_gets)
+        .collect();
+    calls.sort_by_key(|call| call.position);
+    let mut calls: VecDeque<&CallRecord> = calls.into();
+    match turns(result, "agent", base) {
+        Ok(Some(turns)) => {
+            for turn in turns {
+                let asked = tools_asked(&turn.reply);
+                events.push(llm_event(&turn));
+                // The MCP calls this turn asked for come next (matched by name, in order).
+                for tool in asked {
+                    match calls.front() {
+                        Some(call) if same_tool(&tool, &call.name) => {
+                            events.push(call_event(call, span));
+                            calls.pop_front();
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok(None) => {}
+        Err(note) => events.push(note_event(note)),
+    }
+    events.extend(calls.into_iter().map(|call| call_event(call, span)));
+    steps(&mut events, "verify", &result.verify_output, span);
+    match turns(result, "judge", base) {
+        Ok(Some(turns)) => events.extend(turns.iter().map(llm_event)),
+        Ok(None) => {}
+        Err(note) => events.push(note_event(note)),
+    }
+    steps(&mut events, "cleanup", &result.cleanup_output, span);
+    events
+}
+
+/// The run's length, what bars are measured against.
+#[derive(Clone, Copy)]
+struct Span(f64);
+
+impl Span {
+    fn of(result: &TaskResult) -> Self {
+        let phases = [
+            &result.setup_output,
+            &result.agent_output,
+            &result.verify_output,
+            &result.cleanup_output,
+        ];
+        let step_ends = (phases.iter().flat_map(|p| &p.steps))
+            .filter_map(|s| Some(s.start_offset_ms? + s.duration_ms?));
+        let call_ends = (result.call_history.tool_calls.iter())
+            .chain(&result.call_history.resource_reads)
+            .chain(&result.call_history.prompt_gets)
+            .map(|c| c.start_offset_ms + c.duration_ms);
+        let end = step_ends
+            .chain(call_ends)
+            .fold(result.duration_ms, f64::max);
+        Span(end.max(1.0))
+    }
+
+    fn bar(self, start: f64, duration: f64) -> (f64, f64) {
+        let left = (start / self.0 * 100.0).clamp(0.0, 100.0);
+        let width = (duration / self.0 * 100.0).clamp(0.4, 100.0 - left);
+        ((left * 10.0).round() / 10.0, (width * 10.0).round() / 10.0)
+    }
+}
+
+fn steps(events: &mut Vec<Event>, kind: &'static str, phase: &PhaseOutput, span: Span) {
+    for step in &phase.steps {
+        let timing = step.start_offset_ms.zip(step.duration_ms);
+        let mut blocks = Vec::new();
+        if !step.output.is_empty() {
+            blocks.push(("output", Shown::new(&step.output)));
+        }
+        events.push(Event {
+            kind,
+            title: step.label.clone(),
+            status: if step.passed { "ok" } else { "fail" },
+            at: timing.map_or_else(String::new, |(at, _)| at_text(at)),
+            took: timing.map_or_else(String::new, |(_, took)| millis(took)),
+            bar: timing.map(|(at, took)| span.bar(at, took)),
+            reason: step.reason.clone(),
+            blocks,
+        });
+    }
+}
+
+fn call_event(call: &CallRecord, span: Span) -> Event {
+    let mut blocks = Vec::new();
+    if let Some(arguments) = &call.arguments {
+        blocks.push(("arguments", Shown::json(arguments)));
+    }
+    let label = if call.outcome == "error" {
+        "error"
+    } else {
+        "result"
+    };
+    blocks.push((label, result_text(&call.result)));
+    let tokens = call
+        .result_tokens
+        .map_or_else(String::new, |t| format!(" · {t} tokens"));
+    Event {
+        kind: "mcp",
+        title: format!(
+            "#{} {} {}{tokens}",
+            call.position, call.server_name, call.name
+        ),
+        status: match call.outcome.as_str() {
+            "ok" => "ok",
+            "is_error" => "is_error",
+            _ => "error",
+        },
+        at: at_text(call.start_offset_ms),
+        took: millis(call.duration_ms),
+        bar: Some(span.bar(call.start_offset_ms, call.duration_ms)),
+        reason: String::new(),
+        blocks,
+    }
+}
+
+/// A result as the model reads it: the text of its `content` when that is all text, else
+/// the JSON.
+fn result_text(result: &Value) -> Shown {
+    let content = result.get("content").and_then(Value::as_array);
+    let texts: Option<Vec<&str>> = content.and_then(|items| {
+        (items.iter())
+            .map(|item| item.get("text").and_then(Value::as_str))
+            .collect()
+    });
+    match texts {
+        Some(texts) if !texts.is_empty() && result.get("structuredContent").is_none() => {
+            Shown::new(&texts.join("\n"))
+        }
+        _ => Shown::json(result),
+    }
+}
+
+fn llm_event(turn: &RecordedTurn) -> Event {
+    let model = turn.model.as_deref().unwrap_or("");
+    Event {
+        kind: "llm",
+        title: format!("LLM turn {} {} {model}", turn.seq, turn.path),
+        status: if turn.status < 400 { "ok" } else { "error" },
+        at: String::new(),
+        took: String::new(),
+        bar: None,
+        reason: String::new(),
+        blocks: vec![
+            ("new input", Shown::json(&turn.input)),
+            ("reply", Shown::new(&turn.reply)),
+        ],
+    }
+}
+
+fn note_event(note: String) -> Event {
+    Event {
+        kind: "note",
+        title: note,
+        status: "ok",
+        at: String::new(),
+        took: String::new(),
+        bar: None,
+        reason: String::new(),
+        blocks: Vec::new(),
+    }
+}
+
+/// The recorded turns of `who` (`agent`, `judge`) from the cassette the results name, when
+/// the file is there; a note when it cannot be read.
+fn turns(result: &TaskResult, who: &str, base: &Path) -> Result<Option<Vec<RecordedTurn>>, String> {
+    let Some(calls) = result.llm_calls.iter().find(|c| c.who == who) else {
+        return Ok(None);
+    };
+    let path = Path::new(&calls.cassette);
+    let path = if path.is_relative() && !path.exists() {
+        base.join(path)
+    } else {
+        path.to_path_buf()
+    };
+    let section = (who != "agent").then_some(who);
+    recorded_turns(&path, section).map_err(|e| format!("LLM turns not shown: {e}"))
+}
+
+/// The tool names a reply asks for (its `tool NAME …` lines).
+fn tools_asked(reply: &str) -> Vec<String> {
+    (reply.lines())
+        .filter_map(|line| line.strip_prefix("tool "))
+        .map(|rest| rest.split(' ').next().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// A model's tool name for an MCP tool: the same, or prefixed (`mcp__demo__add`).
+fn same_tool(asked: &str, called: &str) -> bool {
+    asked == called || asked.ends_with(&format!("__{called}"))
+}
+
+fn at_text(ms: f64) -> String {
+    format!("+{}", millis(ms))
+}
