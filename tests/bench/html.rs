@@ -4,8 +4,9 @@
 //! a setup and a verify step (about 400 bytes of output each), 6 MCP tool calls with JSON
 //! arguments and a 1 KB result, an answer of 300 bytes; one run in ten failed, with a
 //! failed assertion, a snapshot diff and its failure message (3 KB). Then the same with
-//! 20 KB tool results (the page keeps at most 64 KB of each text, collapsed when long), and
-//! the time the rendering took.
+//! 20 KB tool results (the page keeps at most 64 KB of each text of a failed run, 2 KB of
+//! a passed one), and the time the rendering took. `MCPEVAL_BENCH_HTML=FILE` keeps the last
+//! page there, to look at.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -29,6 +30,9 @@ fn main() {
                 std::process::exit(1);
             }
         };
+        if let Some(file) = std::env::var_os("MCPEVAL_BENCH_HTML") {
+            let _ = std::fs::write(file, &html);
+        }
         println!(
             "500 task runs, 6 tool calls each, {result_bytes}-byte tool results: {:.2} MB ({} bytes), rendered in {:.0} ms",
             html.len() as f64 / (1024.0 * 1024.0),

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::view::{Shown, millis};
+use super::view::{MAX_SHOWN, MAX_SHOWN_PASSED, Shown, millis};
 use crate::llm_proxy::{RecordedTurn, recorded_turns};
 use crate::report::{CallRecord, PhaseOutput, TaskResult};
 
@@ -34,9 +34,14 @@ pub(super) struct Event {
 /// The events of a run in the order they happened.
 pub(super) fn timeline(result: &TaskResult, base: &Path) -> Vec<Event> {
     let span = Span::of(result);
+    let limit = if result.task_passed {
+        MAX_SHOWN_PASSED
+    } else {
+        MAX_SHOWN
+    };
     let mut events = Vec::new();
-    steps(&mut events, "setup", &result.setup_output, span);
-    steps(&mut events, "agent", &result.agent_output, span);
+    steps(&mut events, "setup", &result.setup_output, (span, limit));
+    steps(&mut events, "agent", &result.agent_output, (span, limit));
     let mut calls: Vec<&CallRecord> = (result.call_history.tool_calls.iter())
         .chain(&result.call_history.resource_reads)
         .chain(&result.call_history.prompt_gets)
@@ -47,12 +52,12 @@ pub(super) fn timeline(result: &TaskResult, base: &Path) -> Vec<Event> {
         Ok(Some(turns)) => {
             for turn in turns {
                 let asked = tools_asked(&turn.reply);
-                events.push(llm_event(&turn));
+                events.push(llm_event(&turn, limit));
                 // The MCP calls this turn asked for come next (matched by name, in order).
                 for tool in asked {
                     match calls.front() {
                         Some(call) if same_tool(&tool, &call.name) => {
-                            events.push(call_event(call, span));
+                            events.push(call_event(call, (span, limit)));
                             calls.pop_front();
                         }
                         _ => {}
@@ -63,14 +68,23 @@ pub(super) fn timeline(result: &TaskResult, base: &Path) -> Vec<Event> {
         Ok(None) => {}
         Err(note) => events.push(note_event(note)),
     }
-    events.extend(calls.into_iter().map(|call| call_event(call, span)));
-    steps(&mut events, "verify", &result.verify_output, span);
+    events.extend(
+        calls
+            .into_iter()
+            .map(|call| call_event(call, (span, limit))),
+    );
+    steps(&mut events, "verify", &result.verify_output, (span, limit));
     match turns(result, "judge", base) {
-        Ok(Some(turns)) => events.extend(turns.iter().map(llm_event)),
+        Ok(Some(turns)) => events.extend(turns.iter().map(|turn| llm_event(turn, limit))),
         Ok(None) => {}
         Err(note) => events.push(note_event(note)),
     }
-    steps(&mut events, "cleanup", &result.cleanup_output, span);
+    steps(
+        &mut events,
+        "cleanup",
+        &result.cleanup_output,
+        (span, limit),
+    );
     events
 }
 
@@ -105,12 +119,17 @@ impl Span {
     }
 }
 
-fn steps(events: &mut Vec<Event>, kind: &'static str, phase: &PhaseOutput, span: Span) {
+fn steps(
+    events: &mut Vec<Event>,
+    kind: &'static str,
+    phase: &PhaseOutput,
+    (span, limit): (Span, usize),
+) {
     for step in &phase.steps {
         let timing = step.start_offset_ms.zip(step.duration_ms);
         let mut blocks = Vec::new();
         if !step.output.is_empty() {
-            blocks.push(("output", Shown::new(&step.output)));
+            blocks.push(("output", Shown::up_to(&step.output, limit)));
         }
         events.push(Event {
             kind,
@@ -125,17 +144,17 @@ fn steps(events: &mut Vec<Event>, kind: &'static str, phase: &PhaseOutput, span:
     }
 }
 
-fn call_event(call: &CallRecord, span: Span) -> Event {
+fn call_event(call: &CallRecord, (span, limit): (Span, usize)) -> Event {
     let mut blocks = Vec::new();
     if let Some(arguments) = &call.arguments {
-        blocks.push(("arguments", Shown::json(arguments)));
+        blocks.push(("arguments", Shown::json(arguments, limit)));
     }
     let label = if call.outcome == "error" {
         "error"
     } else {
         "result"
     };
-    blocks.push((label, result_text(&call.result)));
+    blocks.push((label, result_text(&call.result, limit)));
     let tokens = call
         .result_tokens
         .map_or_else(String::new, |t| format!(" · {t} tokens"));
@@ -160,7 +179,7 @@ fn call_event(call: &CallRecord, span: Span) -> Event {
 
 /// A result as the model reads it: the text of its `content` when that is all text, else
 /// the JSON.
-fn result_text(result: &Value) -> Shown {
+fn result_text(result: &Value, limit: usize) -> Shown {
     let content = result.get("content").and_then(Value::as_array);
     let texts: Option<Vec<&str>> = content.and_then(|items| {
         (items.iter())
@@ -169,13 +188,13 @@ fn result_text(result: &Value) -> Shown {
     });
     match texts {
         Some(texts) if !texts.is_empty() && result.get("structuredContent").is_none() => {
-            Shown::new(&texts.join("\n"))
+            Shown::up_to(&texts.join("\n"), limit)
         }
-        _ => Shown::json(result),
+        _ => Shown::json(result, limit),
     }
 }
 
-fn llm_event(turn: &RecordedTurn) -> Event {
+fn llm_event(turn: &RecordedTurn, limit: usize) -> Event {
     let model = turn.model.as_deref().unwrap_or("");
     Event {
         kind: "llm",
@@ -186,8 +205,8 @@ fn llm_event(turn: &RecordedTurn) -> Event {
         bar: None,
         reason: String::new(),
         blocks: vec![
-            ("new input", Shown::json(&turn.input)),
-            ("reply", Shown::new(&turn.reply)),
+            ("new input", Shown::json(&turn.input, limit)),
+            ("reply", Shown::up_to(&turn.reply, limit)),
         ],
     }
 }

@@ -10,8 +10,11 @@ use serde_json::Value;
 use super::timeline::{Event, timeline};
 use crate::report::{Report, TaskResult, run_name, wilson_interval};
 
-/// Text shown in full up to this many bytes; the rest is cut with a note.
+/// Text of a failed run shown in full up to this many bytes; the rest is cut with a note.
 pub(super) const MAX_SHOWN: usize = 64 * 1024;
+/// The same for a passed run, whose texts matter less (the page of a large suite stays
+/// small; the results file has everything).
+pub(super) const MAX_SHOWN_PASSED: usize = 2 * 1024;
 /// Text longer than this many bytes or lines starts collapsed, with a button to expand.
 const CLIP_BYTES: usize = 1200;
 const CLIP_LINES: usize = 14;
@@ -137,7 +140,12 @@ pub(super) struct Shown {
 
 impl Shown {
     pub(super) fn new(text: &str) -> Self {
-        let mut end = text.len().min(MAX_SHOWN);
+        Self::up_to(text, MAX_SHOWN)
+    }
+
+    /// Text cut at `limit` bytes.
+    pub(super) fn up_to(text: &str, limit: usize) -> Self {
+        let mut end = text.len().min(limit);
         while !text.is_char_boundary(end) {
             end -= 1;
         }
@@ -149,9 +157,12 @@ impl Shown {
         }
     }
 
-    /// A JSON value, pretty.
-    pub(super) fn json(value: &Value) -> Self {
-        Self::new(&serde_json::to_string_pretty(value).unwrap_or_default())
+    /// A JSON value, pretty, cut at `limit` bytes.
+    pub(super) fn json(value: &Value, limit: usize) -> Self {
+        Self::up_to(
+            &serde_json::to_string_pretty(value).unwrap_or_default(),
+            limit,
+        )
     }
 }
 
