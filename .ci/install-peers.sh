@@ -41,3 +41,16 @@ if ! "$venv/bin/pip" show mcp-server-time 2>/dev/null | grep -qx "Version: 2026.
     echo "peers: installing mcp-server-time==2026.10.19 into $venv"
     timeout 300 "$venv/bin/pip" install --quiet --disable-pip-version-check --timeout 60 "mcp-server-time==2026.10.19"
 fi
+
+# Headless Chromium for the HTML report's browser test (tests/html_report.rs): Debian's
+# package, skipped when `chromium` is already on PATH.
+if command -v chromium >/dev/null 2>&1; then
+    echo "peers: chromium already installed"
+else
+    echo "peers: installing chromium (apt-get)"
+    as_root=""
+    if [ "$(id -u)" -ne 0 ]; then as_root="sudo"; fi
+    timeout 600 $as_root apt-get install -y --no-install-recommends chromium \
+        || { timeout 300 $as_root apt-get update \
+            && timeout 600 $as_root apt-get install -y --no-install-recommends chromium; }
+fi

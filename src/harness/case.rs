@@ -125,6 +125,18 @@ fn record_unloaded(eval: &Eval, case: &TaskCase, options: &RunOptions, message: 
 }
 
 /// Writes `result` to `results/<stem>.json` (redacted) and adds it to the collected ones.
+/// What a run's results file takes beside the report and the verdict.
+struct Recorded<'a> {
+    /// The failure message (empty when it passed).
+    message: &'a str,
+    /// The diff from the accepted snapshot, when the trace differs.
+    snapshot_diff: Option<String>,
+    /// When the run started.
+    started: Instant,
+}
+
+/// Writes the results file and keeps the result for the summary and the HTML report, as
+/// redacted as the file.
 fn keep_result(options: &RunOptions, result: TaskResult, stem: &str, secrets: &[Secret]) {
     let results_dir = options.output_dir.join("results");
     if let Err(e) = result.write(&results_dir, stem, secrets) {
@@ -134,7 +146,8 @@ fn keep_result(options: &RunOptions, result: TaskResult, stem: &str, secrets: &[
             results_dir.display()
         );
     }
-    lock(&options.collected).push(result);
+    let kept = result.redacted(secrets).unwrap_or(result);
+    lock(&options.collected).push(kept);
 }
 
 /// Several runs pass when enough of them passed; the message summarises the runs (`flaky:`
@@ -225,7 +238,16 @@ impl CaseRuns<'_> {
                 &self.secrets,
             )
         };
-        self.record_result(index, &report, &verdict, &message, started, &run_stem);
+        let snapshot_diff = match &snapshot {
+            SnapshotStatus::Changed(diff) => Some(diff.clone()),
+            _ => None,
+        };
+        let recorded = Recorded {
+            message: &message,
+            snapshot_diff,
+            started,
+        };
+        self.record_result(index, &report, &verdict, recorded, &run_stem);
         if passed && matches!(snapshot, SnapshotStatus::Changed(_) | SnapshotStatus::New) {
             eprintln!(
                 "note: {}: the call trace changed; review it with `cargo insta review`",
@@ -299,10 +321,14 @@ impl CaseRuns<'_> {
         index: u32,
         report: &RunReport,
         verdict: &Verdict,
-        message: &str,
-        started: Instant,
+        recorded: Recorded<'_>,
         run_stem: &str,
     ) {
+        let Recorded {
+            message,
+            snapshot_diff,
+            started,
+        } = recorded;
         let passed = verdict.passed();
         let result = task_result(ResultInput {
             case: self.case,
@@ -311,6 +337,7 @@ impl CaseRuns<'_> {
             report,
             verdict,
             failure_message: (!passed).then(|| message.to_owned()),
+            snapshot_diff,
             duration: started.elapsed(),
             run: (self.runs > 1).then_some((index, self.runs)),
         });

@@ -17,7 +17,7 @@ use crate::plan::AssertionSet;
 use crate::process::ProcessGroupGuard;
 use crate::proxy::CallRecorder;
 use crate::steps::{
-    Phase, StepContext, StepExtensions, phase_passed, prepare_extension_steps, resolve_judge,
+    Phase, Span, StepContext, StepExtensions, phase_passed, prepare_extension_steps, resolve_judge,
     run_phase,
 };
 use crate::trace::CallTrace;
@@ -85,7 +85,9 @@ pub(super) async fn run_main(
         work_dir: &work_dir,
         install_dir: install_dir.as_deref(),
     };
+    let agent_start = std::time::Instant::now();
     let (agent, llm) = run_agent(eval, task, servers, &target, options, shared.deadline).await;
+    shared.report().agent_span = Some(Span::since(agent_start));
     let mut version = agent_version(eval.agent.options(), &run_dir, &options.vars)
         .await
         .or_else(|| agent.version.clone())

@@ -1,7 +1,7 @@
 //! Builds the results file of one task run ([`TaskResult`]) from what the run produced.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::run_report::RunReport;
 use crate::assert::AssertionFailure;
@@ -15,7 +15,7 @@ use crate::report::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput,
     ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate, ToolTokens,
 };
-use crate::steps::{StepResult, phase_passed};
+use crate::steps::{Span, StepResult, phase_passed};
 use crate::tokens::TOKENIZER;
 use crate::trace::{CallKind, Outcome};
 
@@ -33,6 +33,8 @@ pub struct ResultInput<'a> {
     pub verdict: &'a Verdict,
     /// The failure message, when it failed.
     pub failure_message: Option<String>,
+    /// The diff from the accepted snapshot, when the trace differs from it.
+    pub snapshot_diff: Option<String>,
     /// The run's duration.
     pub duration: Duration,
     /// `(index from 0, total)` when the task runs several times.
@@ -48,9 +50,11 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         report,
         verdict,
         failure_message,
+        snapshot_diff,
         duration,
         run,
     } = input;
+    let offsets = Offsets(report.run_start);
     let answer = report
         .agent
         .as_ref()
@@ -88,6 +92,8 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
             None => "",
         }
         .to_owned(),
+        labels: task.labels.clone(),
+        snapshot_diff,
         assertion_results,
         all_assertions_passed,
         call_history: call_history(report),
@@ -100,7 +106,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
             tokenizer: TOKENIZER.to_owned(),
             servers: report.tokens.servers.clone(),
         }),
-        setup_output: phase(&report.setup),
+        setup_output: phase(&report.setup, offsets),
         agent_output: match &report.agent {
             Some(agent) => PhaseOutput {
                 success: agent.passed,
@@ -110,12 +116,14 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
                     passed: agent.passed,
                     reason: agent.reason.clone(),
                     output: format!("{}{}", agent.stdout, agent.stderr),
+                    start_offset_ms: offsets.start_ms(report.agent_span),
+                    duration_ms: offsets.duration_ms(report.agent_span),
                 }],
             },
             None => PhaseOutput::default(),
         },
-        verify_output: phase(&report.verify),
-        cleanup_output: phase(&report.cleanup),
+        verify_output: phase(&report.verify, offsets),
+        cleanup_output: phase(&report.cleanup, offsets),
         llm_calls: report.llm.iter().filter_map(llm_calls).collect(),
         duration_ms: duration.as_secs_f64() * 1000.0,
         run_index: run.map(|(index, _)| index),
@@ -162,7 +170,27 @@ fn llm_calls(record: &LlmRecord) -> Option<LlmCalls> {
     })
 }
 
-fn phase(results: &[StepResult]) -> PhaseOutput {
+/// Spans as offsets from the start of the run, in milliseconds.
+#[derive(Clone, Copy)]
+struct Offsets(Option<Instant>);
+
+impl Offsets {
+    fn start_ms(self, span: Option<Span>) -> Option<f64> {
+        let (run_start, span) = (self.0?, span?);
+        Some(
+            span.start
+                .saturating_duration_since(run_start)
+                .as_secs_f64()
+                * 1000.0,
+        )
+    }
+
+    fn duration_ms(self, span: Option<Span>) -> Option<f64> {
+        span.map(|span| span.duration.as_secs_f64() * 1000.0)
+    }
+}
+
+fn phase(results: &[StepResult], offsets: Offsets) -> PhaseOutput {
     PhaseOutput {
         success: phase_passed(results),
         steps: results
@@ -173,6 +201,8 @@ fn phase(results: &[StepResult]) -> PhaseOutput {
                 passed: r.passed,
                 reason: r.reason.clone(),
                 output: r.output.clone(),
+                start_offset_ms: offsets.start_ms(r.span),
+                duration_ms: offsets.duration_ms(r.span),
             })
             .collect(),
     }

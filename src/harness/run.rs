@@ -50,6 +50,7 @@ pub async fn run_task(
         return report;
     }
     let recorder = CallRecorder::new();
+    report.run_start = Some(recorder.run_start());
     let proxies = match start_proxies(&eval, &options, &recorder, &run_dir).await {
         Ok(proxies) => proxies,
         Err(errors) => {
@@ -200,6 +201,7 @@ async fn run_cleanup(shared: &Shared, eval: &Eval, task: &Task, options: &RunOpt
             ),
             output: String::new(),
             continue_on_error: false,
+            span: None,
         }]
     });
 }

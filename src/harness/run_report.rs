@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::agent::AgentOutcome;
 use crate::assert::AssertionFailure;
@@ -12,7 +12,7 @@ use crate::interrupt::Interrupt;
 use crate::llm_proxy::{LlmApi, LlmProxyOutcome};
 use crate::proxy::ServerFailure;
 use crate::schema_checks::{SchemaCache, SchemaChecks};
-use crate::steps::StepResult;
+use crate::steps::{Span, StepResult};
 use crate::tokens::TraceTokens;
 use crate::trace::CallTrace;
 
@@ -54,6 +54,11 @@ pub struct RunReport {
     pub setup: Vec<StepResult>,
     /// How the agent ended; `None` when it never ran.
     pub agent: Option<AgentOutcome>,
+    /// When the agent ran.
+    pub agent_span: Option<Span>,
+    /// The start of the run, from which call offsets are measured (the recorder's); `None`
+    /// when the run stopped before its proxies.
+    pub run_start: Option<Instant>,
     /// The agent's version (`commands.getVersion` or `metadata.version`), when known.
     pub agent_version: Option<String>,
     /// Verify step results.

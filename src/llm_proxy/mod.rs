@@ -44,6 +44,7 @@ mod outcome;
 mod server;
 mod sse;
 mod state;
+mod turns;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -60,6 +61,7 @@ pub use error::LlmProxyError;
 pub use mode::{ModeUsed, RECORD_MODE_VAR, RecordMode, RecordModeError};
 pub use normalize::PathMask;
 pub use outcome::LlmProxyOutcome;
+pub use turns::{RecordedTurn, recorded_turns};
 
 use cassette::CassetteParts;
 use matching::Replay;

@@ -1,11 +1,12 @@
 //! After the tests ran: results files merged into one report with a summary (flaky tests
-//! among it), JUnit XML for dashboards, and the difference between two reports for a pull
-//! request.
+//! among it), JUnit XML for dashboards, a self-contained HTML page (`html/`), and the
+//! difference between two reports for a pull request.
 
 mod coverage;
 mod diff;
 mod diff_servers;
 mod flaky;
+mod html;
 mod junit;
 mod result;
 mod schema;
@@ -21,6 +22,7 @@ pub use coverage::{ServerCoverage, coverage, template_matches};
 pub use diff::{DiffFormat, FlakyChange, ReportDiff, diff_reports};
 pub use diff_servers::{SchemaChange, ServerChange};
 pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval};
+pub use html::{HtmlError, anchor, render_html, write_html};
 pub use junit::junit_xml;
 pub use result::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput,

@@ -49,6 +49,13 @@ pub struct TaskResult {
     pub agent_execution_error: bool,
     /// `easy`, `medium`, `hard` or empty.
     pub difficulty: String,
+    /// The task's `metadata.labels` (absent when none).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// The unified diff from the accepted call-trace snapshot to this run's, when they
+    /// differ (also inside `failureMessage` when the snapshot fails the task).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_diff: Option<String>,
     /// Per assertion: passed, and the details of each task set that configured it.
     pub assertion_results: BTreeMap<String, AssertionResult>,
     /// Every configured assertion held.
@@ -221,6 +228,13 @@ pub struct StepOutput {
     pub reason: String,
     /// Its output.
     pub output: String,
+    /// When it started, from the start of the run, in milliseconds (absent in results
+    /// files written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_offset_ms: Option<f64>,
+    /// How long it took, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
 }
 
 /// What one LLM proxy of a run did with its cassette.
@@ -278,11 +292,22 @@ impl TaskResult {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(format!("{file_stem}.json"));
         let temporary = dir.join(format!(".{file_stem}.json.{}.tmp", std::process::id()));
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        let text = redact(&text, secrets);
+        let text = self.redacted_json(secrets)?;
         std::fs::write(&temporary, text + "\n")?;
         std::fs::rename(&temporary, &path)?;
         Ok(path)
+    }
+
+    /// The result as its results file holds it: every value of `secrets` replaced by what
+    /// it is (what the summary and the HTML report of a run are made from).
+    pub fn redacted(&self, secrets: &[Secret]) -> std::io::Result<TaskResult> {
+        let text = self.redacted_json(secrets)?;
+        serde_json::from_str(&text).map_err(std::io::Error::other)
+    }
+
+    fn redacted_json(&self, secrets: &[Secret]) -> std::io::Result<String> {
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        Ok(redact(&text, secrets))
     }
 }
 

@@ -64,6 +64,7 @@ pub(super) async fn run_extension(
         reason: String::new(),
         output: String::new(),
         continue_on_error: false,
+        span: None,
     };
     let Some(extensions) = &context.extensions else {
         result.reason = "the eval has no `config.extensions`".into();

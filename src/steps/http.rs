@@ -31,6 +31,7 @@ pub(super) async fn run_http(phase: Phase, index: usize, step: &HttpStep) -> Ste
         reason: String::new(),
         output: String::new(),
         continue_on_error: false,
+        span: None,
     };
     match send(step).await {
         Ok((status_line, status, body)) => {

@@ -125,6 +125,7 @@ pub(super) async fn run_judge(
         reason: String::new(),
         output: String::new(),
         continue_on_error: false,
+        span: None,
     };
     let Some(settings) = &context.judge else {
         result.reason =

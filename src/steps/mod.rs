@@ -6,6 +6,7 @@ mod judge;
 mod script;
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::config::{Step, TaskStep};
 use crate::process::ProcessGroupGuard;
@@ -73,6 +74,27 @@ pub struct StepResult {
     pub output: String,
     /// A failure does not stop the phase.
     pub continue_on_error: bool,
+    /// When it ran (set by [`run_phase`]; `None` for a phase that timed out as a whole).
+    pub span: Option<Span>,
+}
+
+/// When something of a run started and how long it took.
+#[derive(Debug, Clone, Copy)]
+pub struct Span {
+    /// When it started.
+    pub start: Instant,
+    /// How long it took.
+    pub duration: Duration,
+}
+
+impl Span {
+    /// A span from `start` until now.
+    pub fn since(start: Instant) -> Self {
+        Span {
+            start,
+            duration: start.elapsed(),
+        }
+    }
 }
 
 /// Runs the steps of one phase in order. A failed step stops the phase unless it has
@@ -86,12 +108,14 @@ pub async fn run_phase(
 ) -> Vec<StepResult> {
     let mut results = Vec::new();
     for (index, TaskStep { id, step }) in steps.iter().enumerate() {
+        let start = Instant::now();
         let mut result = match step {
             Step::Script(script) => script::run_script(phase, index, script, context, keep).await,
             Step::Http(http) => http::run_http(phase, index, http).await,
             Step::LlmJudge(judge) => judge::run_judge(phase, index, judge, context).await,
             Step::Extension(step) => extension::run_extension(phase, index, step, context).await,
         };
+        result.span = Some(Span::since(start));
         if let Some(id) = id {
             // `verify[0] script check.sh` → `verify[0] `check-pod` script check.sh`.
             let (at, what) = result.label.split_once(' ').unwrap_or((&result.label, ""));

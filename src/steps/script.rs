@@ -77,6 +77,7 @@ pub(super) async fn run_script(
         reason: String::new(),
         output: String::new(),
         continue_on_error: step.continue_on_error,
+        span: None,
     };
     let text = match &step.source {
         ScriptSource::File(path) => std::fs::read_to_string(path),

@@ -64,6 +64,10 @@ enum Command {
         /// Also write JUnit XML here (one test case per task run).
         #[arg(long, value_name = "FILE")]
         junit: Option<PathBuf>,
+        /// Also write the HTML report here: one self-contained page (summary, a filterable
+        /// table of task runs, each run's timeline, failed assertions and snapshot diff).
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
         /// Exit with code 1 when a server's surface coverage (the share of the tools,
         /// resources, resource templates and prompts it advertised that some task used) is
         /// below this share, from 0 to 1, or when no server advertised anything.
@@ -118,8 +122,9 @@ fn main() -> ExitCode {
             dirs,
             output,
             junit,
+            html,
             min_coverage,
-        } => report(dirs, output, junit, min_coverage),
+        } => report(dirs, output, Extra { junit, html }, min_coverage),
         Command::Diff {
             base,
             current,
@@ -164,10 +169,16 @@ enum Format {
     Markdown,
 }
 
+/// What `report` writes beside the merged report.
+struct Extra {
+    junit: Option<PathBuf>,
+    html: Option<PathBuf>,
+}
+
 fn report(
     dirs: Vec<PathBuf>,
     output: Option<PathBuf>,
-    junit: Option<PathBuf>,
+    Extra { junit, html }: Extra,
     min_coverage: Option<f64>,
 ) -> ExitCode {
     let dirs = if dirs.is_empty() {
@@ -209,10 +220,19 @@ fn report(
         eprintln!("mcpeval: cannot write {}: {e}", junit.display());
         return ExitCode::from(exit::REPORT_ERROR);
     }
+    if let Some(html) = &html
+        && let Err(e) = mcpeval::report::write_html(&report, "mcpeval report", html)
+    {
+        eprintln!("mcpeval: {e}");
+        return ExitCode::from(exit::REPORT_ERROR);
+    }
     print!("{}", report.summary.render());
     println!("  report: {}", output.display());
     if let Some(junit) = junit {
         println!("  junit: {}", junit.display());
+    }
+    if let Some(html) = html {
+        println!("  html: {}", html.display());
     }
     match min_coverage {
         Some(minimum) => coverage_gate(&report.summary, minimum),

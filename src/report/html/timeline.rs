@@ -1,0 +1,281 @@
+//! A task run as a timeline: setup steps, the agent with its LLM turns (from the cassette,
+//! when the file is there) and its MCP calls, verify steps with the judge's turns, cleanup
+//! steps; each with its start offset and duration when the results file has them.
+
+use std::collections::VecDeque;
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::view::{MAX_SHOWN, MAX_SHOWN_PASSED, Shown, millis};
+use crate::llm_proxy::{RecordedTurn, recorded_turns};
+use crate::report::{CallRecord, PhaseOutput, TaskResult};
+
+/// One entry of a timeline.
+#[derive(Serialize)]
+pub(super) struct Event {
+    /// `setup`, `agent`, `llm`, `mcp`, `verify`, `cleanup` or `note`.
+    kind: &'static str,
+    title: String,
+    /// `ok`, `fail`, `is_error` (an MCP call the server answered with `isError`), `error`.
+    status: &'static str,
+    /// `+1.2 s`, or empty when unknown.
+    at: String,
+    /// `35 ms`, or empty when unknown.
+    took: String,
+    /// Where the bar starts and how wide it is, in percent of the run (none when unknown).
+    bar: Option<(f64, f64)>,
+    reason: String,
+    /// Labelled texts: arguments, result, output, request, reply.
+    blocks: Vec<(&'static str, Shown)>,
+}
+
+/// The events of a run in the order they happened.
+pub(super) fn timeline(result: &TaskResult, base: &Path) -> Vec<Event> {
+    let span = Span::of(result);
+    let limit = if result.task_passed {
+        MAX_SHOWN_PASSED
+    } else {
+        MAX_SHOWN
+    };
+    let mut events = Vec::new();
+    steps(&mut events, "setup", &result.setup_output, (span, limit));
+    steps(&mut events, "agent", &result.agent_output, (span, limit));
+    let mut calls: Vec<&CallRecord> = (result.call_history.tool_calls.iter())
+        .chain(&result.call_history.resource_reads)
+        .chain(&result.call_history.prompt_gets)
+        .collect();
+    calls.sort_by_key(|call| call.position);
+    let mut calls: VecDeque<&CallRecord> = calls.into();
+    match turns(result, "agent", base) {
+        Ok(Some(turns)) => {
+            for turn in turns {
+                let asked = tools_asked(&turn.reply);
+                events.push(llm_event(&turn, limit));
+                // The MCP calls this turn asked for come next (matched by name, in order).
+                for tool in asked {
+                    match calls.front() {
+                        Some(call) if same_tool(&tool, &call.name) => {
+                            events.push(call_event(call, (span, limit)));
+                            calls.pop_front();
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok(None) => {}
+        Err(note) => events.push(note_event(note)),
+    }
+    events.extend(
+        calls
+            .into_iter()
+            .map(|call| call_event(call, (span, limit))),
+    );
+    steps(&mut events, "verify", &result.verify_output, (span, limit));
+    match turns(result, "judge", base) {
+        Ok(Some(turns)) => events.extend(turns.iter().map(|turn| llm_event(turn, limit))),
+        Ok(None) => {}
+        Err(note) => events.push(note_event(note)),
+    }
+    steps(
+        &mut events,
+        "cleanup",
+        &result.cleanup_output,
+        (span, limit),
+    );
+    events
+}
+
+/// The run's length, what bars are measured against.
+#[derive(Clone, Copy)]
+struct Span(f64);
+
+/// The narrowest bar, in percent.
+const MIN_BAR: f64 = 0.4;
+
+impl Span {
+    fn of(result: &TaskResult) -> Self {
+        let phases = [
+            &result.setup_output,
+            &result.agent_output,
+            &result.verify_output,
+            &result.cleanup_output,
+        ];
+        let step_ends = (phases.iter().flat_map(|p| &p.steps))
+            .filter_map(|s| Some(s.start_offset_ms? + s.duration_ms?));
+        let call_ends = (result.call_history.tool_calls.iter())
+            .chain(&result.call_history.resource_reads)
+            .chain(&result.call_history.prompt_gets)
+            .map(|c| c.start_offset_ms + c.duration_ms);
+        let end = step_ends
+            .chain(call_ends)
+            .fold(result.duration_ms, f64::max);
+        Span(end.max(1.0))
+    }
+
+    /// A bar's left edge and width in percent of the span: at least 0.4% wide, never past
+    /// the end (an event that starts at the very end, or a NaN, still gets a bar).
+    fn bar(self, start: f64, duration: f64) -> (f64, f64) {
+        let left = match (start / self.0 * 100.0).clamp(0.0, 100.0 - MIN_BAR) {
+            left if left.is_nan() => 0.0,
+            left => left,
+        };
+        let width = (duration / self.0 * 100.0).max(MIN_BAR).min(100.0 - left);
+        ((left * 10.0).round() / 10.0, (width * 10.0).round() / 10.0)
+    }
+}
+
+fn steps(
+    events: &mut Vec<Event>,
+    kind: &'static str,
+    phase: &PhaseOutput,
+    (span, limit): (Span, usize),
+) {
+    for step in &phase.steps {
+        let timing = step.start_offset_ms.zip(step.duration_ms);
+        let mut blocks = Vec::new();
+        if !step.output.is_empty() {
+            blocks.push(("output", Shown::up_to(&step.output, limit)));
+        }
+        events.push(Event {
+            kind,
+            title: step.label.clone(),
+            status: if step.passed { "ok" } else { "fail" },
+            at: timing.map_or_else(String::new, |(at, _)| at_text(at)),
+            took: timing.map_or_else(String::new, |(_, took)| millis(took)),
+            bar: timing.map(|(at, took)| span.bar(at, took)),
+            reason: step.reason.clone(),
+            blocks,
+        });
+    }
+}
+
+fn call_event(call: &CallRecord, (span, limit): (Span, usize)) -> Event {
+    let mut blocks = Vec::new();
+    if let Some(arguments) = &call.arguments {
+        blocks.push(("arguments", Shown::json(arguments, limit)));
+    }
+    let label = if call.outcome == "error" {
+        "error"
+    } else {
+        "result"
+    };
+    blocks.push((label, result_text(&call.result, limit)));
+    let tokens = call
+        .result_tokens
+        .map_or_else(String::new, |t| format!(" · {t} tokens"));
+    Event {
+        kind: "mcp",
+        title: format!(
+            "#{} {} {}{tokens}",
+            call.position, call.server_name, call.name
+        ),
+        status: match call.outcome.as_str() {
+            "ok" => "ok",
+            "is_error" => "is_error",
+            _ => "error",
+        },
+        at: at_text(call.start_offset_ms),
+        took: millis(call.duration_ms),
+        bar: Some(span.bar(call.start_offset_ms, call.duration_ms)),
+        reason: String::new(),
+        blocks,
+    }
+}
+
+/// A result as the model reads it: the text of its `content` when that is all text, else
+/// the JSON.
+fn result_text(result: &Value, limit: usize) -> Shown {
+    let content = result.get("content").and_then(Value::as_array);
+    let texts: Option<Vec<&str>> = content.and_then(|items| {
+        (items.iter())
+            .map(|item| item.get("text").and_then(Value::as_str))
+            .collect()
+    });
+    match texts {
+        Some(texts) if !texts.is_empty() && result.get("structuredContent").is_none() => {
+            Shown::up_to(&texts.join("\n"), limit)
+        }
+        _ => Shown::json(result, limit),
+    }
+}
+
+fn llm_event(turn: &RecordedTurn, limit: usize) -> Event {
+    let model = turn.model.as_deref().unwrap_or("");
+    Event {
+        kind: "llm",
+        title: format!("LLM turn {} {} {model}", turn.seq, turn.path),
+        status: if turn.status < 400 { "ok" } else { "error" },
+        at: String::new(),
+        took: String::new(),
+        bar: None,
+        reason: String::new(),
+        blocks: vec![
+            ("new input", Shown::json(&turn.input, limit)),
+            ("reply", Shown::up_to(&turn.reply, limit)),
+        ],
+    }
+}
+
+fn note_event(note: String) -> Event {
+    Event {
+        kind: "note",
+        title: note,
+        status: "ok",
+        at: String::new(),
+        took: String::new(),
+        bar: None,
+        reason: String::new(),
+        blocks: Vec::new(),
+    }
+}
+
+/// The recorded turns of `who` (`agent`, `judge`) from the cassette the results name, when
+/// the file is there; a note when it cannot be read.
+fn turns(result: &TaskResult, who: &str, base: &Path) -> Result<Option<Vec<RecordedTurn>>, String> {
+    let Some(calls) = result.llm_calls.iter().find(|c| c.who == who) else {
+        return Ok(None);
+    };
+    let path = Path::new(&calls.cassette);
+    let path = if path.is_relative() && !path.exists() {
+        base.join(path)
+    } else {
+        path.to_path_buf()
+    };
+    let section = (who != "agent").then_some(who);
+    recorded_turns(&path, section).map_err(|e| format!("LLM turns not shown: {e}"))
+}
+
+/// The tool names a reply asks for (its `tool NAME …` lines).
+fn tools_asked(reply: &str) -> Vec<String> {
+    (reply.lines())
+        .filter_map(|line| line.strip_prefix("tool "))
+        .map(|rest| rest.split(' ').next().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// A model's tool name for an MCP tool: the same, or prefixed (`mcp__demo__add`).
+fn same_tool(asked: &str, called: &str) -> bool {
+    asked == called || asked.ends_with(&format!("__{called}"))
+}
+
+fn at_text(ms: f64) -> String {
+    format!("+{}", millis(ms))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Span;
+
+    #[test]
+    fn bars_stay_inside_the_span_even_at_its_very_end() {
+        let span = Span(10.0);
+        assert_eq!(span.bar(0.0, 5.0), (0.0, 50.0));
+        // Observed: an event starting at the end panicked (clamp with min > max).
+        assert_eq!(span.bar(10.0, 0.0), (99.6, 0.4));
+        assert_eq!(span.bar(12.0, 3.0), (99.6, 0.4));
+        assert_eq!(span.bar(f64::NAN, f64::NAN), (0.0, 0.4));
+    }
+}

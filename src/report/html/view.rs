@@ -1,0 +1,377 @@
+//! What the page shows, computed from a merged report: the figures as text, one row and one
+//! timeline per task run. The template only lays these out (and escapes every value).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::timeline::{Event, timeline};
+use crate::report::{Report, TaskResult, run_name, wilson_interval};
+
+/// Text of a failed run shown in full up to this many bytes; the rest is cut with a note.
+pub(super) const MAX_SHOWN: usize = 64 * 1024;
+/// The same for a passed run, whose texts matter less (the page of a large suite stays
+/// small; the results file has everything).
+pub(super) const MAX_SHOWN_PASSED: usize = 2 * 1024;
+/// Text longer than this many bytes or lines starts collapsed, with a button to expand.
+const CLIP_BYTES: usize = 1200;
+const CLIP_LINES: usize = 14;
+
+/// The whole page.
+#[derive(Serialize)]
+pub(super) struct Page {
+    pub(super) title: String,
+    pub(super) version: &'static str,
+    pub(super) summary: Figures,
+    pub(super) evals: Vec<EvalRow>,
+    pub(super) coverage: Vec<CoverageRow>,
+    pub(super) filters: Filters,
+    pub(super) tasks: Vec<TaskView>,
+}
+
+/// The summary's figures, formatted.
+#[derive(Serialize)]
+pub(super) struct Figures {
+    runs: usize,
+    passed: usize,
+    failed: usize,
+    flaky: usize,
+    pass_rate: String,
+    interval: String,
+    assertions: String,
+    duration: String,
+    reported_tokens: u64,
+    estimated_tokens: usize,
+    replayed: usize,
+    recorded: usize,
+    live: usize,
+    tool_errors: usize,
+    slowest: Vec<(String, String)>,
+}
+
+/// One eval's line of the summary.
+#[derive(Serialize)]
+pub(super) struct EvalRow {
+    name: String,
+    runs: usize,
+    passed: usize,
+    failed: usize,
+    flaky: usize,
+    pass_rate: String,
+    interval: String,
+}
+
+/// One server's surface coverage.
+#[derive(Serialize)]
+pub(super) struct CoverageRow {
+    server: String,
+    used: usize,
+    advertised: usize,
+    percent: String,
+    untouched: Vec<String>,
+}
+
+/// The values each filter offers.
+#[derive(Serialize)]
+pub(super) struct Filters {
+    evals: Vec<String>,
+    agents: Vec<String>,
+    labels: Vec<String>,
+}
+
+/// One task run.
+#[derive(Serialize)]
+pub(super) struct TaskView {
+    /// The anchor: the test name, `@k` for the k-th of several runs.
+    id: String,
+    name: String,
+    eval: String,
+    task: String,
+    path: String,
+    agent: String,
+    /// `passed` or `failed`.
+    status: &'static str,
+    flaky: bool,
+    difficulty: String,
+    labels: Vec<String>,
+    duration_ms: u64,
+    duration: String,
+    calls: usize,
+    tokens: u64,
+    reasons: Vec<String>,
+    assertions: Vec<FailedAssertion>,
+    snapshot_diff: Vec<DiffLine>,
+    server_failures: Vec<String>,
+    llm: Vec<String>,
+    timeline: Vec<Event>,
+    answer: Option<Shown>,
+    failure_message: Option<Shown>,
+}
+
+/// A failed assertion, expected beside actual.
+#[derive(Serialize)]
+struct FailedAssertion {
+    name: String,
+    task_set: String,
+    expected: String,
+    actual: String,
+}
+
+/// One line of a unified diff and how it is coloured: `add`, `del`, `hunk` or `ctx`.
+#[derive(Serialize)]
+struct DiffLine {
+    class: &'static str,
+    text: String,
+}
+
+/// Text as shown: cut at [`MAX_SHOWN`] bytes, collapsed when long.
+#[derive(Serialize)]
+pub(super) struct Shown {
+    text: String,
+    /// Starts collapsed behind a button.
+    long: bool,
+    /// Bytes left out.
+    cut: usize,
+    /// The size of the whole text, e.g. `12.3 KB`.
+    size: String,
+}
+
+impl Shown {
+    pub(super) fn new(text: &str) -> Self {
+        Self::up_to(text, MAX_SHOWN)
+    }
+
+    /// Text cut at `limit` bytes.
+    pub(super) fn up_to(text: &str, limit: usize) -> Self {
+        let mut end = text.len().min(limit);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        Shown {
+            text: text[..end].to_owned(),
+            long: text.len() > CLIP_BYTES || text.lines().count() > CLIP_LINES,
+            cut: text.len() - end,
+            size: bytes(text.len()),
+        }
+    }
+
+    /// A JSON value, pretty, cut at `limit` bytes.
+    pub(super) fn json(value: &Value, limit: usize) -> Self {
+        Self::up_to(
+            &serde_json::to_string_pretty(value).unwrap_or_default(),
+            limit,
+        )
+    }
+}
+
+/// The page of a merged report; cassettes named by the results are read from `base` when
+/// their paths are relative.
+pub(super) fn page(report: &Report, title: &str, base: &Path) -> Page {
+    let summary = &report.summary;
+    let flaky: BTreeSet<&str> = summary.flaky.iter().map(|f| f.test_name.as_str()).collect();
+    let flaky_in = |eval: &str| {
+        let prefix = format!("{eval}::");
+        flaky.iter().filter(|t| t.starts_with(&prefix)).count()
+    };
+    let (low, high) = wilson_interval(summary.passed, summary.runs);
+    let total_ms: f64 = report.results.iter().map(|r| r.duration_ms).sum();
+    let figures = Figures {
+        runs: summary.runs,
+        passed: summary.passed,
+        failed: summary.failed,
+        flaky: flaky.len(),
+        pass_rate: percent(summary.pass_rate),
+        interval: interval(low, high),
+        assertions: format!("{}/{}", summary.assertions_passed, summary.assertions_total),
+        duration: millis(total_ms),
+        reported_tokens: summary.reported_tokens,
+        estimated_tokens: summary.prompt_tokens + summary.output_tokens,
+        replayed: summary.llm_runs.replayed,
+        recorded: summary.llm_runs.recorded,
+        live: summary.llm_runs.live,
+        tool_errors: summary.tool_errors,
+        slowest: (summary.slowest.iter())
+            .map(|(name, ms)| (name.clone(), millis(*ms)))
+            .collect(),
+    };
+    let evals = (summary.by_eval.iter())
+        .map(|(name, tally)| {
+            let (low, high) = wilson_interval(tally.passed, tally.runs);
+            EvalRow {
+                name: name.clone(),
+                runs: tally.runs,
+                passed: tally.passed,
+                failed: tally.runs - tally.passed,
+                flaky: flaky_in(name),
+                pass_rate: percent(share(tally.passed, tally.runs)),
+                interval: interval(low, high),
+            }
+        })
+        .collect();
+    let coverage = (summary.coverage.iter())
+        .map(|(server, coverage)| CoverageRow {
+            server: server.clone(),
+            used: coverage.used,
+            advertised: coverage.advertised,
+            percent: percent(coverage.coverage),
+            untouched: [
+                ("tool", &coverage.untouched.tools),
+                ("resource", &coverage.untouched.resources),
+                ("template", &coverage.untouched.resource_templates),
+                ("prompt", &coverage.untouched.prompts),
+            ]
+            .into_iter()
+            .flat_map(|(kind, names)| names.iter().map(move |n| format!("{kind} {n}")))
+            .collect(),
+        })
+        .collect();
+    let mut labels = BTreeSet::new();
+    let mut agents = BTreeSet::new();
+    for result in &report.results {
+        labels.extend(result.labels.iter().map(|(k, v)| format!("{k}={v}")));
+        agents.insert(agent_of(result));
+    }
+    Page {
+        title: title.to_owned(),
+        version: crate::VERSION,
+        summary: figures,
+        evals,
+        coverage,
+        filters: Filters {
+            evals: summary.by_eval.keys().cloned().collect(),
+            agents: agents.into_iter().collect(),
+            labels: labels.into_iter().collect(),
+        },
+        tasks: (report.results.iter())
+            .map(|result| task(result, flaky.contains(result.test_name.as_str()), base))
+            .collect(),
+    }
+}
+
+fn task(result: &TaskResult, flaky: bool, base: &Path) -> TaskView {
+    let history = &result.call_history;
+    let calls = history.tool_calls.len() + history.resource_reads.len() + history.prompt_gets.len();
+    let assertions = (result.assertion_results.iter())
+        .flat_map(|(name, outcome)| {
+            (outcome.details.iter().filter(|d| !d.passed)).map(move |detail| FailedAssertion {
+                name: name.clone(),
+                task_set: detail.task_set.clone(),
+                expected: detail.expected.clone().unwrap_or_default(),
+                actual: detail.actual.clone().unwrap_or_default(),
+            })
+        })
+        .collect();
+    let snapshot_diff = (result.snapshot_diff.iter())
+        .flat_map(|diff| diff.lines())
+        .map(|line| DiffLine {
+            class: match line.as_bytes().first() {
+                _ if line.starts_with("+++") || line.starts_with("---") => "file",
+                Some(b'+') => "add",
+                Some(b'-') => "del",
+                Some(b'@') => "hunk",
+                _ => "ctx",
+            },
+            text: line.to_owned(),
+        })
+        .collect();
+    TaskView {
+        id: anchor(result),
+        name: run_name(result),
+        eval: result.eval_name.clone(),
+        task: result.task_name.clone(),
+        path: result.task_path.clone(),
+        agent: agent_of(result),
+        status: if result.task_passed {
+            "passed"
+        } else {
+            "failed"
+        },
+        flaky,
+        difficulty: result.difficulty.clone(),
+        labels: (result.labels.iter())
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect(),
+        duration_ms: result.duration_ms.max(0.0).round() as u64,
+        duration: millis(result.duration_ms),
+        calls,
+        tokens: result
+            .agent_token_usage
+            .map_or(0, |usage| usage.total_tokens),
+        reasons: result.reasons.clone(),
+        assertions,
+        snapshot_diff,
+        server_failures: (result.server_failures.iter())
+            .map(|f| format!("{}: {}", f.server, f.message))
+            .collect(),
+        llm: (result.llm_calls.iter())
+            .map(|c| {
+                format!(
+                    "{} ({}): {} from {}; {} replayed, {} recorded, {} live",
+                    c.who, c.api, c.used, c.cassette, c.replayed, c.recorded, c.passed_through
+                )
+            })
+            .collect(),
+        timeline: timeline(result, base),
+        answer: (!result.task_output.is_empty()).then(|| Shown::new(&result.task_output)),
+        failure_message: result.failure_message.as_deref().map(Shown::new),
+    }
+}
+
+/// A task run's anchor: its test name, `@k` for the k-th of several runs.
+pub fn anchor(result: &TaskResult) -> String {
+    match result.run_index {
+        Some(index) if result.total_runs.is_some_and(|n| n > 1) => {
+            format!("{}@{}", result.test_name, index + 1)
+        }
+        _ => result.test_name.clone(),
+    }
+}
+
+fn agent_of(result: &TaskResult) -> String {
+    if result.agent_name.is_empty() {
+        "unknown".to_owned()
+    } else {
+        result.agent_name.clone()
+    }
+}
+
+fn share(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
+fn percent(share: f64) -> String {
+    format!("{:.1}%", share * 100.0)
+}
+
+fn interval(low: f64, high: f64) -> String {
+    format!("{:.0}–{:.0}%", low * 100.0, high * 100.0)
+}
+
+/// `850 ms`, `12.3 s`, `4m 05s`.
+pub(super) fn millis(ms: f64) -> String {
+    if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else if ms < 60_000.0 {
+        format!("{:.1} s", ms / 1000.0)
+    } else {
+        let seconds = (ms / 1000.0).round() as u64;
+        format!("{}m {:02}s", seconds / 60, seconds % 60)
+    }
+}
+
+/// `512 B`, `12.3 KB`, `1.2 MB`.
+pub(super) fn bytes(n: usize) -> String {
+    if n < 1024 {
+        format!("{n} B")
+    } else if n < 1024 * 1024 {
+        format!("{:.1} KB", n as f64 / 1024.0)
+    } else {
+        format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
+    }
+}
