@@ -7,6 +7,7 @@
 //! parameters (`?status=failed&eval=demo&label=area=users&agent=…&q=…&sort=duration&desc=1&theme=dark&open=all`)
 //! and opens the run an anchor names (`report.html#demo::arithmetic`).
 
+mod shown;
 mod timeline;
 mod view;
 

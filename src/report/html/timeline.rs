@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::view::{MAX_SHOWN, MAX_SHOWN_PASSED, Shown, millis};
+use super::shown::{MAX_SHOWN, MAX_SHOWN_PASSED, Shown, millis};
 use crate::llm_proxy::{RecordedTurn, recorded_turns};
 use crate::report::{CallRecord, PhaseOutput, TaskResult};
 
