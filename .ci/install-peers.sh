@@ -50,7 +50,8 @@ else
     echo "peers: installing chromium (apt-get)"
     as_root=""
     if [ "$(id -u)" -ne 0 ]; then as_root="sudo"; fi
-    timeout 600 $as_root apt-get install -y --no-install-recommends chromium \
-        || { timeout 300 $as_root apt-get update \
-            && timeout 600 $as_root apt-get install -y --no-install-recommends chromium; }
+    apt=(env DEBIAN_FRONTEND=noninteractive apt-get)
+    timeout 600 $as_root "${apt[@]}" install -y --no-install-recommends chromium \
+        || { timeout 300 $as_root "${apt[@]}" update \
+            && timeout 600 $as_root "${apt[@]}" install -y --no-install-recommends chromium; }
 fi
