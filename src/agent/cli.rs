@@ -6,9 +6,26 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::AgentRun;
+use super::{AgentOutcome, AgentRun, AgentToolCall};
 use crate::llm::PLACEHOLDER_KEY;
+use crate::llm::TokenUsage;
 use crate::process::{self, Finished, ProcessSpec};
+
+/// What the JSON events of one run of such a program say.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CliEvents {
+    /// The answer: the last message's text.
+    pub answer: Option<String>,
+    /// The token usage it reported, summed.
+    pub usage: Option<TokenUsage>,
+    /// Every tool use it reported: MCP tools under its own names for them, and its own
+    /// tools.
+    pub tool_uses: Vec<AgentToolCall>,
+    /// The error of its failed turn or result, else of its last error event.
+    pub error: Option<String>,
+    /// Its last event (Codex `turn.completed`, Gemini CLI `result`) arrived.
+    pub completed: bool,
+}
 
 /// An agent program: its command, the npm package that installs it, and its names.
 #[derive(Debug, Clone, Copy)]
@@ -70,6 +87,41 @@ impl CliProgram {
         process::run(&spec, run.timeout)
             .await
             .map_err(|e| format!("cannot start `{}`: {e}", self.command))
+    }
+
+    /// The outcome of a finished run whose output said `events`; `last_event` names the
+    /// event that ends a complete output. Stderr opens with the usage line. Turns are left
+    /// to the harness (the LLM proxy's count) and the version to `--version`.
+    pub(super) fn outcome(
+        &self,
+        finished: Finished,
+        events: CliEvents,
+        last_event: &str,
+        run: &AgentRun<'_>,
+    ) -> AgentOutcome {
+        let completed = (!events.completed).then_some(last_event);
+        let error = events.error.as_deref();
+        let reason = self.failure_reason(&finished, run.timeout, error, completed, run);
+        let stderr = match &events.usage {
+            Some(usage) => format!(
+                "usage: {} input, {} output tokens\n{}",
+                usage.prompt_tokens, usage.completion_tokens, finished.stderr
+            ),
+            None => finished.stderr,
+        };
+        AgentOutcome {
+            passed: reason.is_empty(),
+            reason,
+            answer: events.answer.unwrap_or_default(),
+            stdout: finished.stdout,
+            stderr,
+            usage: events.usage,
+            turns: None,
+            tool_call_count: (events.completed || !events.tool_uses.is_empty())
+                .then(|| u32::try_from(events.tool_uses.len()).unwrap_or(u32::MAX)),
+            tool_calls: events.tool_uses,
+            version: None,
+        }
     }
 
     /// Why a finished run failed, or empty when it passed. `error` is the error the program

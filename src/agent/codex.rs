@@ -11,10 +11,9 @@ use std::ffi::OsString;
 
 use serde_json::Value;
 
-use super::cli::{CliProgram, env_with, private_dir, toml_string, write_file};
+use super::cli::{CliEvents, CliProgram, env_with, private_dir, toml_string, write_file};
 use super::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::llm::TokenUsage;
-use crate::process::Finished;
 use crate::trace::AgentToolCall;
 
 /// The npm package that provides `codex`.
@@ -32,21 +31,8 @@ pub(super) const CODEX: CliProgram = CliProgram {
 /// The API's public base URL, when `OPENAI_BASE_URL` is not set.
 const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 
-/// What the `--json` events of one run say.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct CodexResult {
-    /// The text of the last `agent_message` item.
-    pub answer: Option<String>,
-    /// The `usage` of every `turn.completed` event, summed.
-    pub usage: Option<TokenUsage>,
-    /// Every completed tool item: MCP calls as `mcp__<server>__<tool>` with their
-    /// arguments, and Codex's own (`command_execution`, `web_search`, `file_change`).
-    pub tool_uses: Vec<AgentToolCall>,
-    /// The error of a `turn.failed` event, else of the last `error` event.
-    pub error: Option<String>,
-    /// A `turn.completed` event arrived.
-    pub completed: bool,
-}
+/// What its events say (`CliEvents`, named for this program).
+pub type CodexResult = CliEvents;
 
 /// Reads the JSONL events of `codex exec --json`; lines that are not JSON are skipped.
 pub fn parse_codex_events(stdout: &str) -> CodexResult {
@@ -205,43 +191,8 @@ async fn try_run_codex(model: Option<&str>, run: &AgentRun<'_>) -> Result<AgentO
     }
     let env = env_with(run, extra);
     let finished = CODEX.run(program, args, env, run).await?;
-    Ok(outcome_of(finished, run))
-}
-
-/// The outcome of a finished `codex exec`: its answer, and why it failed when it did;
-/// stderr opens with the usage line.
-fn outcome_of(finished: Finished, run: &AgentRun<'_>) -> AgentOutcome {
-    let parsed = parse_codex_events(&finished.stdout);
-    let completed = (!parsed.completed).then_some("turn.completed event");
-    let reason = CODEX.failure_reason(
-        &finished,
-        run.timeout,
-        parsed.error.as_deref(),
-        completed,
-        run,
-    );
-    let stderr = match &parsed.usage {
-        Some(usage) => format!(
-            "usage: {} input, {} output tokens\n{}",
-            usage.prompt_tokens, usage.completion_tokens, finished.stderr
-        ),
-        None => finished.stderr,
-    };
-    AgentOutcome {
-        passed: reason.is_empty(),
-        reason,
-        answer: parsed.answer.unwrap_or_default(),
-        stdout: finished.stdout,
-        stderr,
-        usage: parsed.usage,
-        // Codex does not count its model requests; the harness takes the LLM proxy's count.
-        turns: None,
-        tool_call_count: (parsed.completed || !parsed.tool_uses.is_empty())
-            .then(|| u32::try_from(parsed.tool_uses.len()).unwrap_or(u32::MAX)),
-        tool_calls: parsed.tool_uses,
-        // Asked with --version after the run (harness::phases).
-        version: None,
-    }
+    let events = parse_codex_events(&finished.stdout);
+    Ok(CODEX.outcome(finished, events, "turn.completed event", run))
 }
 
 #[cfg(test)]

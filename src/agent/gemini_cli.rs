@@ -12,10 +12,9 @@ use std::ffi::OsString;
 
 use serde_json::{Value, json};
 
-use super::cli::{CliProgram, env_with, private_dir, write_file};
+use super::cli::{CliEvents, CliProgram, env_with, private_dir, write_file};
 use super::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::llm::TokenUsage;
-use crate::process::Finished;
 use crate::trace::AgentToolCall;
 
 /// The npm package that provides `gemini`.
@@ -30,22 +29,8 @@ pub(super) const GEMINI: CliProgram = CliProgram {
     key_var: "GEMINI_API_KEY",
 };
 
-/// What the stream-json events of one run say.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct GeminiResult {
-    /// The assistant's text after its last tool use (its deltas joined).
-    pub answer: Option<String>,
-    /// The `stats` of the `result` event.
-    pub usage: Option<TokenUsage>,
-    /// Every `tool_use` event: `tool_name` (MCP tools as `mcp_<server>_<tool>`) and
-    /// `parameters`.
-    pub tool_uses: Vec<AgentToolCall>,
-    /// The error of a `result` event whose status is not `success`, else of the last
-    /// `error` event.
-    pub error: Option<String>,
-    /// A `result` event arrived.
-    pub completed: bool,
-}
+/// What its events say (`CliEvents`, named for this program).
+pub type GeminiResult = CliEvents;
 
 /// Reads the `--output-format stream-json` events of `gemini`; lines that are not JSON are
 /// skipped.
@@ -185,43 +170,8 @@ async fn try_run_gemini_cli(
         extra.push(("GEMINI_API_KEY", key.into()));
     }
     let finished = GEMINI.run(program, args, env_with(run, extra), run).await?;
-    Ok(outcome_of(finished, run))
-}
-
-/// The outcome of a finished `gemini`: its answer, and why it failed when it did; stderr
-/// opens with the usage line.
-fn outcome_of(finished: Finished, run: &AgentRun<'_>) -> AgentOutcome {
-    let parsed = parse_gemini_events(&finished.stdout);
-    let completed = (!parsed.completed).then_some("result event");
-    let reason = GEMINI.failure_reason(
-        &finished,
-        run.timeout,
-        parsed.error.as_deref(),
-        completed,
-        run,
-    );
-    let stderr = match &parsed.usage {
-        Some(usage) => format!(
-            "usage: {} input, {} output tokens\n{}",
-            usage.prompt_tokens, usage.completion_tokens, finished.stderr
-        ),
-        None => finished.stderr,
-    };
-    AgentOutcome {
-        passed: reason.is_empty(),
-        reason,
-        answer: parsed.answer.unwrap_or_default(),
-        stdout: finished.stdout,
-        stderr,
-        usage: parsed.usage,
-        // Gemini CLI does not count its model requests; the harness takes the LLM proxy's.
-        turns: None,
-        tool_call_count: (parsed.completed || !parsed.tool_uses.is_empty())
-            .then(|| u32::try_from(parsed.tool_uses.len()).unwrap_or(u32::MAX)),
-        tool_calls: parsed.tool_uses,
-        // Asked with --version after the run (harness::phases).
-        version: None,
-    }
+    let events = parse_gemini_events(&finished.stdout);
+    Ok(GEMINI.outcome(finished, events, "result event", run))
 }
 
 #[cfg(test)]
