@@ -526,6 +526,11 @@ fn snapshots_are_written_for_review_compared_and_strict_mode_fails_on_a_change()
 /// `cargo nextest` on this package's `fixture` test binary running `fixture` (a directory
 /// under tests/fixtures): one process per task.
 fn nextest(fixture: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    nextest_into(&format!("nextest-{fixture}"), fixture, args, env)
+}
+
+/// [`nextest`] with the output directory `<CARGO_TARGET_TMPDIR>/<output>`.
+fn nextest_into(output: &str, fixture: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO"))
         .args([
             "nextest",
@@ -542,11 +547,64 @@ fn nextest(fixture: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
         .env("RUST_BACKTRACE", "0")
         .env(
             "MCPEVAL_OUTPUT_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("nextest-{fixture}")),
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join(output),
         )
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap()
+}
+
+/// The test names of the task table of an HTML report, in its order.
+fn page_tasks(page: &Path) -> Vec<String> {
+    let html = std::fs::read_to_string(page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+    let table = &html[html.find(r#"id="task-table""#).unwrap()..];
+    let table = &table[..table.find("</table>").unwrap()];
+    table
+        .split(r#"<tr data-id=""#)
+        .skip(1)
+        .map(|row| row[..row.find('"').unwrap()].to_owned())
+        .collect()
+}
+
+#[test]
+fn under_nextest_the_tests_of_one_run_make_one_html_report() {
+    if !nextest_available() {
+        return;
+    }
+    let output = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nextest-page");
+    let _ = std::fs::remove_dir_all(&output);
+    let page = output.join("report.html");
+    let out = nextest_into(
+        "nextest-page",
+        "failing",
+        &["-E", "test(/::(passes|tools-used|verify-fails)$/)"],
+        &[],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(100),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Each test is a process of its own; the page holds the three of the run.
+    assert_eq!(
+        page_tasks(&page),
+        [
+            "failing::passes",
+            "failing::tools-used",
+            "failing::verify-fails"
+        ]
+    );
+    // The next run's page holds its own test, not the results files left by the one before.
+    let out = nextest_into("nextest-page", "failing", &["-E", "test(/::passes$/)"], &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(page_tasks(&page), ["failing::passes"]);
+    let files = std::fs::read_dir(output.join("results")).unwrap().flatten();
+    assert_eq!(files.count(), 3, "the first run's results files stay");
 }
 
 #[test]

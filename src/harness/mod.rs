@@ -11,6 +11,7 @@ mod agent_phase;
 mod case;
 mod llm_phase;
 mod message;
+mod page;
 mod phases;
 mod results;
 mod run;
@@ -146,9 +147,11 @@ impl Harness {
                 options.output_dir.join("results").display()
             );
         }
-        // Under nextest every process runs one test: `mcpeval report --html` makes the page.
-        if !results.is_empty() && std::env::var_os("NEXTEST").is_none() {
-            write_html_report(results, &options.output_dir);
+        if !results.is_empty() {
+            match page::nextest_run_id() {
+                Some(run) => page::write_nextest_page(&run, &options.output_dir),
+                None => page::write_process_page(results, &options.output_dir),
+            }
         }
         if let Some(signal) = crate::interrupt::interrupted() {
             // Every run's processes are gone by now; this only catches one that is not.
@@ -284,16 +287,4 @@ pub fn discover_eval_files(dir: &Path) -> Result<Vec<PathBuf>, ConfigErrors> {
         return Err(ConfigError::file(dir, "no eval file (`kind: Eval`) found here").into());
     }
     Ok(evals)
-}
-
-/// Writes `<output dir>/report.html`, the page of this process's runs, and prints its path
-/// (or why it could not be written).
-fn write_html_report(mut results: Vec<crate::report::TaskResult>, output_dir: &Path) {
-    results.sort_by(|a, b| (&a.test_name, a.run_index).cmp(&(&b.test_name, b.run_index)));
-    let path = output_dir.join("report.html");
-    let report = crate::report::merge(results);
-    match crate::report::write_html(&report, "mcpeval report", &path) {
-        Ok(()) => eprintln!("  html report: {}", path.display()),
-        Err(e) => eprintln!("mcpeval: {e}"),
-    }
 }

@@ -127,6 +127,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         llm_calls: report.llm.iter().filter_map(llm_calls).collect(),
         duration_ms: duration.as_secs_f64() * 1000.0,
         run_index: run.map(|(index, _)| index),
+        nextest_run_id: super::page::nextest_run_id(),
         total_runs: run.map(|(_, total)| total),
     }
 }
@@ -143,6 +144,7 @@ pub fn unloaded_result(case: &TaskCase, eval: &Eval, task_name: &str, error: &st
         reasons: vec![error.to_owned()],
         failure_message: Some(error.to_owned()),
         agent_name: eval.agent.name().to_owned(),
+        nextest_run_id: super::page::nextest_run_id(),
         ..TaskResult::default()
     }
 }

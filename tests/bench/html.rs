@@ -2,7 +2,9 @@
 //!
 //! Prints the size of the page of 500 made-up task runs of 10 evals (3 agents): each with
 //! a setup and a verify step (about 400 bytes of output each), 6 MCP tool calls with JSON
-//! arguments and a 1 KB result, an answer of 300 bytes; one run in ten failed, with a
+//! arguments and a 1 KB result (JSON rows of made-up pods, their names, addresses and times
+//! drawn at random: text that compresses like real results, not a repeated phrase), an
+//! answer of 300 bytes; one run in ten failed, with a
 //! failed assertion, a snapshot diff and its failure message (3 KB). Then the same with
 //! 20 KB tool results (the page keeps at most 64 KB of each text of a failed run, 2 KB of
 //! a passed one), and the time the rendering took. `MCPEVAL_BENCH_HTML=FILE` keeps the last
@@ -33,13 +35,39 @@ fn main() {
         if let Some(file) = std::env::var_os("MCPEVAL_BENCH_HTML") {
             let _ = std::fs::write(file, &html);
         }
+        let took = started.elapsed();
         println!(
-            "500 task runs, 6 tool calls each, {result_bytes}-byte tool results: {:.2} MB ({} bytes), rendered in {:.0} ms",
-            html.len() as f64 / (1024.0 * 1024.0),
+            "500 task runs, 6 tool calls each, {result_bytes}-byte tool results: {:.2} MB ({} bytes; the runs' markup {:.2} MB before compression), rendered in {:.0} ms",
+            megabytes(html.len()),
             html.len(),
-            started.elapsed().as_secs_f64() * 1000.0
+            megabytes(inflated_runs(&html)),
+            took.as_secs_f64() * 1000.0
         );
     }
+}
+
+fn megabytes(bytes: usize) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// The size of the runs' markup the page holds compressed (`#runs-data`).
+fn inflated_runs(html: &str) -> usize {
+    use base64::Engine as _;
+    use std::io::Read as _;
+    let start = html
+        .find(r#"id="runs-data""#)
+        .expect("the page holds #runs-data");
+    let data = &html[start..];
+    let data = &data[data.find('>').unwrap() + 1..];
+    let data = &data[..data.find('<').unwrap()];
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data.trim())
+        .expect("#runs-data is base64");
+    let mut markup = String::new();
+    flate2::read::GzDecoder::new(&bytes[..])
+        .read_to_string(&mut markup)
+        .expect("#runs-data is gzip");
+    markup.len()
 }
 
 fn task(i: usize, result_bytes: usize) -> TaskResult {
@@ -55,7 +83,6 @@ fn task(i: usize, result_bytes: usize) -> TaskResult {
         start_offset_ms: Some(start),
         duration_ms: Some(40.0),
     };
-    let text = "lorem ipsum dolor sit amet ".repeat(result_bytes / 27);
     let calls = (0..6)
         .map(|c| CallRecord {
             server_name: "kubernetes".into(),
@@ -65,7 +92,7 @@ fn task(i: usize, result_bytes: usize) -> TaskResult {
                 json!({"namespace": "default", "labelSelector": format!("app=web-{c}")}),
             ),
             outcome: "ok".into(),
-            result: json!({"content": [{"type": "text", "text": text}]}),
+            result: json!({"content": [{"type": "text", "text": pods(i * 6 + c, result_bytes)}]}),
             start_offset_ms: 100.0 + c as f64 * 300.0,
             duration_ms: 25.0,
             result_tokens: Some(result_bytes / 4),
@@ -123,4 +150,36 @@ fn task(i: usize, result_bytes: usize) -> TaskResult {
         duration_ms: 2100.0,
         ..TaskResult::default()
     }
+}
+
+/// About `bytes` of JSON rows of pods, drawn from `seed` (a linear congruential generator:
+/// the same page every run).
+fn pods(seed: usize, bytes: usize) -> String {
+    let mut state = (seed as u64).wrapping_mul(6364136223846793005) ^ 1442695040888963407;
+    let mut next = |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    let phases = ["Running", "Pending", "Succeeded", "Failed", "Unknown"];
+    let mut text = String::from("[");
+    while text.len() < bytes {
+        text.push_str(&format!(
+            r#"{{"name":"web-{:06x}","namespace":"team-{}","phase":"{}","podIP":"10.{}.{}.{}","restarts":{},"started":"2026-11-{:02}T{:02}:{:02}:{:02}Z"}},"#,
+            next(1 << 24),
+            next(12),
+            phases[next(5) as usize],
+            next(256),
+            next(256),
+            next(256),
+            next(9),
+            1 + next(28),
+            next(24),
+            next(60),
+            next(60)
+        ));
+    }
+    text.push(']');
+    text
 }

@@ -3,7 +3,10 @@
 //! run its timeline, failed assertions, snapshot diff and step outputs.
 //!
 //! The page is rendered by minijinja from `report.html` with HTML auto-escaping: every
-//! value from a results file is text on the page, never markup. Its script honours URL
+//! value from a results file is text on the page, never markup. The runs' details
+//! (`runs.html`, most of the page) are held gzip-compressed and base64-encoded in an inert
+//! `<script type="application/octet-stream">`; the page's script inflates them with the
+//! browser's `DecompressionStream` into `<section id="runs">`. Its script honours URL
 //! parameters (`?status=failed&eval=demo&label=area=users&agent=…&q=…&sort=duration&desc=1&theme=dark&open=all`)
 //! and opens the run an anchor names (`report.html#demo::arithmetic`).
 
@@ -20,6 +23,7 @@ use super::Report;
 pub use view::anchor;
 
 const TEMPLATE: &str = include_str!("report.html");
+const RUNS: &str = include_str!("runs.html");
 const STYLE: &str = include_str!("report.css");
 const SCRIPT: &str = include_str!("report.js");
 
@@ -45,14 +49,33 @@ pub enum HtmlError {
 pub fn render_html(report: &Report, title: &str, base: &Path) -> Result<String, HtmlError> {
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)?;
-    let page = view::page(report, title, base);
+    env.add_template("runs.html", RUNS)?;
+    let page = Value::from_serialize(view::page(report, title, base));
+    let runs = env
+        .get_template("runs.html")?
+        .render(minijinja::context! { page => page.clone() })?;
     let template = env.get_template("report.html")?;
     let html = template.render(minijinja::context! {
-        page => Value::from_serialize(&page),
+        page => page,
+        runs_encoding => "gzip-base64",
+        // Base64 holds no character HTML gives a meaning to (`/` would be escaped).
+        runs_data => Value::from_safe_string(gzip_base64(&runs)),
         style => Value::from_safe_string(STYLE.to_owned()),
         script => Value::from_safe_string(SCRIPT.to_owned()),
     })?;
     Ok(html)
+}
+
+/// `text` gzip-compressed, then base64-encoded (standard alphabet, padded): what
+/// `DecompressionStream("gzip")` inflates after `atob`. Base64 needs no escaping in HTML.
+fn gzip_base64(text: &str) -> String {
+    use base64::Engine as _;
+    use std::io::Write as _;
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    // Writing into a Vec cannot fail.
+    let _ = gzip.write_all(text.as_bytes());
+    let bytes = gzip.finish().unwrap_or_default();
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// Renders the page of `report` into `path` (its directory created), atomically: a reader
