@@ -231,6 +231,16 @@ fn the_timeline_shows_steps_calls_and_the_recorded_llm_turns() {
         .map(|ev| ev.split(' ').next().unwrap())
         .collect();
     assert_eq!(kinds, ["agent", "llm", "mcp", "llm", "verify", "llm"]);
+    // Each turn is placed when the run made it; replayed, it took no time of the model's.
+    for turn in llm.split(r#"<li class="ev llm "#).skip(1) {
+        let when = &turn[turn.find(r#"<span class="when">"#).unwrap()..];
+        let when = &when[..when.find("</span>").unwrap()];
+        assert!(
+            when.contains("+") && when.ends_with(" · replayed"),
+            "{when}"
+        );
+        assert!(turn[..turn.find("</summary>").unwrap()].contains(r#"class="bar""#));
+    }
     assert!(llm.contains("tool add {"), "{llm}");
     assert!(llm.contains("The sum is 42."));
 }

@@ -576,6 +576,12 @@ async fn new_episodes_replays_then_records_the_rest() {
         (outcome.used, outcome.replayed, outcome.recorded),
         (ModeUsed::Extended, 1, 1)
     );
+    // Timed by their number in the cassette written: the replayed call took no time.
+    let times: Vec<(usize, bool)> = (outcome.turn_times.iter())
+        .map(|t| (t.seq, t.took.is_some()))
+        .collect();
+    assert_eq!(times, [(1, false), (2, true)]);
+    assert!(outcome.turn_times[0].asked <= outcome.turn_times[1].asked);
     assert!(
         !signal.is_cancelled(),
         "new_episodes goes live instead of failing"
@@ -591,8 +597,13 @@ async fn new_episodes_replays_then_records_the_rest() {
         &machine(),
     );
     let (answers, outcome) = run(replay, false, &requests, None).await;
-    assert_eq!(outcome.unwrap().replayed, 2);
+    let outcome = outcome.unwrap();
+    assert_eq!(outcome.replayed, 2);
     assert_eq!(answers[1].json()["content"][1]["text"], "The sum is 5.");
+    let times: Vec<(usize, bool)> = (outcome.turn_times.iter())
+        .map(|t| (t.seq, t.took.is_some()))
+        .collect();
+    assert_eq!(times, [(1, false), (2, false)]);
 }
 
 #[tokio::test]
@@ -880,6 +891,8 @@ async fn a_stream_reaches_the_agent_as_it_arrives_and_is_recorded_whole() {
             .await
             .expect("the first event arrives while the upstream holds the rest");
     assert!(String::from_utf8_lossy(&first).contains("message_start"));
+    let held = std::time::Duration::from_millis(300);
+    tokio::time::sleep(held).await;
     gate.notify_one();
     let mut rest = String::new();
     while let Some(chunk) = response.chunk().await.unwrap() {
@@ -888,6 +901,9 @@ async fn a_stream_reaches_the_agent_as_it_arrives_and_is_recorded_whole() {
     assert!(rest.contains("message_stop"), "{rest}");
     let outcome = proxy.finish().await.unwrap();
     assert_eq!(outcome.recorded, 1);
+    // The call's time runs to the stream's last byte, not to its first.
+    let took = outcome.turn_times[0].took.expect("a live answer is timed");
+    assert!(took >= held, "{took:?}");
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();
     assert_eq!(
         file["interactions"][0]["response"]["sse"]

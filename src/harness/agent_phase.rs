@@ -190,6 +190,7 @@ mod tests {
                 refused: Vec::new(),
                 problems: Vec::new(),
                 last_refusal: last_refusal.map(str::to_owned),
+                turn_times: Vec::new(),
             }),
             failure: None,
         }

@@ -12,7 +12,7 @@ use crate::proxy::ServerFailure;
 use super::run_report::LlmRecord;
 use super::verdict::Verdict;
 use crate::report::{
-    AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, PhaseOutput,
+    AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, LlmTurnTime, PhaseOutput,
     ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate, ToolTokens,
 };
 use crate::steps::{Span, StepResult, phase_passed};
@@ -124,7 +124,9 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         },
         verify_output: phase(&report.verify, offsets),
         cleanup_output: phase(&report.cleanup, offsets),
-        llm_calls: report.llm.iter().filter_map(llm_calls).collect(),
+        llm_calls: (report.llm.iter())
+            .filter_map(|record| llm_calls(record, offsets))
+            .collect(),
         duration_ms: duration.as_secs_f64() * 1000.0,
         run_index: run.map(|(index, _)| index),
         nextest_run_id: super::page::nextest_run_id(),
@@ -158,8 +160,21 @@ fn server_failure(failure: &ServerFailure) -> ServerFailureRecord {
     }
 }
 
-fn llm_calls(record: &LlmRecord) -> Option<LlmCalls> {
+fn llm_calls(record: &LlmRecord, offsets: Offsets) -> Option<LlmCalls> {
     let outcome = record.outcome.as_ref()?;
+    let turns = (outcome.turn_times.iter())
+        .filter_map(|time| {
+            let asked = Span {
+                start: time.asked,
+                duration: time.took.unwrap_or_default(),
+            };
+            Some(LlmTurnTime {
+                seq: time.seq,
+                start_offset_ms: offsets.start_ms(Some(asked))?,
+                duration_ms: time.took.and(offsets.duration_ms(Some(asked))),
+            })
+        })
+        .collect();
     Some(LlmCalls {
         who: record.who.to_owned(),
         api: record.api.name().to_owned(),
@@ -169,6 +184,7 @@ fn llm_calls(record: &LlmRecord) -> Option<LlmCalls> {
         replayed: outcome.replayed,
         recorded: outcome.recorded,
         passed_through: outcome.passed_through,
+        turns,
     })
 }
 

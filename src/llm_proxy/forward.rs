@@ -46,9 +46,13 @@ impl Capture {
             normalized: self.normalized,
             response: RecordedResponse::capture(status, content_type, body),
         };
+        let answered = std::time::Instant::now();
         let mut state = lock(&self.shared.state);
         if let Some(slot) = state.written.get_mut(self.index) {
             *slot = Some(interaction);
+        }
+        if let Some(time) = (state.times.iter_mut()).find(|t| t.slot == Some(self.index)) {
+            time.answered = Some(answered);
         }
         state.recorded += 1;
     }

@@ -60,7 +60,7 @@ pub use divergence::{ClosestRecording, DifferenceAbout, Divergence, FirstDiffere
 pub use error::LlmProxyError;
 pub use mode::{ModeUsed, RECORD_MODE_VAR, RecordMode, RecordModeError};
 pub use normalize::PathMask;
-pub use outcome::LlmProxyOutcome;
+pub use outcome::{LlmProxyOutcome, TurnTime};
 pub use turns::{RecordedTurn, recorded_turns};
 
 use cassette::CassetteParts;

@@ -1,6 +1,7 @@
 //! What a finished run did with its cassette, and writing the cassette it recorded.
 
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use super::cassette::{Cassette, CassetteMeta, CassetteParts, write_atomically};
 use super::divergence::{Divergence, Unplayed};
@@ -39,6 +40,20 @@ pub struct LlmProxyOutcome {
     /// Unauthorized: invalid x-api-key`). An agent that turns such an error into an
     /// ordinary answer (Claude Code over ACP) still fails the task with it.
     pub last_refusal: Option<String>,
+    /// When each model call of the cassette (as it stands after the run) was asked and how
+    /// long its live answer took, by its number in the cassette.
+    pub turn_times: Vec<TurnTime>,
+}
+
+/// When one model call of the cassette was asked, and how long it took to answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnTime {
+    /// Its number in the cassette, from 1 (what [`RecordedTurn::seq`](super::RecordedTurn) says).
+    pub seq: usize,
+    /// When the agent asked.
+    pub asked: Instant,
+    /// How long the live answer took, to its last byte; `None` when it was replayed.
+    pub took: Option<Duration>,
 }
 
 impl LlmProxyOutcome {
@@ -83,7 +98,34 @@ pub(crate) fn finish(shared: &Shared) -> Result<LlmProxyOutcome, LlmProxyError> 
         refused: state.refused.clone(),
         problems: state.problems.clone(),
         last_refusal: last_refusal(shared, &state),
+        turn_times: turn_times(&state),
     })
+}
+
+/// The calls' times by their number in the cassette: the one written (numbered by the
+/// slots that hold an answer), else the one replayed.
+fn turn_times(state: &RunState) -> Vec<TurnTime> {
+    let rewritten = state.record && state.live;
+    let mut seq_of_slot = Vec::with_capacity(state.written.len());
+    let mut next = 0;
+    for slot in &state.written {
+        next += usize::from(slot.is_some());
+        seq_of_slot.push(slot.as_ref().map(|_| next));
+    }
+    (state.times.iter())
+        .filter_map(|time| {
+            let seq = if rewritten {
+                seq_of_slot.get(time.slot?).copied().flatten()?
+            } else {
+                time.replayed_seq?
+            };
+            Some(TurnTime {
+                seq,
+                asked: time.asked,
+                took: time.answered.map(|at| at.duration_since(time.asked)),
+            })
+        })
+        .collect()
 }
 
 fn last_refusal(shared: &Shared, state: &RunState) -> Option<String> {

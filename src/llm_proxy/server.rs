@@ -2,6 +2,7 @@
 //! cassette or forwarded; anything else gets 404.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -14,7 +15,7 @@ use super::divergence::Divergence;
 use super::forward::{self, Capture};
 use super::matching::Replay;
 use super::normalize::{request_key, without_key_param};
-use super::state::{ApiRequest, RunState, Shared, api_error};
+use super::state::{ApiRequest, CallTime, RunState, Shared, api_error};
 use crate::lock::lock;
 use crate::secret;
 
@@ -111,6 +112,7 @@ fn api_request(
 }
 
 fn decide(shared: &Shared, request: &ApiRequest) -> Decision {
+    let asked = Instant::now();
     let mut state = lock(&shared.state);
     state.requests += 1;
     if state.agent_now.is_none() {
@@ -128,9 +130,17 @@ fn decide(shared: &Shared, request: &ApiRequest) -> Decision {
             state.replayed += 1;
             let body = (response.status >= 400).then(|| response.body());
             state.note_answer(response.status, body.as_deref().map(str::as_bytes));
-            if record {
+            let replayed_seq = Some(interaction.seq);
+            let slot = record.then(|| {
                 state.written.push(Some(interaction));
-            }
+                state.written.len() - 1
+            });
+            state.times.push(CallTime {
+                replayed_seq,
+                slot,
+                asked,
+                answered: None,
+            });
             return Decision::Replay(response);
         }
         if !record {
@@ -145,7 +155,14 @@ fn decide(shared: &Shared, request: &ApiRequest) -> Decision {
     }
     if state.record {
         state.written.push(None);
-        Decision::Forward(Some(state.written.len() - 1))
+        let slot = state.written.len() - 1;
+        state.times.push(CallTime {
+            replayed_seq: None,
+            slot: Some(slot),
+            asked,
+            answered: None,
+        });
+        Decision::Forward(Some(slot))
     } else {
         state.passed_through += 1;
         Decision::Forward(None)

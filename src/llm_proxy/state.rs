@@ -2,6 +2,7 @@
 //! one model call as the proxy sees it; and the proxy's own answers in an API's error shape.
 
 use std::sync::Mutex;
+use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode};
@@ -53,6 +54,21 @@ pub(crate) struct RunState {
     /// The status of the API's latest answer (live or replayed) and, for an error, its
     /// message: whether the agent's last model call was refused.
     pub(crate) last_answer: Option<(u16, Option<String>)>,
+    /// When each model call of the cassette was asked and answered.
+    pub(crate) times: Vec<CallTime>,
+}
+
+/// When one model call that is (or will be) in the cassette was asked and answered.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallTime {
+    /// Its number in the cassette that was replayed.
+    pub(crate) replayed_seq: Option<usize>,
+    /// Its slot in `RunState::written`, when the run records.
+    pub(crate) slot: Option<usize>,
+    pub(crate) asked: Instant,
+    /// When the live answer was whole; `None` for a replayed one (answered at once) and one
+    /// that never ended.
+    pub(crate) answered: Option<Instant>,
 }
 
 impl RunState {

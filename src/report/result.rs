@@ -261,6 +261,23 @@ pub struct LlmCalls {
     pub recorded: usize,
     /// Calls answered live, not recorded.
     pub passed_through: usize,
+    /// When each call of the cassette was asked, and how long a live answer took (absent
+    /// when no call is in the cassette, and in older results files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<LlmTurnTime>,
+}
+
+/// When one model call of a cassette was made during the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LlmTurnTime {
+    /// Its number in the cassette, from 1.
+    pub seq: usize,
+    /// When the agent asked, from the start of the run.
+    pub start_offset_ms: f64,
+    /// How long the live answer took, to its last byte; absent when it was replayed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
 }
 
 /// The token cost of what a run's servers put into the agent's context.

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::shown::{MAX_SHOWN, MAX_SHOWN_PASSED, Shown, millis};
 use crate::llm_proxy::{RecordedTurn, recorded_turns};
-use crate::report::{CallRecord, PhaseOutput, TaskResult};
+use crate::report::{CallRecord, LlmTurnTime, PhaseOutput, TaskResult};
 
 /// One entry of a timeline.
 #[derive(Serialize)]
@@ -49,10 +49,10 @@ pub(super) fn timeline(result: &TaskResult, base: &Path) -> Vec<Event> {
     calls.sort_by_key(|call| call.position);
     let mut calls: VecDeque<&CallRecord> = calls.into();
     match turns(result, "agent", base) {
-        Ok(Some(turns)) => {
+        Ok(Some((turns, times))) => {
             for turn in turns {
                 let asked = tools_asked(&turn.reply);
-                events.push(llm_event(&turn, limit));
+                events.push(llm_event(&turn, times, (span, limit)));
                 // The MCP calls this turn asked for come next (matched by name, in order).
                 for tool in asked {
                     match calls.front() {
@@ -75,7 +75,9 @@ pub(super) fn timeline(result: &TaskResult, base: &Path) -> Vec<Event> {
     );
     steps(&mut events, "verify", &result.verify_output, (span, limit));
     match turns(result, "judge", base) {
-        Ok(Some(turns)) => events.extend(turns.iter().map(|turn| llm_event(turn, limit))),
+        Ok(Some((turns, times))) => {
+            events.extend((turns.iter()).map(|turn| llm_event(turn, times, (span, limit))))
+        }
         Ok(None) => {}
         Err(note) => events.push(note_event(note)),
     }
@@ -202,15 +204,25 @@ fn result_text(result: &Value, limit: usize) -> Shown {
     }
 }
 
-fn llm_event(turn: &RecordedTurn, limit: usize) -> Event {
+/// A recorded model call, timed when the run made it (`times`, by its number in the
+/// cassette): a live answer with its duration, a replayed one as `replayed`.
+fn llm_event(turn: &RecordedTurn, times: &[LlmTurnTime], (span, limit): (Span, usize)) -> Event {
     let model = turn.model.as_deref().unwrap_or("");
+    let time = times.iter().find(|time| time.seq == turn.seq);
     Event {
         kind: "llm",
         title: format!("LLM turn {} {} {model}", turn.seq, turn.path),
         status: if turn.status < 400 { "ok" } else { "error" },
-        at: String::new(),
-        took: String::new(),
-        bar: None,
+        at: time.map_or_else(String::new, |t| at_text(t.start_offset_ms)),
+        took: match time {
+            Some(LlmTurnTime {
+                duration_ms: Some(ms),
+                ..
+            }) => millis(*ms),
+            Some(_) => "replayed".to_owned(),
+            None => String::new(),
+        },
+        bar: time.map(|t| span.bar(t.start_offset_ms, t.duration_ms.unwrap_or_default())),
         reason: String::new(),
         blocks: vec![
             ("new input", Shown::json(&turn.input, limit)),
@@ -232,9 +244,16 @@ fn note_event(note: String) -> Event {
     }
 }
 
+/// The recorded turns of a cassette, with when the run made them.
+type TimedTurns<'a> = (Vec<RecordedTurn>, &'a [LlmTurnTime]);
+
 /// The recorded turns of `who` (`agent`, `judge`) from the cassette the results name, when
 /// the file is there; a note when it cannot be read.
-fn turns(result: &TaskResult, who: &str, base: &Path) -> Result<Option<Vec<RecordedTurn>>, String> {
+fn turns<'a>(
+    result: &'a TaskResult,
+    who: &str,
+    base: &Path,
+) -> Result<Option<TimedTurns<'a>>, String> {
     let Some(calls) = result.llm_calls.iter().find(|c| c.who == who) else {
         return Ok(None);
     };
@@ -245,7 +264,8 @@ fn turns(result: &TaskResult, who: &str, base: &Path) -> Result<Option<Vec<Recor
         path.to_path_buf()
     };
     let section = (who != "agent").then_some(who);
-    recorded_turns(&path, section).map_err(|e| format!("LLM turns not shown: {e}"))
+    let turns = recorded_turns(&path, section).map_err(|e| format!("LLM turns not shown: {e}"))?;
+    Ok(turns.map(|turns| (turns, calls.turns.as_slice())))
 }
 
 /// The tool names a reply asks for (its `tool NAME …` lines).
