@@ -244,6 +244,7 @@ fn failure_reason(finished: &Finished, parsed: &ClaudeResult, timeout: Duration)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::test_runs::with_empty_path;
 
     #[test]
     fn parses_the_result_line() {
@@ -296,19 +297,7 @@ not json
 
     #[tokio::test]
     async fn a_missing_claude_names_the_npm_package() {
-        let dir = tempfile::tempdir().unwrap();
-        let env = [("PATH".to_owned(), dir.path().display().to_string())];
-        let run = AgentRun {
-            prompt: "hi",
-            servers: &[],
-            mcp_config_file: &dir.path().join("m.json"),
-            work_dir: dir.path(),
-            private_dir: &dir.path().join("c"),
-            env: &env,
-            live: false,
-            timeout: Duration::from_secs(5),
-        };
-        let outcome = run_claude_code(None, &run).await;
+        let outcome = with_empty_path(async |run| run_claude_code(None, run).await).await;
         assert!(!outcome.passed);
         assert!(
             outcome.reason.contains("`claude` is not on PATH")

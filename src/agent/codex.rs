@@ -198,6 +198,7 @@ async fn try_run_codex(model: Option<&str>, run: &AgentRun<'_>) -> Result<AgentO
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::test_runs::with_empty_path;
 
     const EVENTS: &str = r#"{"type":"thread.started","thread_id":"01a2"}
 {"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `m` not found."}}
@@ -304,19 +305,7 @@ default_tools_approval_mode = "approve"
 
     #[tokio::test]
     async fn a_missing_codex_names_the_npm_package() {
-        let dir = tempfile::tempdir().unwrap();
-        let env = [("PATH".to_owned(), dir.path().display().to_string())];
-        let run = AgentRun {
-            prompt: "hi",
-            servers: &[],
-            mcp_config_file: &dir.path().join("m.json"),
-            work_dir: dir.path(),
-            private_dir: &dir.path().join("c"),
-            env: &env,
-            live: false,
-            timeout: std::time::Duration::from_secs(5),
-        };
-        let outcome = run_codex(None, &run).await;
+        let outcome = with_empty_path(async |run| run_codex(None, run).await).await;
         assert!(!outcome.passed);
         assert_eq!(
             outcome.reason,

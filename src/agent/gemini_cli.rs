@@ -177,6 +177,7 @@ async fn try_run_gemini_cli(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::test_runs::with_empty_path;
 
     #[test]
     fn reads_the_last_answer_the_tool_uses_and_the_stats() {
@@ -237,19 +238,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_missing_gemini_names_the_npm_package() {
-        let dir = tempfile::tempdir().unwrap();
-        let env = [("PATH".to_owned(), dir.path().display().to_string())];
-        let run = AgentRun {
-            prompt: "hi",
-            servers: &[],
-            mcp_config_file: &dir.path().join("m.json"),
-            work_dir: dir.path(),
-            private_dir: &dir.path().join("c"),
-            env: &env,
-            live: false,
-            timeout: std::time::Duration::from_secs(5),
-        };
-        let outcome = run_gemini_cli(None, &run).await;
+        let outcome = with_empty_path(async |run| run_gemini_cli(None, run).await).await;
         assert!(!outcome.passed);
         assert_eq!(
             outcome.reason,

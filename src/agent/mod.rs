@@ -149,3 +149,28 @@ pub fn write_agent_mcp_config(path: &Path, servers: &[ProxiedServer]) -> std::io
     let text = serde_json::to_string_pretty(&config).map_err(std::io::Error::other)?;
     std::fs::write(path, text + "\n")
 }
+
+/// Agent runs for unit tests.
+#[cfg(test)]
+pub(crate) mod test_runs {
+    use super::{AgentOutcome, AgentRun};
+
+    /// `agent`'s outcome when nothing is on PATH (an empty directory), no server, 5 s.
+    pub(crate) async fn with_empty_path(
+        agent: impl AsyncFnOnce(&AgentRun<'_>) -> AgentOutcome,
+    ) -> AgentOutcome {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let env = [("PATH".to_owned(), dir.path().display().to_string())];
+        let run = AgentRun {
+            prompt: "hi",
+            servers: &[],
+            mcp_config_file: &dir.path().join("m.json"),
+            work_dir: dir.path(),
+            private_dir: &dir.path().join("c"),
+            env: &env,
+            live: false,
+            timeout: std::time::Duration::from_secs(5),
+        };
+        agent(&run).await
+    }
+}
