@@ -911,3 +911,44 @@ fn a_long_run_says_it_is_still_running_and_in_which_phase() {
         "{stderr}"
     );
 }
+
+#[test]
+fn results_files_of_tests_that_are_gone_or_of_runs_no_longer_made_are_removed() {
+    let output = Path::new(env!("CARGO_TARGET_TMPDIR")).join("stale-results");
+    let _ = std::fs::remove_dir_all(&output);
+    let results = output.join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    let plant = |file: &str, eval: &str, test: &str| {
+        let json = format!(r#"{{"evalName": "{eval}", "testName": "{test}"}}"#);
+        std::fs::write(results.join(file), json).unwrap();
+    };
+    plant("failing__gone.json", "failing", "failing::gone");
+    plant("other__kept.json", "other", "other::kept");
+    plant("failing__passes.run2.json", "failing", "failing::passes");
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .args([
+            "check",
+            "tests/fixtures/failing/eval.yaml",
+            "--",
+            "failing::passes",
+        ])
+        .env("MCPEVAL_OUTPUT_DIR", &output)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("note: removed the results files of tests that are gone: failing::gone"),
+        "{stderr}"
+    );
+    let mut left: Vec<String> = std::fs::read_dir(&results)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    // The task renamed away is gone, another eval's results stay, a run no longer made is
+    // gone, and the test that ran has its one file.
+    assert_eq!(left, ["failing__passes.json", "other__kept.json"]);
+}

@@ -16,6 +16,7 @@ use super::results::{ResultInput, task_result, unloaded_result};
 use super::run::run_task;
 use super::run_report::{RunOptions, RunPhase, RunReport};
 use super::secrets::run_secrets;
+use super::stale::remove_other_results;
 use super::verdict::Verdict;
 use crate::config::{Eval, Task};
 use crate::file_stem::file_stem;
@@ -50,6 +51,11 @@ pub(super) fn run_case(
         Failed::from(message)
     })?;
     let runs = run_count(&task, eval)?;
+    remove_other_results(
+        &options.output_dir.join("results"),
+        &file_stem(&eval.name, &task.name),
+        runs,
+    );
     let min_pass_rate = task.min_pass_rate.or(case.min_pass_rate).unwrap_or(1.0);
     let out = options.output_dir.clone();
     let _lock = TaskLock::acquire(&out, task.parallel || eval.parallel)?;
@@ -121,6 +127,7 @@ fn record_unloaded(eval: &Eval, case: &TaskCase, options: &RunOptions, message: 
     let task_name = case.name.strip_prefix(&prefix).unwrap_or(&case.name);
     let result = unloaded_result(case, eval, task_name, message);
     let stem = file_stem(&eval.name, task_name);
+    remove_other_results(&options.output_dir.join("results"), &stem, 1);
     keep_result(options, result, &stem, &run_secrets(eval, options));
 }
 

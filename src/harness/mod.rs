@@ -18,6 +18,7 @@ mod run;
 mod run_report;
 mod secrets;
 mod servers;
+mod stale;
 mod verdict;
 
 use std::path::{Path, PathBuf};
@@ -129,6 +130,17 @@ impl Harness {
             );
             if must_have {
                 return ExitCode::from(crate::exit::INVALID_CONFIG);
+            }
+        }
+        if !args.list && exact_name(&args).is_none() {
+            let planned = trials.iter().map(Trial::name).collect();
+            let results_dir = options.output_dir.join("results");
+            let removed = stale::remove_unplanned(&results_dir, &planned);
+            if !removed.is_empty() {
+                eprintln!(
+                    "note: removed the results files of tests that are gone: {}",
+                    removed.join(", ")
+                );
             }
         }
         if !args.list
