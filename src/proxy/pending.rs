@@ -58,6 +58,12 @@ impl Pending {
         ids.iter().find_map(|id| self.remove(id))
     }
 
+    /// The one request waiting, removed, when exactly one is.
+    pub(crate) fn take_only(&self) -> Option<(RequestId, String)> {
+        let mut pending = lock(&self.0);
+        (pending.len() == 1).then(|| pending.remove(0))
+    }
+
     /// Every request waiting, removed, in the order sent.
     pub(crate) fn drain(&self) -> Vec<(RequestId, String)> {
         std::mem::take(&mut *lock(&self.0))

@@ -183,13 +183,27 @@ impl Reader {
             mebibytes(size),
             mebibytes(MAX_MESSAGE_SIZE)
         );
-        self.bad_line(&what, &ids, String::new())
+        // Its id may be in the part not kept; a line this big is an answer, and with one
+        // call waiting it is that call's.
+        let call = (self.pending.take_first(&ids)).or_else(|| self.pending.take_only());
+        self.ends_call(call, &what, String::new())
     }
 
     /// Notes a line that cannot be passed on; the call it answers (found by its id) ends
     /// with an error saying why.
     fn bad_line(&self, what: &str, ids: &[RequestId], detail: String) -> Vec<ServerJsonRpcMessage> {
-        match self.pending.take_first(ids) {
+        self.ends_call(self.pending.take_first(ids), what, detail)
+    }
+
+    /// Notes a line that cannot be passed on; `call`, when it answers one, ends with an
+    /// error saying why.
+    fn ends_call(
+        &self,
+        call: Option<(RequestId, String)>,
+        what: &str,
+        detail: String,
+    ) -> Vec<ServerJsonRpcMessage> {
+        match call {
             Some((id, call)) => {
                 let failure = self
                     .faults

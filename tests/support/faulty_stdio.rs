@@ -3,7 +3,8 @@
 //!
 //! - `echo {text}`: answers `echo: <text>`; `fail`: an `isError: true` result.
 //! - `big {bytes}`: a text result of `bytes` bytes; `big_id_last {bytes}`: the same with
-//!   the id written after the result.
+//!   the id written after the result; `big_id_middle {bytes}`: with the id between two
+//!   halves of the line.
 //! - `bad_utf8`: an answer with a byte that is not UTF-8 inside its JSON.
 //! - `not_json`: an answer line that is not JSON.
 //! - `crash {code}`: writes to stderr and exits with `code` while the call waits.
@@ -34,18 +35,27 @@ def text_result(id, text, is_error=False):
     send({"jsonrpc": "2.0", "id": id,
           "result": {"content": [{"type": "text", "text": text}], "isError": is_error}})
 
-def big(id, size, id_last):
-    head = b'{"jsonrpc":"2.0",' + (b'' if id_last else b'"id":%d,' % id)
-    out.write(head + b'"result":{"content":[{"type":"text","text":"')
+def xs(size):
     chunk = b"x" * (1 << 20)
     left = size
     while left > 0:
         out.write(chunk[:min(left, len(chunk))])
         left -= len(chunk)
-    out.write(b'"}]}' + (b',"id":%d}' % id if id_last else b'}') + b"\n")
+
+def big(id, size, where):
+    head = b'{"jsonrpc":"2.0",' + (b'"id":%d,' % id if where == "first" else b'')
+    out.write(head + b'"result":{"content":[{"type":"text","text":"')
+    if where == "middle":
+        xs(size // 2)
+        out.write(b'"}]},"id":%d,"pad":"' % id)
+        xs(size - size // 2)
+        out.write(b'"}\n')
+    else:
+        xs(size)
+        out.write(b'"}]}' + (b',"id":%d}' % id if where == "last" else b'}') + b"\n")
     out.flush()
 
-TOOLS = ["echo", "fail", "big", "big_id_last", "bad_utf8", "not_json", "crash"]
+TOOLS = ["echo", "fail", "big", "big_id_last", "big_id_middle", "bad_utf8", "not_json", "crash"]
 
 for line in sys.stdin.buffer:
     message = json.loads(line)
@@ -67,8 +77,8 @@ for line in sys.stdin.buffer:
             text_result(id, "echo: " + args.get("text", ""))
         elif name == "fail":
             text_result(id, "the tool failed on purpose", True)
-        elif name in ("big", "big_id_last"):
-            big(id, int(args["bytes"]), name == "big_id_last")
+        elif name.startswith("big"):
+            big(id, int(args["bytes"]), {"big": "first", "big_id_last": "last"}.get(name, "middle"))
         elif name == "bad_utf8":
             out.write(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"caf\xe9"}]}}\n' % id)
             out.flush()
