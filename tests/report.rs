@@ -87,7 +87,7 @@ fn report_merges_shards_into_one_report_with_a_summary() {
 }
 
 #[test]
-fn junit_has_one_testcase_per_run_with_times_and_failure_messages() {
+fn junit_has_one_testcase_per_test_with_times_and_failure_messages() {
     let dir = tempfile::tempdir().unwrap();
     let (_, junit, out) = merged(dir.path());
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -95,9 +95,10 @@ fn junit_has_one_testcase_per_run_with_times_and_failure_messages() {
     let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
+    // docs::search ran twice (1 of 2 passed, no minPassRate: it failed): one test case.
     assert_eq!(
         (root.attribute("tests"), root.attribute("failures")),
-        (Some("5"), Some("2"))
+        (Some("4"), Some("2"))
     );
     let suites: Vec<_> = root
         .children()
@@ -114,7 +115,7 @@ fn junit_has_one_testcase_per_run_with_times_and_failure_messages() {
         .descendants()
         .filter(|n| n.has_tag_name("testcase"))
         .collect();
-    assert_eq!(cases.len(), 5);
+    assert_eq!(cases.len(), 4);
     for case in &cases {
         let time: f64 = case.attribute("time").unwrap().parse().unwrap();
         assert!(time > 0.0, "{case:?}");
@@ -139,10 +140,14 @@ fn junit_has_one_testcase_per_run_with_times_and_failure_messages() {
         failure.text().unwrap(),
         "1 assertion failed:\n  toolsUsed (config.taskSets[0]):\n      expected: a tool call <pods_list> & more"
     );
-    assert!(
-        cases
-            .iter()
-            .any(|c| c.attribute("name") == Some("search#2"))
+    let search = cases
+        .iter()
+        .find(|c| c.attribute("name") == Some("search"))
+        .unwrap();
+    let failure = search.children().find(|n| n.is_element()).unwrap();
+    assert_eq!(
+        failure.attribute("message"),
+        Some("1 of 2 runs passed; minPassRate 1")
     );
     let passed = cases
         .iter()
@@ -402,5 +407,69 @@ fn diff_lists_flaky_tasks_apart_from_regressions_with_pass_rate_and_interval() {
         !text(&out.stdout).contains("regressed"),
         "{}",
         text(&out.stdout)
+    );
+}
+
+#[test]
+fn junit_has_one_testcase_per_test_with_failed_runs_of_a_passing_test_as_flaky_failures() {
+    let (dir, _, current) = flaky_result_sets();
+    // The tasks run 3 times with minPassRate 0.6: 2 of 3 passes, 1 of 3 fails.
+    for entry in std::fs::read_dir(Path::new(&current).join("results")).unwrap() {
+        let path = entry.unwrap().path();
+        let mut result: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        if result.get("totalRuns").is_some() {
+            result["minPassRate"] = 0.6.into();
+            std::fs::write(&path, result.to_string()).unwrap();
+        }
+    }
+    let junit = dir.path().join("junit.xml");
+    let out = mcpeval(&["report", &current, "--junit", &junit.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    let root = doc.root_element();
+    // steady, broken (0 of 3), shaky (2 of 3), fresh (1 of 3), added: as cargo test counts.
+    assert_eq!(
+        (root.attribute("tests"), root.attribute("failures")),
+        (Some("5"), Some("2")),
+        "{xml}"
+    );
+    let case = |name: &str| {
+        doc.descendants()
+            .find(|n| n.has_tag_name("testcase") && n.attribute("name") == Some(name))
+            .unwrap_or_else(|| panic!("no testcase {name}:\n{xml}"))
+    };
+    let children = |name: &str| -> Vec<(String, String)> {
+        (case(name).children())
+            .filter(|n| n.is_element())
+            .map(|n| {
+                let tag = n.tag_name().name().to_owned();
+                (tag, n.attribute("message").unwrap_or_default().to_owned())
+            })
+            .collect()
+    };
+    assert_eq!(children("steady"), []);
+    assert_eq!(children("added"), []);
+    let shaky = children("shaky");
+    assert_eq!(shaky.len(), 1, "{shaky:?}");
+    assert_eq!(shaky[0].0, "flakyFailure");
+    assert!(shaky[0].1.starts_with("run 2 of 3 failed"), "{shaky:?}");
+    assert_eq!(
+        children("fresh"),
+        [(
+            "failure".to_owned(),
+            "1 of 3 runs passed; minPassRate 0.6".to_owned()
+        )]
+    );
+    let fresh = case("fresh").children().find(|n| n.is_element()).unwrap();
+    let text = fresh.text().unwrap();
+    assert!(
+        text.contains("===== run 1 of 3 =====") && text.contains("===== run 3 of 3 ====="),
+        "{text}"
+    );
+    assert_eq!(
+        children("broken")[0].1,
+        "0 of 3 runs passed; minPassRate 0.6"
     );
 }

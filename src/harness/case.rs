@@ -66,6 +66,7 @@ pub(super) fn run_case(
         case,
         task: Arc::new(task),
         runs,
+        min_pass_rate,
         options: &options,
         snapshot_checked: false,
         secrets: run_secrets(eval, &options),
@@ -210,6 +211,8 @@ struct CaseRuns<'a> {
     case: &'a TaskCase,
     task: Arc<Task>,
     runs: u32,
+    /// The share of the runs that must pass.
+    min_pass_rate: f64,
     options: &'a Arc<RunOptions>,
     snapshot_checked: bool,
     /// What its messages, snapshot and results must not show.
@@ -346,7 +349,7 @@ impl CaseRuns<'_> {
             failure_message: (!passed).then(|| message.to_owned()),
             snapshot_diff,
             duration: started.elapsed(),
-            run: (self.runs > 1).then_some((index, self.runs)),
+            run: (self.runs > 1).then_some((index, self.runs, self.min_pass_rate)),
         });
         keep_result(self.options, result, run_stem, &self.secrets);
     }

@@ -37,8 +37,8 @@ pub struct ResultInput<'a> {
     pub snapshot_diff: Option<String>,
     /// The run's duration.
     pub duration: Duration,
-    /// `(index from 0, total)` when the task runs several times.
-    pub run: Option<(u32, u32)>,
+    /// `(index from 0, total, minimum pass rate)` when the task runs several times.
+    pub run: Option<(u32, u32, f64)>,
 }
 
 /// Builds the results file of one run.
@@ -128,9 +128,10 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
             .filter_map(|record| llm_calls(record, offsets))
             .collect(),
         duration_ms: duration.as_secs_f64() * 1000.0,
-        run_index: run.map(|(index, _)| index),
+        run_index: run.map(|(index, _, _)| index),
         nextest_run_id: super::page::nextest_run_id(),
-        total_runs: run.map(|(_, total)| total),
+        total_runs: run.map(|(_, total, _)| total),
+        min_pass_rate: run.map(|(_, _, rate)| rate),
     }
 }
 

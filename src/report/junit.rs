@@ -1,69 +1,149 @@
-//! JUnit XML: one test suite per eval, one test case per task run, the failure message as
-//! the failure's text, times in seconds.
+//! JUnit XML: one test suite per eval, one test case per test (as `cargo test` and nextest
+//! count them), the failure message as the failure's text, times in seconds. The runs of a
+//! task that runs several times are one test case that passes or fails as the test did (its
+//! pass rate against `minPassRate`); a failed run of a test that passed is a
+//! `<flakyFailure>`, as nextest and Maven Surefire write a flaky test.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::{Report, run_name};
+use super::{Report, TaskResult};
 
 /// The report as JUnit XML.
 pub fn junit_xml(report: &Report) -> String {
-    let mut by_eval: BTreeMap<&str, Vec<&super::TaskResult>> = BTreeMap::new();
+    // Eval, then test, then run: the runs of one test side by side.
+    let mut by_eval: BTreeMap<&str, BTreeMap<&str, Vec<&TaskResult>>> = BTreeMap::new();
     for result in &report.results {
-        by_eval.entry(&result.eval_name).or_default().push(result);
+        (by_eval.entry(&result.eval_name).or_default())
+            .entry(&result.test_name)
+            .or_default()
+            .push(result);
     }
-    let total_time: f64 = report.results.iter().map(|r| r.duration_ms).sum::<f64>() / 1000.0;
+    let cases: BTreeMap<&str, Vec<TestCase>> = by_eval
+        .into_iter()
+        .map(|(eval, tests)| (eval, tests.into_values().map(TestCase::of).collect()))
+        .collect();
+    let all = cases.values().flatten();
+    let (tests, failures) = (
+        all.clone().count(),
+        all.clone().filter(|c| !c.passed).count(),
+    );
+    let total_time: f64 = all.map(|c| c.seconds).sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
-        "<testsuites name=\"mcpeval\" tests=\"{}\" failures=\"{}\" time=\"{total_time:.3}\">",
-        report.summary.runs, report.summary.failed
+        "<testsuites name=\"mcpeval\" tests=\"{tests}\" failures=\"{failures}\" time=\"{total_time:.3}\">"
     );
-    for (eval, results) in by_eval {
-        let failures = results.iter().filter(|r| !r.task_passed).count();
-        let time: f64 = results.iter().map(|r| r.duration_ms).sum::<f64>() / 1000.0;
+    for (eval, cases) in cases {
+        let failures = cases.iter().filter(|c| !c.passed).count();
+        let time: f64 = cases.iter().map(|c| c.seconds).sum();
         let _ = writeln!(
             out,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" time=\"{time:.3}\">",
             escape(eval),
-            results.len()
+            cases.len()
         );
-        for result in results {
-            let name = run_name(result);
-            let task = name
-                .split_once("::")
-                .map_or(name.as_str(), |(_, task)| task);
-            let _ = write!(
-                out,
-                "    <testcase classname=\"{}\" name=\"{}\" file=\"{}\" time=\"{:.3}\"",
-                escape(eval),
-                escape(task),
-                escape(&result.task_path),
-                result.duration_ms / 1000.0
-            );
-            if result.task_passed {
-                out.push_str("/>\n");
-                continue;
-            }
-            let message = result
-                .task_error
-                .clone()
-                .unwrap_or_else(|| "failed".to_owned());
-            let text = result
-                .failure_message
-                .clone()
-                .unwrap_or_else(|| result.reasons.join("\n"));
-            let _ = writeln!(
-                out,
-                ">\n      <failure message=\"{}\" type=\"mcpeval\">{}</failure>\n    </testcase>",
-                escape(&message),
-                escape(&text)
-            );
+        for case in &cases {
+            case.write(&mut out, eval);
         }
         out.push_str("  </testsuite>\n");
     }
     out.push_str("</testsuites>\n");
     out
+}
+
+/// One test: its runs, together.
+struct TestCase<'a> {
+    runs: Vec<&'a TaskResult>,
+    passed: bool,
+    seconds: f64,
+}
+
+impl<'a> TestCase<'a> {
+    fn of(mut runs: Vec<&'a TaskResult>) -> Self {
+        runs.sort_by_key(|r| r.run_index);
+        let passed_runs = runs.iter().filter(|r| r.task_passed).count();
+        let passed = match runs.as_slice() {
+            [one] => one.task_passed,
+            _ => {
+                let minimum = runs.iter().find_map(|r| r.min_pass_rate).unwrap_or(1.0);
+                passed_runs as f64 / runs.len() as f64 >= minimum
+            }
+        };
+        let seconds = runs.iter().map(|r| r.duration_ms).sum::<f64>() / 1000.0;
+        TestCase {
+            runs,
+            passed,
+            seconds,
+        }
+    }
+
+    fn write(&self, out: &mut String, eval: &str) {
+        let first = self.runs[0];
+        let name = &first.test_name;
+        let task = name
+            .split_once("::")
+            .map_or(name.as_str(), |(_, task)| task);
+        let _ = write!(
+            out,
+            "    <testcase classname=\"{}\" name=\"{}\" file=\"{}\" time=\"{:.3}\"",
+            escape(eval),
+            escape(task),
+            escape(&first.task_path),
+            self.seconds
+        );
+        let failed: Vec<(usize, &TaskResult)> = (self.runs.iter().copied().enumerate())
+            .filter(|(_, r)| !r.task_passed)
+            .collect();
+        if failed.is_empty() && self.passed {
+            out.push_str("/>\n");
+            return;
+        }
+        out.push_str(">\n");
+        let runs = self.runs.len();
+        if self.runs.len() == 1 {
+            element(out, "failure", &message(first), &text(first));
+        } else if self.passed {
+            for (index, run) in failed {
+                let message = format!("run {} of {runs} failed: {}", index + 1, message(run));
+                element(out, "flakyFailure", &message, &text(run));
+            }
+        } else {
+            let minimum = first.min_pass_rate.unwrap_or(1.0);
+            let message = format!(
+                "{} of {runs} runs passed; minPassRate {minimum}",
+                runs - failed.len()
+            );
+            let texts: Vec<String> = (failed.iter())
+                .map(|(index, run)| {
+                    format!("===== run {} of {runs} =====\n{}", index + 1, text(run))
+                })
+                .collect();
+            element(out, "failure", &message, &texts.join("\n\n"));
+        }
+        out.push_str("    </testcase>\n");
+    }
+}
+
+/// A failed run's short message: its error, else `failed`.
+fn message(run: &TaskResult) -> String {
+    run.task_error
+        .clone()
+        .unwrap_or_else(|| "failed".to_owned())
+}
+
+/// A failed run's text: its failure message, else its reasons.
+fn text(run: &TaskResult) -> String {
+    (run.failure_message.clone()).unwrap_or_else(|| run.reasons.join("\n"))
+}
+
+fn element(out: &mut String, tag: &str, message: &str, text: &str) {
+    let _ = writeln!(
+        out,
+        "      <{tag} message=\"{}\" type=\"mcpeval\">{}</{tag}>",
+        escape(message),
+        escape(text)
+    );
 }
 
 /// `text` safe inside XML attributes and text: markup escaped, characters XML 1.0 forbids

@@ -119,6 +119,10 @@ pub struct TaskResult {
     /// How many times the task runs, when more than once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_runs: Option<u32>,
+    /// The share of the runs that must pass for the test to pass, when the task runs more
+    /// than once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_pass_rate: Option<f64>,
     /// The nextest run (`NEXTEST_RUN_ID`) whose test made this result, under nextest: the
     /// results of one run make its HTML report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
