@@ -147,7 +147,7 @@ fn junit_has_one_testcase_per_test_with_times_and_failure_messages() {
     let failure = search.children().find(|n| n.is_element()).unwrap();
     assert_eq!(
         failure.attribute("message"),
-        Some("1 of 2 runs passed; minPassRate 1")
+        Some("1 of 2 runs passed (50%, 95% Wilson interval 9%–91%); minPassRate 1")
     );
     let passed = cases
         .iter()
@@ -459,7 +459,7 @@ fn junit_has_one_testcase_per_test_with_failed_runs_of_a_passing_test_as_flaky_f
         children("fresh"),
         [(
             "failure".to_owned(),
-            "1 of 3 runs passed; minPassRate 0.6".to_owned()
+            "1 of 3 runs passed (33%, 95% Wilson interval 6%–79%); minPassRate 0.6".to_owned()
         )]
     );
     let fresh = case("fresh").children().find(|n| n.is_element()).unwrap();
@@ -470,6 +470,6 @@ fn junit_has_one_testcase_per_test_with_failed_runs_of_a_passing_test_as_flaky_f
     );
     assert_eq!(
         children("broken")[0].1,
-        "0 of 3 runs passed; minPassRate 0.6"
+        "0 of 3 runs passed (0%, 95% Wilson interval 0%–56%); minPassRate 0.6"
     );
 }

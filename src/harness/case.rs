@@ -173,8 +173,7 @@ fn judge_pass_rate(
     };
     let flaky = if count.is_flaky() { "flaky: " } else { "" };
     let summary = format!("{flaky}{}; minPassRate {min_pass_rate}", count.describe());
-    // A tolerance so that 2 of 3 meets a minPassRate written as 0.6667.
-    if count.rate() + 1e-9 >= min_pass_rate {
+    if count.meets(min_pass_rate) {
         if count.passed < count.runs {
             eprintln!("note: {case_name}: {summary}");
         }

@@ -32,6 +32,12 @@ impl PassCount {
         wilson_interval(self.passed, self.runs)
     }
 
+    /// Enough runs passed for a test with `min_pass_rate` to pass (with a tolerance, so
+    /// that 2 of 3 meets a `minPassRate` written as 0.6666666666666666).
+    pub fn meets(&self, min_pass_rate: f64) -> bool {
+        self.rate() + 1e-9 >= min_pass_rate
+    }
+
     /// Some runs passed and some failed.
     pub fn is_flaky(&self) -> bool {
         self.passed > 0 && self.passed < self.runs

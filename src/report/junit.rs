@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::{Report, TaskResult};
+use super::{PassCount, Report, TaskResult};
 
 /// The report as JUnit XML.
 pub fn junit_xml(report: &Report) -> String {
@@ -55,6 +55,9 @@ pub fn junit_xml(report: &Report) -> String {
 /// One test: its runs, together.
 struct TestCase<'a> {
     runs: Vec<&'a TaskResult>,
+    count: PassCount,
+    /// The share of the runs that must pass (1 when the results do not say).
+    min_pass_rate: f64,
     passed: bool,
     seconds: f64,
 }
@@ -62,18 +65,17 @@ struct TestCase<'a> {
 impl<'a> TestCase<'a> {
     fn of(mut runs: Vec<&'a TaskResult>) -> Self {
         runs.sort_by_key(|r| r.run_index);
-        let passed_runs = runs.iter().filter(|r| r.task_passed).count();
-        let passed = match runs.as_slice() {
-            [one] => one.task_passed,
-            _ => {
-                let minimum = runs.iter().find_map(|r| r.min_pass_rate).unwrap_or(1.0);
-                passed_runs as f64 / runs.len() as f64 >= minimum
-            }
+        let count = PassCount {
+            passed: runs.iter().filter(|r| r.task_passed).count(),
+            runs: runs.len(),
         };
+        let min_pass_rate = runs.iter().find_map(|r| r.min_pass_rate).unwrap_or(1.0);
         let seconds = runs.iter().map(|r| r.duration_ms).sum::<f64>() / 1000.0;
         TestCase {
             runs,
-            passed,
+            count,
+            min_pass_rate,
+            passed: count.meets(min_pass_rate),
             seconds,
         }
     }
@@ -109,10 +111,10 @@ impl<'a> TestCase<'a> {
                 element(out, "flakyFailure", &message, &text(run));
             }
         } else {
-            let minimum = first.min_pass_rate.unwrap_or(1.0);
             let message = format!(
-                "{} of {runs} runs passed; minPassRate {minimum}",
-                runs - failed.len()
+                "{}; minPassRate {}",
+                self.count.describe(),
+                self.min_pass_rate
             );
             let texts: Vec<String> = (failed.iter())
                 .map(|(index, run)| {
