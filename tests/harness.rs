@@ -574,10 +574,16 @@ fn under_nextest_the_tests_of_one_run_make_one_html_report() {
     let output = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nextest-page");
     let _ = std::fs::remove_dir_all(&output);
     let page = output.join("report.html");
+    // Four at a time, so that tests end while another renders the page.
     let out = nextest_into(
         "nextest-page",
         "failing",
-        &["-E", "test(/::(passes|tools-used|verify-fails)$/)"],
+        &[
+            "-j",
+            "4",
+            "-E",
+            "test(/::(passes|tools-used|verify-fails|call-order|require-any|tools-not-used|max-tool-calls|min-tool-calls)$/)",
+        ],
         &[],
     );
     assert_eq!(
@@ -586,13 +592,18 @@ fn under_nextest_the_tests_of_one_run_make_one_html_report() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // Each test is a process of its own; the page holds the three of the run.
+    // Each test is a process of its own; the page holds the eight of the run.
     assert_eq!(
         page_tasks(&page),
         [
+            "failing::call-order",
+            "failing::max-tool-calls",
+            "failing::min-tool-calls",
             "failing::passes",
+            "failing::require-any",
+            "failing::tools-not-used",
             "failing::tools-used",
-            "failing::verify-fails"
+            "failing::verify-fails",
         ]
     );
     // The next run's page holds its own test, not the results files left by the one before.
@@ -604,7 +615,7 @@ fn under_nextest_the_tests_of_one_run_make_one_html_report() {
     );
     assert_eq!(page_tasks(&page), ["failing::passes"]);
     let files = std::fs::read_dir(output.join("results")).unwrap().flatten();
-    assert_eq!(files.count(), 3, "the first run's results files stay");
+    assert_eq!(files.count(), 8, "the first run's results files stay");
 }
 
 #[test]

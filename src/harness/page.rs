@@ -2,14 +2,16 @@
 //!
 //! One process that runs every test (`cargo test`, `mcpeval check`) writes the page of its
 //! own runs at the end. Under nextest every test is a process of its own and none knows
-//! which one is last: each, once its results are written, renders the page of every results
-//! file of its nextest run (`nextestRunId`). One process renders at a time; a process that
-//! finds another rendering leaves it to that one, which renders again when results files
-//! changed while it rendered, so the page the last test leaves holds every test of the run.
+//! which one is last: each, once its results are written, makes sure the page holds them.
+//! It waits for `<output dir>/report.lock`; if a page was rendered from the results files
+//! after its own were written (`report.lock` holds when that rendering began), it is done;
+//! else it renders the page of every results file of its nextest run (`nextestRunId`). So
+//! a test waits for at most two renderings, and the page the run leaves holds every test.
 
-use std::fs::{File, TryLockError};
-use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::report::TaskResult;
 
@@ -24,95 +26,92 @@ pub(super) fn nextest_run_id() -> Option<String> {
 /// Writes the page of `results`, the runs of this process, and prints its path.
 pub(super) fn write_process_page(mut results: Vec<TaskResult>, output_dir: &Path) {
     results.sort_by(|a, b| (&a.test_name, a.run_index).cmp(&(&b.test_name, b.run_index)));
-    write_page(results, output_dir);
+    let _ = write_page(results, output_dir);
 }
 
-/// Writes the page of every results file of nextest run `run_id` under `output_dir`, unless
-/// another test process of the run is writing it (which then sees this process's results).
+/// Makes sure the page of nextest run `run_id` under `output_dir` holds this process's
+/// results, written before the call.
 pub(super) fn write_nextest_page(run_id: &str, output_dir: &Path) {
+    let written = SystemTime::now();
     let lock_path = output_dir.join("report.lock");
-    let lock = match File::options()
+    let mut lock = match File::options()
         .create(true)
         .truncate(false)
+        .read(true)
         .write(true)
         .open(&lock_path)
+        .and_then(|file| file.lock().map(|()| file))
     {
         Ok(file) => file,
         Err(e) => {
             eprintln!(
-                "mcpeval: no HTML report: cannot open {}: {e}",
+                "mcpeval: no HTML report: cannot lock {}: {e}",
                 lock_path.display()
             );
             return;
         }
     };
-    let results_dir = output_dir.join("results");
-    loop {
-        match lock.try_lock() {
-            Ok(()) => {}
-            // The holder renders again if our results came after it looked.
-            Err(TryLockError::WouldBlock) => return,
-            Err(TryLockError::Error(e)) => {
-                eprintln!(
-                    "mcpeval: no HTML report: cannot lock {}: {e}",
-                    lock_path.display()
-                );
-                return;
-            }
-        }
-        let mut seen;
-        loop {
-            seen = fingerprint(&results_dir);
-            render_run(run_id, &results_dir, output_dir);
-            if fingerprint(&results_dir) == seen {
-                break;
-            }
-        }
-        let _ = lock.unlock();
-        // Results written after the last look and before the unlock were left to us by a
-        // process that found the lock taken.
-        if fingerprint(&results_dir) == seen {
-            return;
-        }
+    if rendered_from(&mut lock).is_some_and(|from| from >= written) {
+        return;
     }
+    let from = SystemTime::now();
+    if render_run(run_id, &output_dir.join("results"), output_dir)
+        && let Err(e) = note_rendered_from(&mut lock, from)
+    {
+        eprintln!("mcpeval: cannot write {}: {e}", lock_path.display());
+    }
+    // Dropping the file releases the lock.
 }
 
-fn render_run(run_id: &str, results_dir: &Path, output_dir: &Path) {
+/// When the rendering of the page now written began, as the lock file holds it.
+fn rendered_from(lock: &mut File) -> Option<SystemTime> {
+    let mut text = String::new();
+    lock.seek(SeekFrom::Start(0)).ok()?;
+    lock.read_to_string(&mut text).ok()?;
+    let nanos: u64 = text.trim().parse().ok()?;
+    Some(UNIX_EPOCH + Duration::from_nanos(nanos))
+}
+
+fn note_rendered_from(lock: &mut File, from: SystemTime) -> std::io::Result<()> {
+    let nanos = from
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
+    lock.set_len(0)?;
+    lock.seek(SeekFrom::Start(0))?;
+    lock.write_all(nanos.to_string().as_bytes())
+}
+
+/// Writes the page of the results files of nextest run `run_id`; whether it was written.
+fn render_run(run_id: &str, results_dir: &Path, output_dir: &Path) -> bool {
     match crate::report::load_results(&[results_dir.to_owned()]) {
         Ok(results) => {
             let of_run = results
                 .into_iter()
                 .filter(|r| r.nextest_run_id.as_deref() == Some(run_id))
                 .collect();
-            write_page(of_run, output_dir);
+            write_page(of_run, output_dir)
         }
-        Err(e) => eprintln!("mcpeval: no HTML report: {e}"),
+        Err(e) => {
+            eprintln!("mcpeval: no HTML report: {e}");
+            false
+        }
     }
 }
 
-fn write_page(results: Vec<TaskResult>, output_dir: &Path) {
+/// Writes the page of `results` and prints its path, or why it could not; whether it was
+/// written.
+fn write_page(results: Vec<TaskResult>, output_dir: &Path) -> bool {
     let path = output_dir.join("report.html");
     let report = crate::report::merge(results);
     match crate::report::write_html(&report, "mcpeval report", &path) {
-        Ok(()) => eprintln!("  html report: {}", path.display()),
-        Err(e) => eprintln!("mcpeval: {e}"),
+        Ok(()) => {
+            eprintln!("  html report: {}", path.display());
+            true
+        }
+        Err(e) => {
+            eprintln!("mcpeval: {e}");
+            false
+        }
     }
-}
-
-/// The results files under `dir`: their names, times and sizes, to tell whether any was
-/// written since.
-fn fingerprint(dir: &Path) -> Vec<(PathBuf, Option<SystemTime>, u64)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|entry| entry.path().extension().is_some_and(|e| e == "json"))
-        .map(|entry| {
-            let meta = entry.metadata().ok();
-            let modified = meta.as_ref().and_then(|m| m.modified().ok());
-            (entry.path(), modified, meta.map_or(0, |m| m.len()))
-        })
-        .collect();
-    files.sort();
-    files
 }
