@@ -418,6 +418,7 @@ fn prompt_usage(answer: &Value) -> Option<TokenUsage> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::test_runs::with_empty_path;
 
     #[test]
     fn usage_comes_from_the_prompt_answer() {
@@ -440,20 +441,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_missing_program_fails_the_run_naming_where_it_comes_from() {
-        let dir = tempfile::tempdir().unwrap();
-        let env = [("PATH".to_owned(), dir.path().display().to_string())];
-        let run = AgentRun {
-            prompt: "hi",
-            servers: &[],
-            mcp_config_file: &dir.path().join("m.json"),
-            work_dir: dir.path(),
-            private_dir: dir.path(),
-            env: &env,
-            live: false,
-            timeout: Duration::from_secs(5),
-        };
         let claude = AcpAgent::claude_code(None, None);
-        let outcome = run_acp_agent(&claude, &run).await;
+        let outcome = with_empty_path(async |run| run_acp_agent(&claude, run).await).await;
         assert!(!outcome.passed);
         assert_eq!(
             outcome.reason,
@@ -468,7 +457,7 @@ mod tests {
             claude_code: false,
             ..claude
         };
-        let outcome = run_acp_agent(&own, &run).await;
+        let outcome = with_empty_path(async |run| run_acp_agent(&own, run).await).await;
         assert_eq!(
             outcome.reason,
             "`my-acp-agent` (acp.cmd of the Agent file) is not on PATH"
