@@ -165,14 +165,10 @@ fn llm_calls(record: &LlmRecord, offsets: Offsets) -> Option<LlmCalls> {
     let outcome = record.outcome.as_ref()?;
     let turns = (outcome.turn_times.iter())
         .filter_map(|time| {
-            let asked = Span {
-                start: time.asked,
-                duration: time.took.unwrap_or_default(),
-            };
             Some(LlmTurnTime {
                 seq: time.seq,
-                start_offset_ms: offsets.start_ms(Some(asked))?,
-                duration_ms: time.took.and(offsets.duration_ms(Some(asked))),
+                start_offset_ms: offsets.at_ms(time.asked)?,
+                duration_ms: time.took.map(millis),
             })
         })
         .collect();
@@ -194,19 +190,22 @@ fn llm_calls(record: &LlmRecord, offsets: Offsets) -> Option<LlmCalls> {
 struct Offsets(Option<Instant>);
 
 impl Offsets {
+    /// `at` from the start of the run.
+    fn at_ms(self, at: Instant) -> Option<f64> {
+        Some(millis(at.saturating_duration_since(self.0?)))
+    }
+
     fn start_ms(self, span: Option<Span>) -> Option<f64> {
-        let (run_start, span) = (self.0?, span?);
-        Some(
-            span.start
-                .saturating_duration_since(run_start)
-                .as_secs_f64()
-                * 1000.0,
-        )
+        self.at_ms(span?.start)
     }
 
     fn duration_ms(self, span: Option<Span>) -> Option<f64> {
-        span.map(|span| span.duration.as_secs_f64() * 1000.0)
+        span.map(|span| millis(span.duration))
     }
+}
+
+fn millis(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
 }
 
 fn phase(results: &[StepResult], offsets: Offsets) -> PhaseOutput {

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::cassette::{Cassette, CassetteMeta, CassetteParts, write_atomically};
+use super::cassette::{Cassette, CassetteMeta, CassetteParts, Interaction, write_atomically};
 use super::divergence::{Divergence, Unplayed};
 use super::error::LlmProxyError;
 use super::mode::{ModeUsed, RecordMode};
@@ -106,12 +106,7 @@ pub(crate) fn finish(shared: &Shared) -> Result<LlmProxyOutcome, LlmProxyError> 
 /// slots that hold an answer), else the one replayed.
 fn turn_times(state: &RunState) -> Vec<TurnTime> {
     let rewritten = state.record && state.live;
-    let mut seq_of_slot = Vec::with_capacity(state.written.len());
-    let mut next = 0;
-    for slot in &state.written {
-        next += usize::from(slot.is_some());
-        seq_of_slot.push(slot.as_ref().map(|_| next));
-    }
+    let seq_of_slot = written_seqs(&state.written);
     (state.times.iter())
         .filter_map(|time| {
             let seq = if rewritten {
@@ -158,19 +153,30 @@ fn unplayed(shared: &Shared, state: &RunState) -> Option<Unplayed> {
     })
 }
 
+/// The number in the written cassette of each slot of `written`: the slots that hold an
+/// answer, numbered from 1 (one still streaming is left out, and has none).
+fn written_seqs(written: &[Option<Interaction>]) -> Vec<Option<usize>> {
+    let mut next = 0;
+    (written.iter())
+        .map(|slot| {
+            slot.as_ref().map(|_| {
+                next += 1;
+                next
+            })
+        })
+        .collect()
+}
+
 /// Writes what the run recorded (after the replayed part, in `new_episodes`), numbered
 /// from 1; refuses when a secret value occurs anywhere in it.
 fn write_cassette(shared: &Shared, state: &RunState) -> Result<(), LlmProxyError> {
     let config = &shared.config;
-    let interactions = state
-        .written
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(index, interaction)| {
-            let mut interaction = interaction.clone();
-            interaction.seq = index + 1;
-            interaction
+    let interactions = (state.written.iter())
+        .zip(written_seqs(&state.written))
+        .filter_map(|(slot, seq)| {
+            let mut interaction = slot.clone()?;
+            interaction.seq = seq?;
+            Some(interaction)
         })
         .collect();
     let cassette = Cassette {
