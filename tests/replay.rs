@@ -147,15 +147,16 @@ async fn claude_code_recorded_once_replays_offline_with_the_same_verdict_and_tra
     }
 
     // Replayed twice, from other output (and so working) directories, under CI, with no
-    // API and no key: the same verdict and the same (strict) trace snapshot.
-    for _ in 0..2 {
+    // API and no key, and another login shell or none (Claude Code names it to the model;
+    // mcpeval pins it): the same verdict and the same (strict) trace snapshot.
+    for shell in ["/usr/bin/zsh", ""] {
         let again = tempfile::tempdir().unwrap();
         let out = check(
             eval.path(),
             again.path(),
             "add",
             Llm::Nowhere,
-            &[("CI", "true")],
+            &[("CI", "true"), ("SHELL", shell), ("TERM", shell)],
         )
         .unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", text(&out));

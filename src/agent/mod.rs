@@ -25,6 +25,7 @@ pub use file::{render_command, run_file_agent};
 pub use gemini_cli::{
     GEMINI_CLI_PACKAGE, GeminiResult, gemini_settings, parse_gemini_events, run_gemini_cli,
 };
+pub(crate) use shell::pinned_shell;
 pub use skills::mount_skills;
 pub use version::{agent_version, builtin_version, program_install_dir, program_version};
 

@@ -89,12 +89,22 @@ fn reference(
 /// mcpchecker runs `$SHELL -c`), else `bash` from its `PATH` (the shell agent files are
 /// written for), else `/bin/sh`.
 pub(super) fn shell_program(run: &AgentRun<'_>) -> PathBuf {
-    let bash = run.var("PATH").and_then(|path| {
-        std::env::split_paths(&OsString::from(path))
-            .map(|dir| dir.join("bash"))
-            .find(|candidate| candidate.is_file())
-    });
-    choose_shell(run.var("SHELL").as_deref(), bash)
+    choose_shell(run.var("SHELL").as_deref(), bash_on_path(run.var("PATH")))
+}
+
+/// The `SHELL` an agent gets while its LLM calls are recorded or replayed: `bash` from
+/// `path`, else `/bin/sh`. Agents name their shell to the model (Claude Code's `Shell:`,
+/// Codex's `<shell>`), so it is pinned alike on every machine instead of taken from the
+/// user's login shell (or its absence: CI containers often have no `SHELL`).
+pub(crate) fn pinned_shell(path: Option<String>) -> PathBuf {
+    bash_on_path(path).unwrap_or_else(|| PathBuf::from("/bin/sh"))
+}
+
+fn bash_on_path(path: Option<String>) -> Option<PathBuf> {
+    let path = path?;
+    std::env::split_paths(&OsString::from(path))
+        .map(|dir| dir.join("bash"))
+        .find(|candidate| candidate.is_file())
 }
 
 fn choose_shell(login_shell: Option<&str>, bash: Option<PathBuf>) -> PathBuf {

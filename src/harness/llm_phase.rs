@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::run_report::{LlmRecord, RunOptions};
 use super::secrets::{PLACEHOLDER_KEY, named_secrets};
+use crate::agent::pinned_shell;
 use crate::config::{AgentLlm, Eval};
 use crate::llm_proxy::{LlmProxy, LlmProxyConfig, LlmProxyHandle, PathMask, RecordMode};
 
@@ -82,6 +83,9 @@ pub(super) fn start_llm_proxy(
     // working directory is empty and outside any git repository, see `run.rs`).
     env.push(("TZ".into(), "UTC".into()));
     env.push(("LANG".into(), "C.UTF-8".into()));
+    env.push(("TERM".into(), "dumb".into()));
+    let shell = pinned_shell(options.var("PATH"));
+    env.push(("SHELL".into(), shell.to_string_lossy().into_owned()));
     Ok(StartedProxy { proxy, env })
 }
 
