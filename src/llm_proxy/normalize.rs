@@ -9,7 +9,7 @@
 //! | `YYYY-MM-DD`, `Monday, November 23, 2026` → `<DATE>` | outside tool content       |
 //! | `OS Version:` line, `cc_version=…` suffix (Claude) | outside tool content, Anthropic |
 //! | `id`, `tool_use_id`, `call_id`, `tool_call_id` → `<ID1>`… | outside tool content   |
-//! | `metadata` dropped                      | Anthropic                               |
+//! | `metadata` dropped; Claude Code's "The date has changed" note dropped | Anthropic  |
 //! | `client_metadata`, `prompt_cache_key`, `input[].id` dropped | Responses API       |
 //!
 //! *Tool content* is what the test is about: the tools offered (`tools`) and the results
@@ -113,6 +113,13 @@ static LONG_DATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static OS_VERSION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)(OS Version: ).*$").expect("valid regex"));
+/// Claude Code's note that the date changed, in its system-reminder wrapper when it has one.
+static DATE_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?:<system-reminder>\s*)?The date has changed\. Today's date is now [^\n<]*(?:\s*</system-reminder>)?",
+    )
+    .expect("valid regex")
+});
 static CC_VERSION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(cc_version=\d+\.\d+\.\d+)\.[0-9A-Za-z]+").expect("valid regex"));
 static WALL_TIME: LazyLock<Regex> =
@@ -159,6 +166,9 @@ impl Normalizer {
         match self.api {
             LlmApi::Anthropic => {
                 object.shift_remove("metadata");
+                if let Some(Value::Array(messages)) = object.get_mut("messages") {
+                    drop_date_changes(messages);
+                }
             }
             LlmApi::OpenAiResponses => {
                 object.shift_remove("client_metadata");
@@ -226,6 +236,50 @@ impl Normalizer {
         }
         text
     }
+}
+
+/// Claude Code tells the model when the date changed during a session (a run that crosses
+/// midnight): a note of its own in the next user message. A replay that crosses midnight
+/// while its recording did not (or the reverse) asks the same thing, so the note is dropped:
+/// from the text that holds it, the text block when nothing else is left, the message when
+/// it had nothing else.
+fn drop_date_changes(messages: &mut Vec<Value>) {
+    let strip = |text: &str| -> Option<String> {
+        DATE_CHANGE
+            .is_match(text)
+            .then(|| DATE_CHANGE.replace_all(text, "").into_owned())
+    };
+    for message in messages.iter_mut() {
+        let Some(content) = message.get_mut("content") else {
+            continue;
+        };
+        match content {
+            Value::String(text) => {
+                if let Some(rest) = strip(text) {
+                    *text = rest;
+                }
+            }
+            Value::Array(blocks) => blocks.retain_mut(|block| {
+                let Some(Value::String(text)) = block.get_mut("text") else {
+                    return true;
+                };
+                match strip(text) {
+                    Some(rest) if rest.trim().is_empty() => false,
+                    Some(rest) => {
+                        *text = rest;
+                        true
+                    }
+                    None => true,
+                }
+            }),
+            _ => {}
+        }
+    }
+    messages.retain(|message| match message.get("content") {
+        Some(Value::String(text)) => !text.trim().is_empty(),
+        Some(Value::Array(blocks)) => !blocks.is_empty(),
+        _ => true,
+    });
 }
 
 /// `text` with every whole occurrence of the path `literal` replaced, or `None` when there

@@ -240,6 +240,35 @@ fn another_run_dir_and_date_give_the_same_key() {
 }
 
 #[test]
+fn claude_codes_date_change_note_leaves_the_key_alone() {
+    let plain = claude_turn("/tmp/run-1/.tmpAbC123", "2026-11-23", "5");
+    let note = "<system-reminder>\nThe date has changed. Today's date is now 2026-11-24. No need to announce the new date \u{2014} the user's own clock shows it.\n</system-reminder>";
+    // As a block of its own beside the tool result, and as a message of its own.
+    let mut beside = plain.clone();
+    beside["messages"][2]["content"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "text", "text": note}));
+    let mut alone = plain.clone();
+    alone["messages"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"role": "user", "content": note}));
+    let key = key_of(LlmApi::Anthropic, &plain);
+    assert_eq!(key_of(LlmApi::Anthropic, &beside), key);
+    assert_eq!(key_of(LlmApi::Anthropic, &alone), key);
+    // Inside a text with more in it, the rest stays.
+    let mut inside = plain.clone();
+    inside["messages"][0]["content"] = json!(format!("{note}\nadd 2 and 3"));
+    let normalized = normalizer(LlmApi::Anthropic).normalize(&inside);
+    assert_eq!(normalized["messages"][0]["content"], "\nadd 2 and 3");
+    // The same words in a tool result are the server's answer: they stay.
+    let mut other = plain.clone();
+    other["messages"][2]["content"][0]["content"] = json!(note);
+    assert_ne!(key_of(LlmApi::Anthropic, &other), key);
+}
+
+#[test]
 fn the_key_ignores_key_order_but_not_method_or_path() {
     let a = request_key("POST", "/p", &json!({"a": 1, "b": [1, {"c": 2, "d": 3}]}));
     let b = request_key("POST", "/p", &json!({"b": [1, {"d": 3, "c": 2}], "a": 1}));
