@@ -357,6 +357,36 @@ async fn another_work_dir_home_and_date_still_match() {
 }
 
 #[tokio::test]
+async fn a_cassette_recorded_before_an_ignore_pattern_was_added_matches_with_it() {
+    let api = LlmApi::Anthropic;
+    let with_request_id = |id: &str| {
+        conversation(api, false, &machine(), "5").map(|mut request| {
+            request["messages"][0]["content"] = json!(format!("add 2 and 3 (request {id})"));
+            request
+        })
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cassette = cassette_in(&dir);
+    let fake = FakeLlm::start(script()).await;
+    let recording = config(api, &fake.url, &cassette, RecordMode::Once, &machine());
+    let (_, outcome) = run(recording, false, &with_request_id("r-111"), Some(KEY)).await;
+    assert_eq!(outcome.unwrap().recorded, 2);
+    assert!(
+        std::fs::read_to_string(&cassette)
+            .unwrap()
+            .contains("r-111")
+    );
+
+    // The pattern comes later: the stored requests are normalised by it as well.
+    let mut replay = config(api, &closed_port(), &cassette, RecordMode::None, &machine());
+    replay.ignore = vec![regex::Regex::new(r"r-\d+").unwrap()];
+    let (_, outcome) = run(replay, false, &with_request_id("r-222"), None).await;
+    let outcome = outcome.unwrap();
+    assert_eq!(outcome.failure(), None);
+    assert_eq!(outcome.replayed, 2);
+}
+
+#[tokio::test]
 async fn a_changed_tool_result_diverges_and_shows_both_texts() {
     let dir = tempfile::tempdir().unwrap();
     let cassette = cassette_in(&dir);

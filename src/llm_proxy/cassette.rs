@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::error::LlmProxyError;
-use super::normalize::{content_hash, request_key};
+use super::normalize::{Normalizer, content_hash, request_key};
 use super::sse::SseEvent;
 
 /// The cassette format this code reads and writes.
@@ -111,6 +111,20 @@ pub(crate) struct Interaction {
     pub(crate) key: String,
     pub(crate) normalized: Value,
     pub(crate) response: RecordedResponse,
+}
+
+impl Interaction {
+    /// The interaction with its stored request normalised again by `normalizer`, and its
+    /// key computed anew.
+    pub(crate) fn normalized_by(self, normalizer: &Normalizer) -> Self {
+        let normalized = normalizer.normalize(&self.normalized);
+        let key = request_key(&self.method, &self.path, &normalized);
+        Self {
+            key,
+            normalized,
+            ..self
+        }
+    }
 }
 
 /// A cassette in memory.

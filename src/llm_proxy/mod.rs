@@ -136,7 +136,8 @@ impl LlmProxy {
     /// Fails when mode `none` has no cassette, or the cassette is not valid.
     pub fn start(config: LlmProxyConfig) -> Result<LlmProxyHandle, LlmProxyError> {
         let (upstream, base_path) = split_base_url(&config.upstream_base_url)?;
-        let state = initial_state(&config)?;
+        let normalizer = Normalizer::new(config.api, &config.paths, &config.ignore);
+        let state = initial_state(&config, &normalizer)?;
         let start_error = |message: String| LlmProxyError::Start { message };
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(30))
@@ -161,7 +162,7 @@ impl LlmProxy {
             .spawn(move || runtime.block_on(stopped.cancelled_owned()))
             .map_err(|error| start_error(format!("cannot start its thread: {error}")))?;
         let shared = Arc::new(Shared {
-            normalizer: Normalizer::new(config.api, &config.paths, &config.ignore),
+            normalizer,
             config,
             client,
             upstream,
@@ -210,7 +211,10 @@ fn split_base_url(url: &str) -> Result<(String, String), LlmProxyError> {
 }
 
 /// Reads the cassette as the mode says and sets how requests are served.
-fn initial_state(config: &LlmProxyConfig) -> Result<RunState, LlmProxyError> {
+fn initial_state(
+    config: &LlmProxyConfig,
+    normalizer: &Normalizer,
+) -> Result<RunState, LlmProxyError> {
     let mut state = RunState::default();
     let cassette = match config.mode {
         RecordMode::Passthrough | RecordMode::All => None,
@@ -242,7 +246,13 @@ fn initial_state(config: &LlmProxyConfig) -> Result<RunState, LlmProxyError> {
         (RecordMode::Passthrough, _) => state.live = true,
         (mode, Some(cassette)) => {
             state.agent_recorded = cassette.meta.agent_version.clone();
-            state.replay = Some(Replay::new(cassette.interactions));
+            // The stored requests pass today's rules too (they are idempotent), so a
+            // cassette recorded before a rule (or a `replayIgnore` pattern) was added still
+            // matches.
+            let interactions = (cassette.interactions.into_iter())
+                .map(|interaction| interaction.normalized_by(normalizer))
+                .collect();
+            state.replay = Some(Replay::new(interactions));
             state.record = mode == RecordMode::NewEpisodes;
         }
         (_, None) => {

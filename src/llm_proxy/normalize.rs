@@ -8,6 +8,7 @@
 //! | `Wall time: N seconds` (Codex)          | every string, Responses API              |
 //! | `YYYY-MM-DD`, `Monday, November 23, 2026` → `<DATE>` | outside tool content       |
 //! | `OS Version:` line, `cc_version=…` suffix (Claude) | outside tool content, Anthropic |
+//! | `Platform:` (Claude), `My operating system is:` (Gemini CLI) → `<PLATFORM>` | outside tool content, Anthropic and Gemini |
 //! | `id`, `tool_use_id`, `call_id`, `tool_call_id` → `<ID1>`… | outside tool content   |
 //! | `metadata` dropped; Claude Code's "The date has changed" note dropped | Anthropic  |
 //! | `client_metadata`, `prompt_cache_key`, `input[].id` dropped | Responses API       |
@@ -113,6 +114,11 @@ static LONG_DATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static OS_VERSION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)(OS Version: ).*$").expect("valid regex"));
+/// The platform an agent names (Claude Code's `Platform:` line, Gemini CLI's `My operating
+/// system is:`): a cassette recorded on a laptop replays in a Linux CI container.
+static PLATFORM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^(\s*(?:- )?Platform: |My operating system is: )\S+$").expect("valid regex")
+});
 /// Claude Code's note that the date changed, in its system-reminder wrapper when it has one.
 static DATE_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -229,6 +235,9 @@ impl Normalizer {
         if !protected {
             replace_regex(&mut text, &ISO_DATE, "<DATE>");
             replace_regex(&mut text, &LONG_DATE, "<DATE>");
+            if matches!(self.api, LlmApi::Anthropic | LlmApi::Gemini) {
+                replace_regex(&mut text, &PLATFORM, "${1}<PLATFORM>");
+            }
             if self.api == LlmApi::Anthropic {
                 replace_regex(&mut text, &OS_VERSION, "${1}<OS_VERSION>");
                 replace_regex(&mut text, &CC_VERSION, "${1}.<SUFFIX>");

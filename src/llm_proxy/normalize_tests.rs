@@ -66,9 +66,15 @@ fn text_rules() {
         ),
         (
             Anthropic,
-            "Platform: linux\nOS Version: Linux 6.18.1-x\nShell: bash",
-            "Platform: linux\nOS Version: <OS_VERSION>\nShell: bash",
+            " - Platform: darwin\n - OS Version: Darwin 25.1.0\n - Shell: bash",
+            " - Platform: <PLATFORM>\n - OS Version: <OS_VERSION>\n - Shell: bash",
         ),
+        (
+            Gemini,
+            "Today's date is x.\nMy operating system is: darwin\nThe project's",
+            "Today's date is x.\nMy operating system is: <PLATFORM>\nThe project's",
+        ),
+        (OpenAiChat, "Platform: linux", "Platform: linux"),
         (
             Anthropic,
             "cc_version=2.1.330.ca2; cc_entrypoint=sdk-cli",
