@@ -247,7 +247,7 @@ fn initial_state(
         (mode, Some(cassette)) => {
             state.agent_recorded = cassette.meta.agent_version.clone();
             // The stored requests pass today's rules too (they are idempotent), so a
-            // cassette recorded before a rule (or a `replayIgnore` pattern) was added still
+            // cassette recorded before a rule (or a `replay.ignore` pattern) was added still
             // matches.
             let interactions = (cassette.interactions.into_iter())
                 .map(|interaction| interaction.normalized_by(normalizer))

@@ -253,42 +253,28 @@ impl Normalizer {
 /// from the text that holds it, the text block when nothing else is left, the message when
 /// it had nothing else.
 fn drop_date_changes(messages: &mut Vec<Value>) {
-    let strip = |text: &str| -> Option<String> {
-        DATE_CHANGE
-            .is_match(text)
-            .then(|| DATE_CHANGE.replace_all(text, "").into_owned())
-    };
-    for message in messages.iter_mut() {
-        let Some(content) = message.get_mut("content") else {
-            continue;
-        };
-        match content {
-            Value::String(text) => {
-                if let Some(rest) = strip(text) {
-                    *text = rest;
-                }
-            }
-            Value::Array(blocks) => blocks.retain_mut(|block| {
-                let Some(Value::String(text)) = block.get_mut("text") else {
-                    return true;
-                };
-                match strip(text) {
-                    Some(rest) if rest.trim().is_empty() => false,
-                    Some(rest) => {
-                        *text = rest;
-                        true
-                    }
-                    None => true,
-                }
-            }),
-            _ => {}
+    messages.retain_mut(|message| match message.get_mut("content") {
+        Some(Value::String(text)) => keeps_more_than_a_date_change(text),
+        Some(Value::Array(blocks)) => {
+            let before = blocks.len();
+            blocks.retain_mut(|block| match block.get_mut("text") {
+                Some(Value::String(text)) => keeps_more_than_a_date_change(text),
+                _ => true,
+            });
+            !blocks.is_empty() || before == 0
         }
-    }
-    messages.retain(|message| match message.get("content") {
-        Some(Value::String(text)) => !text.trim().is_empty(),
-        Some(Value::Array(blocks)) => !blocks.is_empty(),
         _ => true,
     });
+}
+
+/// Drops Claude Code's date-change note from `text`; false when nothing else is left of a
+/// text that held it.
+fn keeps_more_than_a_date_change(text: &mut String) -> bool {
+    if !DATE_CHANGE.is_match(text) {
+        return true;
+    }
+    *text = DATE_CHANGE.replace_all(text, "").into_owned();
+    !text.trim().is_empty()
 }
 
 /// `text` with every whole occurrence of the path `literal` replaced, or `None` when there
