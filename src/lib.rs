@@ -28,6 +28,7 @@ pub mod plan;
 pub mod process;
 pub mod proxy;
 pub mod report;
+pub mod rerun;
 pub mod schema_checks;
 pub mod secret;
 pub mod snapshot;

@@ -963,3 +963,27 @@ fn results_files_of_tests_that_are_gone_or_of_runs_no_longer_made_are_removed() 
     // gone, and the test that ran has its one file.
     assert_eq!(left, ["failing__passes.json", "other__kept.json"]);
 }
+
+#[test]
+fn a_cassette_message_names_the_test_binary_that_reruns_the_one_test() {
+    // In a test binary (this one, `harness`), the record command of a missing cassette
+    // runs this binary's one test, not every test binary of the package.
+    let output = tempfile::tempdir().unwrap();
+    let args = libtest_mimic::Arguments::from_iter(["harness", "--exact", "fileagent::ask"]);
+    let code = mcpeval::Harness::discover("tests/fixtures/replay-file-agent")
+        .env("MCPEVAL_BIN", env!("CARGO_BIN_EXE_mcpeval"))
+        .env("CI", "true")
+        .env("MCPEVAL_RECORD_MODE", "none")
+        .output_dir(output.path())
+        .with_args(args)
+        .run();
+    assert_eq!(code, std::process::ExitCode::from(101));
+    let result = results_of(output.path(), "fileagent__ask.json");
+    let text = result.to_string();
+    assert!(
+        text.contains(
+            "MCPEVAL_RECORD_MODE=once cargo test --test harness -- fileagent::ask --exact"
+        ),
+        "{text}"
+    );
+}

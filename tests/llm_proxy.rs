@@ -445,7 +445,8 @@ async fn a_changed_tool_result_diverges_and_shows_both_texts() {
         "recorded: \"5\"".to_owned(),
         "now:      \"6\"".to_owned(),
         "The MCP server's tool result differs from the recording.".to_owned(),
-        "If intended, re-record: MCPEVAL_RECORD_MODE=all cargo test -- llm_proxy::case".to_owned(),
+        "If intended, re-record: MCPEVAL_RECORD_MODE=all cargo test -- llm_proxy::case --exact"
+            .to_owned(),
     ];
     for line in expected {
         assert!(message.contains(&line), "missing {line:?} in:\n{message}");
@@ -506,7 +507,7 @@ async fn mode_none_without_a_cassette_names_its_path() {
         "{message}"
     );
     assert!(
-        message.contains("MCPEVAL_RECORD_MODE=once cargo test -- llm_proxy::case"),
+        message.contains("MCPEVAL_RECORD_MODE=once cargo test -- llm_proxy::case --exact"),
         "{message}"
     );
 }

@@ -202,8 +202,13 @@ async fn a_changed_tool_result_diverges_and_stops_the_agent_naming_both_results(
         "{message}"
     );
     assert!(message.contains("stopped by mcpeval"), "{message}");
+    // The command reruns this one test with the runner it ran in (`mcpeval check`).
+    let eval_file = eval.path().join("eval.yaml");
     assert!(
-        message.contains("MCPEVAL_RECORD_MODE=all cargo test -- claude::time --exact"),
+        message.contains(&format!(
+            "If intended, re-record: mcpeval check {} --record-mode all -- claude::time --exact",
+            eval_file.display()
+        )),
         "{message}"
     );
     let results = results_of(output.path(), "time");
@@ -266,7 +271,10 @@ fn a_missing_cassette_under_ci_fails_with_its_path_and_the_record_command() {
         "{message}"
     );
     assert!(
-        message.contains("MCPEVAL_RECORD_MODE=once cargo test -- claude::add --exact"),
+        message.contains(&format!(
+            "mcpeval check {} --record-mode once -- claude::add --exact",
+            eval.path().join("eval.yaml").display()
+        )),
         "{message}"
     );
     assert!(!cassette.exists());

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::llm_phase::{LlmTarget, finish_llm_proxy, start_llm_proxy};
-use super::run_report::{LlmRecord, RunOptions};
+use super::run_report::{LlmClient, LlmRecord, RunOptions};
 use super::servers::list_allowed_tools;
 use crate::agent::{AgentOutcome, AgentRun, ProxiedServer, mount_skills, write_agent_mcp_config};
 use crate::config::{Agent, AllowedTools, Eval, McpServer, Task};
@@ -32,7 +32,7 @@ pub(super) async fn run_agent(
         LlmApi::OpenAiChat | LlmApi::OpenAiResponses => &["OPENAI_API_KEY", "MODEL_KEY"],
         LlmApi::Gemini => &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
     };
-    let started = match start_llm_proxy("agent", eval, &llm, key_vars, target, options) {
+    let started = match start_llm_proxy(LlmClient::Agent, eval, &llm, key_vars, target, options) {
         Ok(started) => started,
         Err(error) => return (AgentOutcome::failed(error), None),
     };
@@ -44,7 +44,7 @@ pub(super) async fn run_agent(
             "stopped by mcpeval at its first LLM request that matches no recording (below)",
         ),
     };
-    let record = finish_llm_proxy("agent", started).await;
+    let record = finish_llm_proxy(LlmClient::Agent, started).await;
     (with_llm_side(outcome, &eval.agent, &record), Some(record))
 }
 
@@ -176,7 +176,7 @@ mod tests {
 
     fn record(last_refusal: Option<&str>) -> LlmRecord {
         LlmRecord {
-            who: "agent",
+            who: LlmClient::Agent,
             api: LlmApi::Anthropic,
             outcome: Some(LlmProxyOutcome {
                 mode: RecordMode::Passthrough,

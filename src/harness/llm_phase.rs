@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::run_report::{LlmRecord, RunOptions};
+use super::run_report::{LlmClient, LlmRecord, RunOptions};
 use super::secrets::{PLACEHOLDER_KEY, named_secrets};
 use crate::agent::pinned_shell;
 use crate::config::{AgentLlm, Eval};
@@ -38,13 +38,13 @@ pub(super) struct StartedProxy {
     pub env: Vec<(String, String)>,
 }
 
-/// Starts the proxy for `who` (`agent` or `judge`) in front of `llm`, whose live base URL
+/// Starts the proxy for `who` in front of `llm`, whose live base URL
 /// is what `llm.base_url_env` says in mcpeval's environment (else the API's public one).
 /// `key_vars` name the API key variables of the client: a placeholder is handed over when
 /// none is set. The mode comes from `MCPEVAL_RECORD_MODE` (else `none` under CI, else
 /// `once`).
 pub(super) fn start_llm_proxy(
-    who: &'static str,
+    who: LlmClient,
     eval: &Eval,
     llm: &AgentLlm,
     key_vars: &[&str],
@@ -52,10 +52,10 @@ pub(super) fn start_llm_proxy(
     options: &RunOptions,
 ) -> Result<StartedProxy, String> {
     let mode = RecordMode::from_env(|name| options.var(name)).map_err(|e| e.to_string())?;
-    let test_name = format!("{} --exact", target.test_name);
-    let mut config = LlmProxyConfig::new(llm.api, target.cassette.clone(), test_name);
+    let mut config = LlmProxyConfig::new(llm.api, target.cassette.clone(), target.test_name);
+    config.rerun.runner = options.runner.clone();
     // The judge's calls are a section of the same cassette.
-    config.section = (who != "agent").then(|| who.to_owned());
+    config.section = who.section().map(str::to_owned);
     config.mode = mode;
     if let Some(url) = upstream_of(llm, options) {
         config.upstream_base_url = url;
@@ -64,8 +64,8 @@ pub(super) fn start_llm_proxy(
     config.ignore = eval.replay_ignore.clone();
     config.secrets = named_secrets(options);
     config.agent = match who {
-        "agent" => eval.agent.name().to_owned(),
-        _ => "llm-judge".to_owned(),
+        LlmClient::Agent => eval.agent.name().to_owned(),
+        LlmClient::Judge => "llm-judge".to_owned(),
     };
     let proxy = LlmProxy::start(config).map_err(|e| format!("the LLM proxy of the {who}: {e}"))?;
     let mut env = vec![(llm.base_url_env.clone(), proxy.base_url().to_owned())];
@@ -90,7 +90,7 @@ pub(super) fn start_llm_proxy(
 }
 
 /// Stops the proxy (writing the cassette in a recording mode) and says what it did.
-pub(super) async fn finish_llm_proxy(who: &'static str, started: StartedProxy) -> LlmRecord {
+pub(super) async fn finish_llm_proxy(who: LlmClient, started: StartedProxy) -> LlmRecord {
     let api = started.proxy.api();
     match started.proxy.finish().await {
         Ok(outcome) => LlmRecord {

@@ -30,7 +30,7 @@ use libtest_mimic::{Arguments, Trial};
 pub use message::failure_message;
 pub use results::{ResultInput, task_result};
 pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, run_task};
-pub use run_report::{LlmRecord, RunOptions, RunPhase, RunReport};
+pub use run_report::{LlmClient, LlmRecord, RunOptions, RunPhase, RunReport};
 pub use secrets::PLACEHOLDER_KEY;
 pub use verdict::{AgentVerdict, SnapshotFailure, StepFailure, Verdict};
 
@@ -183,6 +183,10 @@ impl Harness {
             collected: Arc::default(),
             extensions: Default::default(),
             schemas: Default::default(),
+            runner: crate::rerun::Runner::of_this_process(match &self.source {
+                Source::Files(files) => Some(files),
+                Source::Directory(_) => None,
+            }),
         })
     }
 

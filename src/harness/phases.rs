@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use super::agent_phase::run_agent;
 use super::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy, start_llm_proxy};
-use super::run_report::{RunOptions, RunPhase, RunReport};
+use super::run_report::{LlmClient, RunOptions, RunPhase, RunReport};
 use crate::agent::{agent_version, builtin_version, program_install_dir, program_version};
 use crate::assert::{check_all, check_skills};
 use crate::config::{AgentLlm, Eval, McpServer, Step, Task};
@@ -119,7 +119,7 @@ pub(super) async fn run_main(
         Err(error) => shared.report().errors.push(error),
     }
     if let Some(judge) = judge {
-        let record = finish_llm_proxy("judge", judge).await;
+        let record = finish_llm_proxy(LlmClient::Judge, judge).await;
         shared.report().llm.push(record);
     }
     if !shared.report().errors.is_empty() {
@@ -211,7 +211,15 @@ fn start_judge_proxy(
         api: LlmApi::OpenAiChat,
         base_url_env: config.base_url_var().to_owned(),
     };
-    start_llm_proxy("judge", eval, &llm, &config.api_key_vars(), target, options).map(Some)
+    start_llm_proxy(
+        LlmClient::Judge,
+        eval,
+        &llm,
+        &config.api_key_vars(),
+        target,
+        options,
+    )
+    .map(Some)
 }
 
 /// What steps of the run see: the task's directory, the run's own, the variables, the

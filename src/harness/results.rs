@@ -173,7 +173,7 @@ fn llm_calls(record: &LlmRecord, offsets: Offsets) -> Option<LlmCalls> {
         })
         .collect();
     Some(LlmCalls {
-        who: record.who.to_owned(),
+        who: record.who.name().to_owned(),
         api: record.api.name().to_owned(),
         mode: outcome.mode.name().to_owned(),
         used: outcome.used.name().to_owned(),

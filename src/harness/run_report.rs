@@ -31,6 +31,9 @@ pub struct RunOptions {
     pub extensions: ExtensionRegistry,
     /// Schemas compiled and tool definitions judged, once for every run of the process.
     pub schemas: Arc<SchemaCache>,
+    /// What runs a test again (this test binary, `mcpeval check`), for the commands that
+    /// messages print.
+    pub runner: crate::rerun::Runner,
 }
 
 impl RunOptions {
@@ -125,11 +128,44 @@ impl fmt::Display for RunPhase {
     }
 }
 
+/// Whose model calls an LLM proxy of a run carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LlmClient {
+    /// The agent's: the cassette's main part.
+    Agent,
+    /// The LLM judge's (`llmJudge` verify steps): the cassette's `judge` section.
+    Judge,
+}
+
+impl LlmClient {
+    /// As results files and messages name it: `agent` or `judge`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LlmClient::Agent => "agent",
+            LlmClient::Judge => "judge",
+        }
+    }
+
+    /// The cassette section its calls go to: `None` for the agent's (the main part).
+    pub fn section(self) -> Option<&'static str> {
+        match self {
+            LlmClient::Agent => None,
+            LlmClient::Judge => Some("judge"),
+        }
+    }
+}
+
+impl fmt::Display for LlmClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What one LLM proxy of a run did.
 #[derive(Debug, Clone)]
 pub struct LlmRecord {
-    /// Whose calls: `agent` or `judge`.
-    pub who: &'static str,
+    /// Whose calls.
+    pub who: LlmClient,
     /// The API.
     pub api: LlmApi,
     /// What the proxy did with its cassette; `None` when it could not finish (a cassette

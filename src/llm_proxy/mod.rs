@@ -53,6 +53,8 @@ use std::time::Duration;
 use regex::Regex;
 use tokio_util::sync::CancellationToken;
 
+use crate::rerun::{Rerun, Runner};
+
 pub use crate::secret::Secret;
 pub use api::{LlmApi, UnknownName};
 pub use cassette::CASSETTE_VERSION;
@@ -94,12 +96,14 @@ pub struct LlmProxyConfig {
     pub agent: String,
     /// The agent's version for `meta`; when `None`, the first word of its User-Agent.
     pub agent_version: Option<String>,
-    /// The test's name, for the re-record command in messages.
-    pub test_name: String,
+    /// The test and its runner, for the commands in messages that (re-)record it.
+    pub rerun: Rerun,
 }
 
 impl LlmProxyConfig {
-    /// A config for `api` with its public base URL, mode `once`, and no masks or secrets.
+    /// A config for `api` with its public base URL, mode `once`, and no masks or secrets;
+    /// its messages name `cargo test -- <test_name> --exact` (set [`Self::rerun`] for
+    /// another runner).
     pub fn new(api: LlmApi, cassette: impl Into<PathBuf>, test_name: impl Into<String>) -> Self {
         Self {
             api,
@@ -112,17 +116,21 @@ impl LlmProxyConfig {
             secrets: Vec::new(),
             agent: String::new(),
             agent_version: None,
-            test_name: test_name.into(),
+            rerun: Rerun {
+                test: test_name.into(),
+                runner: Runner::CargoTest { target: None },
+            },
         }
     }
 
-    /// `MCPEVAL_RECORD_MODE=all cargo test -- <test name>`.
+    /// The command that re-records the test's cassette, e.g.
+    /// `MCPEVAL_RECORD_MODE=all cargo test --test evals -- acme::sum --exact`.
     pub fn rerecord_command(&self) -> String {
-        format!("{RECORD_MODE_VAR}=all cargo test -- {}", self.test_name)
+        self.rerun.with_record_mode("all")
     }
 
     fn record_command(&self) -> String {
-        format!("{RECORD_MODE_VAR}=once cargo test -- {}", self.test_name)
+        self.rerun.with_record_mode("once")
     }
 }
 

@@ -5,8 +5,7 @@ use std::str::FromStr;
 
 use super::api::UnknownName;
 
-/// The environment variable that chooses the record mode.
-pub const RECORD_MODE_VAR: &str = "MCPEVAL_RECORD_MODE";
+pub use crate::rerun::RECORD_MODE_VAR;
 
 /// How the proxy uses a task run's cassette.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
