@@ -367,6 +367,8 @@ fn list_calls(trace: &CallTrace, kind: CallKind) -> String {
 }
 
 #[cfg(test)]
+mod order_tests;
+#[cfg(test)]
 #[path = "assert_tests.rs"]
 mod tests;
 

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
+use super::acp_file::{AcpParts, RawAcp, acp_agent};
 use super::agent::{
     AcpAgent, Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, DEFAULT_AGENT_TIMEOUT,
     RunPrompt,
@@ -141,15 +142,6 @@ struct RawAgentFile {
     llm: Option<RawLlm>,
     acp: Option<RawAcp>,
     skills: Option<RawSkills>,
-}
-
-/// `acp` of an Agent file (mcpchecker's `AcpConfig`): the program that speaks ACP.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawAcp {
-    cmd: Option<String>,
-    #[serde(default)]
-    args: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -314,79 +306,6 @@ pub fn load_agent_file(path: &Path) -> Result<Agent, ConfigErrors> {
         },
     };
     check.finish(agent.with_options(options))
-}
-
-/// What an Agent file's `acp` agent is made of besides its program.
-struct AcpParts {
-    command: Option<(String, Vec<String>)>,
-    env: BTreeMap<String, String>,
-    timeout: Option<String>,
-}
-
-impl RawAcp {
-    fn validate(self, check: &mut Checker<'_>) -> Option<(String, Vec<String>)> {
-        let cmd = check.non_empty("acp.cmd", self.cmd.as_deref())?.to_owned();
-        Some((cmd, self.args))
-    }
-}
-
-/// The ACP agent of an Agent file: its `acp` program, as `builtin.claude-code` when the file
-/// names that builtin too (mcpchecker: `acp` wins over `builtin`), else an agent of its own.
-fn acp_agent(
-    check: &mut Checker<'_>,
-    acp: AcpParts,
-    has_run_prompt: bool,
-    builtin: Option<Agent>,
-    llm: Option<AgentLlm>,
-    name: String,
-) -> Option<Agent> {
-    if has_run_prompt {
-        check.error(
-            "commands.runPrompt",
-            "an agent runs either over ACP (`acp`) or as a command line (`commands.runPrompt`), not both",
-        );
-    }
-    let timeout = match acp.timeout.as_deref() {
-        Some(text) => check.duration("commands.timeout", text)?,
-        None => DEFAULT_AGENT_TIMEOUT,
-    };
-    let command = acp.command?;
-    let agent = match builtin {
-        Some(Agent::ClaudeCode { model, .. }) => AcpAgent {
-            llm: llm.or(Some(AgentLlm {
-                api: LlmApi::Anthropic,
-                base_url_env: "ANTHROPIC_BASE_URL".into(),
-            })),
-            ..AcpAgent::claude_code(model, Some(command))
-        },
-        Some(other) => {
-            check.error(
-                "acp",
-                format!(
-                    "`builtin.type: {}` does not run over ACP; with `acp`, `builtin` may only name claude-code",
-                    other.name()
-                ),
-            );
-            return None;
-        }
-        None => AcpAgent {
-            name,
-            cmd: command.0,
-            args: command.1,
-            package: None,
-            env: BTreeMap::new(),
-            timeout,
-            llm,
-            claude_code: false,
-            model: None,
-            options: AgentOptions::default(),
-        },
-    };
-    Some(Agent::Acp(Box::new(AcpAgent {
-        env: acp.env,
-        timeout,
-        ..agent
-    })))
 }
 
 impl RawBuiltin {

@@ -5,6 +5,7 @@
 //! validation pass turns them into the types the runner uses. Nothing downstream re-checks
 //! what validation guarantees.
 
+mod acp_file;
 mod agent;
 mod agent_file;
 mod arguments;
@@ -16,6 +17,7 @@ mod error;
 mod eval;
 mod extensions;
 mod header_events;
+mod http_step;
 mod judge;
 mod matchers;
 mod mcp;
@@ -28,6 +30,7 @@ mod steps;
 mod task;
 mod task_file;
 mod task_header;
+mod task_set;
 pub mod template;
 mod yaml;
 
@@ -43,13 +46,11 @@ pub use arguments_match::{Comparison, Difference};
 pub use assertions::{AssertionKind, Assertions, SkillMatcher};
 pub use builtin::llm_agent_model;
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
-pub use eval::{
-    Eval, SchemaViolations, SnapshotMode, TaskSet, TaskSource, duplicate_eval_names, load_eval,
-    load_eval_with,
-};
+pub use eval::{Eval, SnapshotMode, duplicate_eval_names, load_eval, load_eval_with};
 pub use extensions::{
     DEFAULT_EXTENSION_TIMEOUT, ExtensionSpec, ExtensionStep, GitHubPackage, Package, parse_package,
 };
+pub use http_step::{FieldCheck, HttpBody, HttpStep, JsonType};
 pub use judge::JudgeConfig;
 pub use matchers::{CallMatcher, OrderedCall, kind_name};
 pub use mcp::{
@@ -57,10 +58,8 @@ pub use mcp::{
     load_mcp_config_with,
 };
 pub use sniff::says_kind_eval;
-pub use steps::{
-    DEFAULT_STEP_TIMEOUT, FieldCheck, HttpBody, HttpStep, JsonType, JudgeStep, ScriptSource,
-    ScriptStep, Step, TaskStep,
-};
+pub use steps::{DEFAULT_STEP_TIMEOUT, JudgeStep, ScriptSource, ScriptStep, Step, TaskStep};
 pub use task::{Difficulty, Limits, Task, TaskContext, TaskVersion};
 pub use task_file::load_task;
 pub use task_header::{TaskHeader, read_task_header, task_header};
+pub use task_set::{SchemaViolations, TaskSet, TaskSource};

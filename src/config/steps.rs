@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use regex::Regex;
 use serde::Deserialize;
 
 use super::check::Checker;
 use super::extensions::{ExtensionStep, RawExtensionStep};
+use super::http_step::{HttpStep, RawHttp};
 
 /// One step of a v1alpha2 task: a map with one key naming the step type (deserialized in
 /// `raw_step.rs`).
@@ -89,53 +89,6 @@ pub struct RawScript {
     pub(super) continue_on_error: bool,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawHttp {
-    url: Option<String>,
-    method: Option<String>,
-    #[serde(default)]
-    headers: BTreeMap<String, String>,
-    body: Option<RawHttpBody>,
-    timeout: Option<String>,
-    expect: Option<RawExpect>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawHttpBody {
-    raw: Option<String>,
-    json: Option<serde_json::Value>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawExpect {
-    status: Option<u16>,
-    body: Option<RawExpectBody>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawExpectBody {
-    #[serde(rename = "match")]
-    pattern: Option<String>,
-    #[serde(default)]
-    fields: Vec<RawField>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawField {
-    path: Option<String>,
-    equals: Option<serde_json::Value>,
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    #[serde(rename = "match")]
-    pattern: Option<String>,
-    exists: Option<bool>,
-}
-
 /// An LLM-judge step (also the v1alpha1 `verify: {contains|exact}` form).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -195,68 +148,6 @@ pub struct ScriptStep {
     pub env: BTreeMap<String, String>,
     /// A failure does not stop the phase.
     pub continue_on_error: bool,
-}
-
-/// An HTTP step.
-#[derive(Debug, Clone)]
-pub struct HttpStep {
-    /// The URL.
-    pub url: String,
-    /// The method, upper case (default GET).
-    pub method: String,
-    /// Request headers.
-    pub headers: BTreeMap<String, String>,
-    /// The request body.
-    pub body: Option<HttpBody>,
-    /// Bound on the request.
-    pub timeout: Duration,
-    /// Expected status code.
-    pub expect_status: Option<u16>,
-    /// Regex the raw body must match.
-    pub expect_body_match: Option<Regex>,
-    /// Checks on fields of a JSON body.
-    pub expect_fields: Vec<FieldCheck>,
-}
-
-/// An HTTP request body.
-#[derive(Debug, Clone, PartialEq)]
-pub enum HttpBody {
-    /// Sent as is.
-    Raw(String),
-    /// Sent as JSON.
-    Json(serde_json::Value),
-}
-
-/// A check on one field of a JSON response body.
-#[derive(Debug, Clone)]
-pub struct FieldCheck {
-    /// Dot path, e.g. `data.users[0].email`.
-    pub path: String,
-    /// The field equals this value.
-    pub equals: Option<serde_json::Value>,
-    /// The field has this JSON type.
-    pub kind: Option<JsonType>,
-    /// A string field matches this regex.
-    pub pattern: Option<Regex>,
-    /// The field is present (or absent).
-    pub exists: Option<bool>,
-}
-
-/// A JSON type name used by `expect.body.fields[].type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JsonType {
-    /// `string`
-    String,
-    /// `number`
-    Number,
-    /// `array`
-    Array,
-    /// `object`
-    Object,
-    /// `bool`
-    Bool,
-    /// `null`
-    Null,
 }
 
 /// An LLM-judge step.
@@ -321,124 +212,6 @@ impl RawScript {
             timeout,
             env: self.env,
             continue_on_error: self.continue_on_error,
-        })
-    }
-}
-
-impl RawHttp {
-    fn validate(self, check: &mut Checker<'_>, path: &str) -> Option<HttpStep> {
-        let url = check
-            .non_empty(&format!("{path}.url"), self.url.as_deref())?
-            .to_owned();
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            check.error(
-                format!("{path}.url"),
-                format!("expected an http:// or https:// URL, found {url:?}"),
-            );
-        }
-        let method = self
-            .method
-            .unwrap_or_else(|| "GET".to_owned())
-            .to_ascii_uppercase();
-        const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
-        if !METHODS.contains(&method.as_str()) {
-            check.error(
-                format!("{path}.method"),
-                format!(
-                    "unknown method `{method}`; expected one of {}",
-                    METHODS.join(", ")
-                ),
-            );
-        }
-        let body = match self.body {
-            None => None,
-            Some(RawHttpBody {
-                raw: Some(raw),
-                json: None,
-            }) => Some(HttpBody::Raw(raw)),
-            Some(RawHttpBody {
-                raw: None,
-                json: Some(json),
-            }) => Some(HttpBody::Json(json)),
-            Some(_) => {
-                check.error(
-                    format!("{path}.body"),
-                    "expected exactly one of `raw` or `json`",
-                );
-                None
-            }
-        };
-        let timeout = match self.timeout {
-            Some(text) => check.duration(&format!("{path}.timeout"), &text)?,
-            None => DEFAULT_STEP_TIMEOUT,
-        };
-        let (mut expect_status, mut expect_body_match, mut expect_fields) =
-            (None, None, Vec::new());
-        if let Some(expect) = self.expect {
-            expect_status = expect.status;
-            if let Some(status) = expect_status.filter(|s| !(100..=599).contains(s)) {
-                check.error(
-                    format!("{path}.expect.status"),
-                    format!("{status} is not an HTTP status; expected 100 to 599"),
-                );
-            }
-            if let Some(body) = expect.body {
-                expect_body_match = body
-                    .pattern
-                    .and_then(|p| check.regex(&format!("{path}.expect.body.match"), &p));
-                for (i, field) in body.fields.into_iter().enumerate() {
-                    if let Some(f) =
-                        field.validate(check, &format!("{path}.expect.body.fields[{i}]"))
-                    {
-                        expect_fields.push(f);
-                    }
-                }
-            }
-        }
-        Some(HttpStep {
-            url,
-            method,
-            headers: self.headers,
-            body,
-            timeout,
-            expect_status,
-            expect_body_match,
-            expect_fields,
-        })
-    }
-}
-
-impl RawField {
-    fn validate(self, check: &mut Checker<'_>, path: &str) -> Option<FieldCheck> {
-        let field_path = check
-            .non_empty(&format!("{path}.path"), self.path.as_deref())?
-            .to_owned();
-        let kind = match self.kind.as_deref() {
-            None => None,
-            Some("string") => Some(JsonType::String),
-            Some("number") => Some(JsonType::Number),
-            Some("array") => Some(JsonType::Array),
-            Some("object") => Some(JsonType::Object),
-            Some("bool" | "boolean") => Some(JsonType::Bool),
-            Some("null") => Some(JsonType::Null),
-            Some(other) => {
-                check.error(
-                    format!("{path}.type"),
-                    format!("unknown JSON type `{other}`; expected one of string, number, array, object, bool, null"),
-                );
-                return None;
-            }
-        };
-        let pattern = match self.pattern {
-            Some(p) => Some(check.regex(&format!("{path}.match"), &p)?),
-            None => None,
-        };
-        Some(FieldCheck {
-            path: field_path,
-            equals: self.equals,
-            kind,
-            pattern,
-            exists: self.exists,
         })
     }
 }

@@ -314,32 +314,6 @@ struct FileRequest {
     normalized: Value,
 }
 
-impl Cassette {
-    /// Reads the main part of a cassette file; `None` when the file does not exist.
-    #[cfg(test)]
-    pub(crate) fn load(path: &Path) -> Result<Option<Self>, LlmProxyError> {
-        Ok(CassetteParts::load(path)?.and_then(|parts| parts.main))
-    }
-
-    /// The main part of a cassette file from its text, or what is wrong with it.
-    #[cfg(test)]
-    pub(crate) fn parse(text: &str) -> Result<Self, String> {
-        CassetteParts::parse(text)?
-            .main
-            .ok_or_else(|| "it has no `meta`: only sections".to_owned())
-    }
-
-    /// A file holding only this cassette, as pretty JSON.
-    #[cfg(test)]
-    pub(crate) fn to_json(&self) -> String {
-        let parts = CassetteParts {
-            main: Some(self.clone()),
-            sections: BTreeMap::new(),
-        };
-        parts.to_json()
-    }
-}
-
 fn resolve_interaction(
     list: &str,
     index: usize,

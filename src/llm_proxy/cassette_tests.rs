@@ -160,3 +160,27 @@ fn a_section_is_read_and_written_beside_the_main_part() {
     assert_eq!(read.clone().take(None), Some(sample()));
     assert_eq!(read.take(Some("other")), None);
 }
+
+/// The main part of a cassette alone, as these tests read and write it.
+impl Cassette {
+    /// Reads the main part of a cassette file; `None` when the file does not exist.
+    fn load(path: &Path) -> Result<Option<Self>, LlmProxyError> {
+        Ok(CassetteParts::load(path)?.and_then(|parts| parts.main))
+    }
+
+    /// The main part of a cassette file from its text, or what is wrong with it.
+    fn parse(text: &str) -> Result<Self, String> {
+        CassetteParts::parse(text)?
+            .main
+            .ok_or_else(|| "it has no `meta`: only sections".to_owned())
+    }
+
+    /// A file holding only this cassette, as pretty JSON.
+    fn to_json(&self) -> String {
+        let parts = CassetteParts {
+            main: Some(self.clone()),
+            sections: BTreeMap::new(),
+        };
+        parts.to_json()
+    }
+}
