@@ -1,40 +1,107 @@
-//! mcpeval: test MCP servers the way agents use them.
+//! Test MCP servers the way agents use them: every eval task is a `cargo test`.
+//!
+//! An AI agent (Claude Code, Codex, Gemini CLI, an ACP agent, mcpeval's own llm-agent, or
+//! any program) gets a task and works through your MCP server's tools behind a recording
+//! proxy; mcpeval then checks what the agent did. Each task file of an eval is one test:
+//! filter it by name, run it under nextest or an IDE test runner, gate CI on it. A failed
+//! assertion is an ordinary failing test, shown with a diff of the recorded call trace.
+//!
+//! This crate is the test harness ([`Harness`]); the `mcpeval` binary
+//! (`cargo install mcpeval`) runs the same evals for a server in any language
+//! (`mcpeval check evals/acme/eval.yaml`). The file formats, agents, recording and
+//! replaying the LLM side, and CI are in the README and the book.
+//!
+//! # Quick start
+//!
+//! In your server crate's `Cargo.toml`:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! mcpeval = "0.1"
+//!
+//! [[test]]
+//! name = "evals"
+//! harness = false
+//! ```
+//!
+//! `tests/evals.rs`, one test per task file of every eval under `evals/`:
+//!
+//! ```no_run
+//! fn main() -> std::process::ExitCode {
+//!     mcpeval::Harness::discover("evals").run()
+//! }
+//! ```
+//!
+//! An eval (`evals/acme/eval.yaml`) names the agent, the MCP config that starts your
+//! server and the task files; `mcpeval init` writes a working one from your server's tools.
+//! Then:
+//!
+//! ```text
+//! cargo test --test evals                      # every task
+//! cargo test --test evals -- acme::sum --exact # one task, by its test name
+//! cargo test --test evals -- --list            # the task names
+//! ```
+//!
+//! To hand the path of your server binary to the MCP config (`command: ${ACME_BIN}`), add
+//! `.env("ACME_BIN", env!("CARGO_BIN_EXE_acme-server"))` before `.run()` (see
+//! [`Harness::env`]), or `Harness::cargo_bin` for a binary in another package of your
+//! workspace.
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+
+// What the `mcpeval` binary, the integration tests and the benches reach: not public API
+// (hidden from the docs, no semver promise).
+#[doc(hidden)]
+pub mod agent;
+#[doc(hidden)]
+pub mod assert;
+#[doc(hidden)]
+pub mod config;
+#[doc(hidden)]
+pub mod exit;
+#[doc(hidden)]
+pub mod extension;
+#[doc(hidden)]
+pub mod file_stem;
+#[doc(hidden)]
+pub mod harness;
+#[doc(hidden)]
+pub mod llm;
+#[doc(hidden)]
+pub mod llm_proxy;
+#[doc(hidden)]
+pub mod plan;
+#[doc(hidden)]
+pub mod proxy;
+#[doc(hidden)]
+pub mod report;
+#[doc(hidden)]
+pub mod snapshot;
+#[doc(hidden)]
+pub mod steps;
+#[doc(hidden)]
+pub mod tokens;
+#[doc(hidden)]
+pub mod trace;
+
+mod error_text;
+mod interrupt;
+mod json_schema;
+mod lock;
+mod loopback;
+mod process;
+mod rerun;
+mod schema_checks;
+mod secret;
+mod text;
 
 /// The version string shown by `mcpeval --version`: crate version and git commit.
+#[doc(hidden)]
 pub const VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (",
     env!("MCPEVAL_GIT_COMMIT"),
     ")"
 );
-
-pub mod agent;
-pub mod assert;
-pub mod config;
-pub mod error_text;
-pub mod exit;
-pub mod extension;
-pub mod file_stem;
-pub mod harness;
-pub mod interrupt;
-pub mod json_schema;
-pub mod llm;
-pub mod llm_proxy;
-mod lock;
-pub mod loopback;
-pub mod plan;
-pub mod process;
-pub mod proxy;
-pub mod report;
-pub mod rerun;
-pub mod schema_checks;
-pub mod secret;
-pub mod snapshot;
-pub mod steps;
-pub mod text;
-pub mod tokens;
-pub mod trace;
 
 pub use harness::Harness;

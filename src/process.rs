@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
@@ -52,8 +52,6 @@ pub struct Finished {
     pub stdout: String,
     /// Captured stderr (lossy UTF-8).
     pub stderr: String,
-    /// How long it ran.
-    pub duration: Duration,
 }
 
 impl Finished {
@@ -182,7 +180,6 @@ pub async fn run_leaving_group(
     spec: &ProcessSpec,
     timeout: Duration,
 ) -> std::io::Result<(Finished, ProcessGroupGuard)> {
-    let started = Instant::now();
     let mut command = Command::new(&spec.program);
     command
         .args(&spec.args)
@@ -231,7 +228,6 @@ pub async fn run_leaving_group(
         status,
         stdout: text(&out),
         stderr: text(&err),
-        duration: started.elapsed(),
     };
     Ok((finished, group))
 }

@@ -1,11 +1,4 @@
 //! The test harness: every planned task case is one libtest trial named `<eval>::<task>`.
-//!
-//! ```no_run
-//! // tests/evals.rs, with `harness = false` in Cargo.toml
-//! fn main() -> std::process::ExitCode {
-//!     mcpeval::Harness::discover("evals").run()
-//! }
-//! ```
 
 mod agent_phase;
 mod case;
@@ -39,7 +32,22 @@ use crate::config::{
 };
 use crate::plan::{EvalPlan, plan_eval, plan_task};
 
-/// Runs evals as libtest trials.
+/// Runs evals as tests: each task of each eval is one test named `<eval>::<task>`, run as
+/// `cargo test` runs tests (filters, `--exact`, `--list`, `--test-threads`, `--format json`,
+/// nextest), with the exit code `cargo test` expects.
+///
+/// Build it with [`discover`](Self::discover) or [`eval_files`](Self::eval_files), add what
+/// the runs need, then [`run`](Self::run) it from the `main` of a `harness = false` test
+/// target:
+///
+/// ```no_run
+/// // tests/evals.rs
+/// fn main() -> std::process::ExitCode {
+///     mcpeval::Harness::discover("evals")
+///         .env("ACME_TOKEN", "test-token")
+///         .run()
+/// }
+/// ```
 #[derive(Debug, Clone)]
 pub struct Harness {
     source: Source,
@@ -55,7 +63,14 @@ enum Source {
 }
 
 impl Harness {
-    /// Every eval file (`kind: Eval`, `.yaml`/`.yml`/`.json`) under `dir`, at any depth.
+    /// Every eval file (`kind: Eval`, `.yaml`/`.yml`/`.json`) under `dir`, at any depth. A
+    /// relative `dir` is relative to the package's directory when run by `cargo test`.
+    ///
+    /// ```no_run
+    /// fn main() -> std::process::ExitCode {
+    ///     mcpeval::Harness::discover("evals").run()
+    /// }
+    /// ```
     pub fn discover(dir: impl AsRef<Path>) -> Self {
         Harness {
             source: Source::Directory(dir.as_ref().to_path_buf()),
@@ -66,6 +81,12 @@ impl Harness {
     }
 
     /// Exactly these eval files (what `mcpeval check` runs).
+    ///
+    /// ```no_run
+    /// fn main() -> std::process::ExitCode {
+    ///     mcpeval::Harness::eval_files(["evals/acme/eval.yaml".into()]).run()
+    /// }
+    /// ```
     pub fn eval_files(files: impl IntoIterator<Item = PathBuf>) -> Self {
         Harness {
             source: Source::Files(files.into_iter().collect()),
@@ -78,7 +99,17 @@ impl Harness {
     /// A variable for `${VAR}` in MCP config files (before the process environment) and for
     /// the environment of every server, agent and script of a run. For example the path of
     /// the server binary under test:
-    /// `.env("MY_SERVER", env!("CARGO_BIN_EXE_my-server"))`.
+    /// `.env("MY_SERVER", env!("CARGO_BIN_EXE_my-server"))`, used in the MCP config as
+    /// `command: ${MY_SERVER}`. A later value of the same name wins.
+    ///
+    /// ```no_run
+    /// fn main() -> std::process::ExitCode {
+    ///     mcpeval::Harness::discover("evals")
+    ///         .env("ACME_URL", "http://127.0.0.1:8080/mcp")
+    ///         .env("ACME_TOKEN", "test-token")
+    ///         .run()
+    /// }
+    /// ```
     pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.vars.push((name.into(), value.into()));
         self
@@ -86,12 +117,22 @@ impl Harness {
 
     /// Where runs, results files and the task lock go (default: `MCPEVAL_OUTPUT_DIR`, else
     /// `<target dir>/mcpeval`).
+    ///
+    /// ```no_run
+    /// fn main() -> std::process::ExitCode {
+    ///     mcpeval::Harness::discover("evals")
+    ///         .output_dir("target/acme-evals")
+    ///         .run()
+    /// }
+    /// ```
     pub fn output_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.output_dir = Some(dir.into());
         self
     }
 
-    /// libtest arguments to use instead of the process's own.
+    /// libtest arguments to use instead of the process's own (mcpeval's own tests and
+    /// `mcpeval check`).
+    #[doc(hidden)]
     pub fn with_args(mut self, args: Arguments) -> Self {
         self.args = Some(args);
         self
@@ -100,10 +141,15 @@ impl Harness {
     /// Runs the trials and returns the exit code: 0 only when every selected task passed.
     /// An eval file that does not load fails the whole run up front (exit code 2).
     ///
-    /// SIGINT or SIGTERM during the run ([`interrupt`](crate::interrupt)) stops the running
-    /// tasks as a timeout would, after which their cleanup runs; tasks not started fail as not
-    /// run; the results of finished tasks are kept, and the exit code is 130 (SIGINT) or 143
+    /// SIGINT or SIGTERM during the run stops the running tasks as a timeout would, after
+    /// which their cleanup runs; tasks not started fail as not run; the results of finished tasks are kept, and the exit code is 130 (SIGINT) or 143
     /// (SIGTERM). A second signal stops at once, killing every process group of the run.
+    ///
+    /// ```no_run
+    /// fn main() -> std::process::ExitCode {
+    ///     mcpeval::Harness::discover("evals").run()
+    /// }
+    /// ```
     pub fn run(self) -> ExitCode {
         let args = self.args.clone().unwrap_or_else(Arguments::from_args);
         let options = self.options();
@@ -192,6 +238,7 @@ impl Harness {
 
     /// The trials these evals plan to, filtered as `args` ask (`--exact NAME` plans only that
     /// task).
+    #[doc(hidden)]
     pub fn trials(&self, args: &Arguments) -> Result<Vec<Trial>, ConfigErrors> {
         self.trials_with(args, &self.options())
     }
