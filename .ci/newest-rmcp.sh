@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The other end of "any rmcp 3.x": a copy of the repository whose lockfile takes the newest
+# rmcp 3.x (and whatever it needs), built and put through the proxy and harness tests. The
+# lockfile's own versions (the oldest we support) are what `cargo test` in .ci/run tests.
+# Shares the target directory, so only rmcp and what depends on it are built again.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+copy="$(mktemp -d "${TMPDIR:-/tmp}/mcpeval-newest-rmcp.XXXXXX")"
+trap 'rm -rf "$copy"' EXIT
+cd "$repo"
+git ls-files -z | xargs -0 cp --parents -t "$copy"
+cd "$copy"
+timeout 300 cargo update -p rmcp
+echo "newest-rmcp: $(grep -A1 '^name = "rmcp"$' Cargo.lock | sed -n 's/^version = //p' | tr -d '"') (lockfile: $(grep -A1 '^name = "rmcp"$' "$repo/Cargo.lock" | sed -n 's/^version = //p' | tr -d '"'))"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
+export MCPEVAL_PEERS_DIR="${MCPEVAL_PEERS_DIR:-$repo/.peers}"
+cargo build --all-targets
+cargo test --test proxy_conformance --test proxy_everything --test proxy_http \
+    --test proxy_lifecycle --test proxy_passthrough --test proxy_recording \
+    --test harness --test protocol_versions
