@@ -108,8 +108,26 @@ enum Command {
     AcpAgent,
 }
 
+/// Set (by mcpeval's documentation tests), the command line is parsed and nothing is run:
+/// exit code 0 when it parses (the test runner's arguments after `--` too), else clap's 2.
+const PARSE_ONLY: &str = "MCPEVAL_PARSE_ONLY";
+
+fn parse_only(cli: &Cli) -> ExitCode {
+    if let Command::Check { libtest, .. } = &cli.command {
+        let args = std::iter::once("mcpeval check --").chain(libtest.iter().map(String::as_str));
+        if let Err(e) = <libtest_mimic::Arguments as clap::Parser>::try_parse_from(args) {
+            eprintln!("{e}");
+            return ExitCode::from(exit::INVALID_CONFIG);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if std::env::var_os(PARSE_ONLY).is_some() {
+        return parse_only(&cli);
+    }
     match cli.command {
         Command::Validate { files } => validate(&files),
         Command::Check {

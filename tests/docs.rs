@@ -1,0 +1,482 @@
+//! The README and the book (`docs/src`) cannot drift from the code: every whole-file YAML or
+//! JSON example loads with mcpeval's own loaders, every `mcpeval …` command line parses with
+//! the real command line, every `MCPEVAL_*` variable the code reads is in the reference, every
+//! key the loaders accept is documented, the CI chapter's workflow passes actionlint, and the
+//! book builds with mdBook.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use mcpeval::config::{
+    TaskContext, load_agent_file, load_eval_with, load_mcp_config_with, load_task,
+};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The README, CONTRIBUTING.md and every page of the book.
+fn doc_files() -> Vec<PathBuf> {
+    let mut files = vec![root().join("README.md")];
+    let contributing = root().join("CONTRIBUTING.md");
+    if contributing.exists() {
+        files.push(contributing);
+    }
+    let mut pages = Vec::new();
+    collect_markdown(&root().join("docs/src"), &mut pages);
+    pages.sort();
+    files.extend(pages);
+    files
+}
+
+fn collect_markdown(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_markdown(&path, out);
+        } else if path.extension().is_some_and(|e| e == "md") {
+            out.push(path);
+        }
+    }
+}
+
+/// A fenced code block: where it starts, its language and its text (mdBook's
+/// `{{#include file}}` lines replaced by the file).
+struct Block {
+    at: String,
+    lang: String,
+    text: String,
+}
+
+fn blocks(file: &Path) -> Vec<Block> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut blocks = Vec::new();
+    let mut open: Option<(usize, String, String)> = None;
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        match &mut open {
+            None => {
+                if let Some(info) = trimmed.strip_prefix("```") {
+                    let lang = info.split([',', ' ']).next().unwrap_or("").to_owned();
+                    open = Some((index + 1, lang, String::new()));
+                }
+            }
+            Some((start, lang, body)) => {
+                if trimmed.starts_with("```") {
+                    blocks.push(Block {
+                        at: format!("{}:{start}", file.display()),
+                        lang: std::mem::take(lang),
+                        text: std::mem::take(body),
+                    });
+                    open = None;
+                } else if let Some(include) = trimmed
+                    .strip_prefix("{{#include ")
+                    .and_then(|rest| rest.strip_suffix("}}"))
+                {
+                    let path = file.parent().unwrap().join(include.trim());
+                    body.push_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| {
+                        panic!("{}: {{{{#include {include}}}}}: {e}", file.display())
+                    }));
+                } else {
+                    body.push_str(line);
+                    body.push('\n');
+                }
+            }
+        }
+    }
+    blocks
+}
+
+fn all_blocks() -> Vec<Block> {
+    doc_files().iter().flat_map(|file| blocks(file)).collect()
+}
+
+/// What a whole-file example is, by its top-level keys.
+enum FileKind {
+    Eval,
+    Task,
+    Agent,
+    McpConfig,
+}
+
+fn file_kind(block: &Block) -> Option<FileKind> {
+    let value: serde_json::Value = match block.lang.as_str() {
+        "yaml" | "yml" => serde_saphyr::from_str(&block.text).ok()?,
+        "json" => serde_json::from_str(&block.text).ok()?,
+        _ => return None,
+    };
+    let map = value.as_object()?;
+    match map.get("kind").and_then(|kind| kind.as_str()) {
+        Some("Eval") => Some(FileKind::Eval),
+        Some("Task") => Some(FileKind::Task),
+        Some("Agent") => Some(FileKind::Agent),
+        _ if map.contains_key("mcpServers") => Some(FileKind::McpConfig),
+        _ => None,
+    }
+}
+
+#[test]
+fn every_whole_file_example_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let any_value = |_: &str| Some("value".to_owned());
+    let mut problems = Vec::new();
+    let mut loaded = 0;
+    for (index, block) in all_blocks().iter().enumerate() {
+        let Some(kind) = file_kind(block) else {
+            continue;
+        };
+        let file = dir.path().join(format!("example-{index}.{}", block.lang));
+        std::fs::write(&file, &block.text).unwrap();
+        let errors = match kind {
+            FileKind::Eval => load_eval_with(&file, &any_value).err(),
+            FileKind::Task => load_task(&file, TaskContext::default()).err(),
+            FileKind::Agent => load_agent_file(&file).err(),
+            FileKind::McpConfig => load_mcp_config_with(&file, &any_value).err(),
+        };
+        loaded += 1;
+        // An example stands alone: the files it names (its MCP config, scripts, task files)
+        // are not beside it. Everything else must hold.
+        for error in errors.into_iter().flat_map(|e| e.0) {
+            let text = error.to_string();
+            if !text.contains("file not found") {
+                problems.push(format!("{}: {text}", block.at));
+            }
+        }
+    }
+    assert!(loaded >= 10, "only {loaded} whole-file examples found");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// `line` as shell words, up to its first comment or shell operator; `None` when it holds
+/// a placeholder (`<NAME>`, `[OPTIONS]`, `…`).
+fn shell_words(line: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                for c in chars.by_ref() {
+                    if c == '\'' {
+                        break;
+                    }
+                    word.push(c);
+                }
+            }
+            '"' => {
+                in_word = true;
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => word.extend(chars.next()),
+                        c => word.push(c),
+                    }
+                }
+            }
+            '#' if !in_word => break,
+            '|' | ';' | '&' | '>' if !in_word || word.is_empty() => break,
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    let placeholder = |w: &String| {
+        w.contains('<') || w.contains('…') || w.contains("...") || w.starts_with('[')
+    };
+    (!words.iter().any(placeholder)).then_some(words)
+}
+
+/// The `mcpeval` command lines of the docs' shell blocks (also `cargo run -- …`), as the
+/// words after `mcpeval`, with where they are.
+fn command_lines() -> Vec<(String, Vec<String>)> {
+    let mut lines = Vec::new();
+    for block in all_blocks() {
+        if !matches!(block.lang.as_str(), "sh" | "bash" | "console" | "shell" | "text" | "") {
+            continue;
+        }
+        for line in block.text.lines() {
+            let line = line.trim_start().trim_start_matches("$ ");
+            let Some(words) = shell_words(line) else {
+                continue;
+            };
+            // Skip VAR=value assignments before the command.
+            let mut rest = words.iter().skip_while(|w| {
+                w.split_once('=')
+                    .is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+            });
+            let args: Vec<String> = match rest.next().map(String::as_str) {
+                Some("mcpeval") => rest.cloned().collect(),
+                Some("cargo") if words.iter().any(|w| w == "run") => {
+                    let all: Vec<&String> = words.iter().collect();
+                    let Some(dash) = all.iter().position(|w| *w == "--") else {
+                        continue;
+                    };
+                    all[dash + 1..].iter().map(|w| (*w).clone()).collect()
+                }
+                _ => continue,
+            };
+            if args.is_empty() {
+                continue;
+            }
+            lines.push((format!("{}: {line}", block.at), args));
+        }
+    }
+    lines
+}
+
+#[test]
+fn every_mcpeval_command_line_parses() {
+    let lines = command_lines();
+    assert!(lines.len() >= 10, "only {} command lines found", lines.len());
+    let mut problems = Vec::new();
+    for (at, args) in &lines {
+        let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+            .args(args)
+            .env("MCPEVAL_PARSE_ONLY", "1")
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            problems.push(format!("{at}\n{}", String::from_utf8_lossy(&out.stderr)));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_misspelled_command_line_is_caught() {
+    // The check above can fail: a flag the CLI does not have, and one for the test runner.
+    for line in [
+        "mcpeval check e.yaml --recordmode none",
+        "mcpeval check e.yaml -- --lsit",
+        "mcpeval reprot",
+    ] {
+        let args = shell_words(line).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+            .args(&args[1..])
+            .env("MCPEVAL_PARSE_ONLY", "1")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{line}");
+    }
+}
+
+/// The `MCPEVAL_*` names in the source: what the code reads and sets.
+fn variables_in_source(dir: &Path, out: &mut BTreeSet<String>) {
+    for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+        let path = entry.path();
+        if path.is_dir() {
+            variables_in_source(&path, out);
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") || path.to_string_lossy().ends_with("_tests.rs")
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (start, _) in text.match_indices("\"MCPEVAL_") {
+            let name: String = text[start + 1..]
+                .chars()
+                .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            out.insert(name.trim_end_matches('_').to_owned());
+        }
+    }
+}
+
+#[test]
+fn every_mcpeval_variable_is_in_the_reference() {
+    let mut names = BTreeSet::new();
+    variables_in_source(&root().join("src"), &mut names);
+    names.extend(["MCPEVAL_OUTPUT_DIR".to_owned()]);
+    let reference = std::fs::read_to_string(root().join("docs/src/reference/environment.md"))
+        .unwrap();
+    let missing: Vec<&String> = names
+        .iter()
+        .filter(|name| !reference.contains(&format!("| `{name}` |")))
+        .collect();
+    assert!(names.len() >= 10, "{names:?}");
+    assert!(missing.is_empty(), "not in the reference table: {missing:?}");
+}
+
+/// Every key of the files' serde types (`struct Raw…` in `src/config/`, as written in the
+/// files: camelCase or renamed).
+fn loader_keys() -> BTreeSet<String> {
+    let mut keys = BTreeSet::new();
+    for entry in std::fs::read_dir(root().join("src/config")).unwrap().map(Result::unwrap) {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (index, line) in lines.iter().enumerate() {
+            let Some(rest) = line
+                .trim_start()
+                .trim_start_matches("pub ")
+                .trim_start_matches("pub(super) ")
+                .strip_prefix("struct Raw")
+            else {
+                continue;
+            };
+            if !rest.trim_end().ends_with('{') {
+                continue;
+            }
+            let attributes: String = lines[..index]
+                .iter()
+                .rev()
+                .take_while(|l| l.trim_start().starts_with("#[") || l.trim_start().starts_with("///"))
+                .copied()
+                .collect();
+            if !attributes.contains("Deserialize") {
+                continue;
+            }
+            let camel = attributes.contains("rename_all = \"camelCase\"");
+            let mut rename: Option<String> = None;
+            let mut skip = false;
+            for field in &lines[index + 1..] {
+                let field = field.trim();
+                if field == "}" {
+                    break;
+                }
+                if let Some(attr) = field.strip_prefix("#[serde(") {
+                    if let Some(at) = attr.find("rename = \"") {
+                        let name = &attr[at + 10..];
+                        rename = name.split('"').next().map(str::to_owned);
+                    }
+                    skip |= attr.contains("flatten") || attr.contains("skip");
+                    continue;
+                }
+                if field.starts_with("//") || field.starts_with("#[") {
+                    continue;
+                }
+                let field = field
+                    .trim_start_matches("pub ")
+                    .trim_start_matches("pub(super) ")
+                    .trim_start_matches("pub(crate) ");
+                if let Some((name, _)) = field.split_once(':')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !name.is_empty()
+                {
+                    let key = rename.take().unwrap_or_else(|| {
+                        if camel { camel_case(name) } else { name.to_owned() }
+                    });
+                    if !std::mem::take(&mut skip) {
+                        keys.insert(key.trim_start_matches("r#").to_owned());
+                    }
+                }
+            }
+        }
+    }
+    keys
+}
+
+fn camel_case(snake: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The words of the book's code: its inline code spans and code blocks, split at anything
+/// that is not part of a key (so `{timeout, cleanupTimeout}` names both keys).
+fn code_words(text: &str) -> BTreeSet<String> {
+    let mut code = String::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        if in_block {
+            code.push_str(line);
+            code.push('\n');
+            continue;
+        }
+        for (index, span) in line.split('`').enumerate() {
+            if index % 2 == 1 {
+                code.push_str(span);
+                code.push('\n');
+            }
+        }
+    }
+    code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|word| !word.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn every_key_the_loaders_accept_is_documented() {
+    let keys = loader_keys();
+    assert!(keys.len() >= 50, "only {} keys found: {keys:?}", keys.len());
+    let mut words = BTreeSet::new();
+    for file in doc_files().iter().filter(|file| file.starts_with(root().join("docs"))) {
+        words.extend(code_words(&std::fs::read_to_string(file).unwrap()));
+    }
+    let missing: Vec<&String> = keys.iter().filter(|key| !words.contains(*key)).collect();
+    assert!(
+        missing.is_empty(),
+        "keys the loaders accept that the book's code does not name: {missing:?}"
+    );
+}
+
+#[test]
+fn the_ci_chapters_workflow_passes_actionlint() {
+    let Some(actionlint) = support::peers::require("venv/bin/actionlint") else {
+        return;
+    };
+    let workflow = root().join("docs/src/ci/evals.yml");
+    let out = Command::new(actionlint).arg(&workflow).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_book_builds() {
+    let Some(mdbook) = support::peers::require("tools/bin/mdbook") else {
+        return;
+    };
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = Command::new(mdbook)
+        .args(["build", "docs", "--dest-dir"])
+        .arg(out_dir.path())
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(out_dir.path().join("ci.html")).unwrap();
+    assert!(page.contains("cargo nextest run --test evals"), "the workflow is included");
+}
