@@ -1,0 +1,327 @@
+//! Every MCP protocol version with every agent (issue 23, point 2): a server answering
+//! `initialize` with 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28, one that
+//! echoes the client's version, and one built like an rmcp 3.11 server (`server/discover`,
+//! a handshake version for `initialize`), over stdio and HTTP
+//! (`support/versioned_server.rs`), each works through the proxy with the file agent
+//! (`script-agent`), builtin.claude-code (whose allowed tools are listed first), Codex,
+//! Gemini CLI and the llm-agent, each against its fake API: the task calls `add` and
+//! asserts `toolsUsed`. A server answering a version mcpeval does not speak fails the task
+//! naming the server, the version it offered and the versions mcpeval speaks.
+//!
+//! Observed before the fix: the 2026-07-28 and echo rows failed with every agent but the
+//! file agent, before the agent started: "cannot list the tools of `acme` …: -32022:
+//! Unsupported protocol version"; unknown versions passed.
+
+#[path = "support/fake_anthropic.rs"]
+mod fake_anthropic;
+mod support;
+
+use futures::StreamExt;
+use serde_json::json;
+use support::eval_run::{RunAgent, TaskRun, http_server, run_task_as, stdio_server};
+use support::fake_llm::{FakeLlm, Reply};
+use support::versioned_server::{self, VersionedHttp};
+
+/// Runs of one agent at a time (each is an `mcpeval check` with its agent program).
+const CONCURRENCY: usize = 4;
+/// The fake APIs' key.
+const KEY: &str = "sk-protocol-versions-test-key-0123456789";
+/// The versions mcpeval speaks, as a failure names them.
+const SPOKEN: &str = "2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 and 2026-07-28";
+
+/// One server of the table.
+struct Row {
+    /// What the table calls it.
+    name: &'static str,
+    /// The server script's arguments.
+    args: &'static [&'static str],
+    /// Reached over streamable HTTP rather than stdio.
+    http: bool,
+    /// The version it offers that mcpeval does not speak: the task fails.
+    unknown: Option<&'static str>,
+}
+
+const fn row(name: &'static str, args: &'static [&'static str]) -> Row {
+    Row {
+        name,
+        args,
+        http: false,
+        unknown: None,
+    }
+}
+
+const ROWS: &[Row] = &[
+    row("2024-11-05", &["--version", "2024-11-05"]),
+    row("2025-03-26", &["--version", "2025-03-26"]),
+    row("2025-06-18", &["--version", "2025-06-18"]),
+    row("2025-11-25", &["--version", "2025-11-25"]),
+    row("2026-07-28", &["--version", "2026-07-28"]),
+    row("echo", &["--echo"]),
+    row("discover (as rmcp 3.11)", &["--discover"]),
+    Row {
+        http: true,
+        ..row("2026-07-28 over HTTP", &["--version", "2026-07-28"])
+    },
+    Row {
+        http: true,
+        ..row("echo over HTTP", &["--echo"])
+    },
+    Row {
+        unknown: Some("2099-01-01"),
+        ..row("unknown 2099-01-01", &["--version", "2099-01-01"])
+    },
+    Row {
+        unknown: Some("1.0"),
+        ..row("unknown 1.0", &["--version", "1.0"])
+    },
+];
+
+/// The agents of the table.
+#[derive(Debug, Clone, Copy)]
+enum Agent {
+    File,
+    ClaudeCode,
+    Codex,
+    GeminiCli,
+    LlmAgent,
+}
+
+/// An agent ready to run: how, its prompt, and the fake API it talks to (kept alive).
+struct Ready {
+    agent: RunAgent,
+    prompt: &'static str,
+    _api: Option<Box<dyn std::any::Any + Send + Sync>>,
+}
+
+const PROMPT: &str = "What is 2 + 40? Use the add tool of the acme server.";
+
+/// `PATH` with the directory of the installed peer `bin` first, or `None` (skipped).
+fn path_with(bin: &str) -> Option<String> {
+    let program = support::peers::require(&format!("node_modules/.bin/{bin}"))?;
+    let dir = program.parent().expect("the program has a directory");
+    Some(format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    ))
+}
+
+fn vars(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+        .collect()
+}
+
+/// The agent with its fake API started; `None` when its program is not installed.
+async fn ready(agent: Agent) -> Option<Ready> {
+    let answer = || Reply::Text("The sum is 42.".into());
+    let builtin = |config: &str, env: Vec<(String, String)>| RunAgent {
+        config: config.into(),
+        env: [vars(&[("MCPEVAL_RECORD_MODE", "passthrough")]), env].concat(),
+    };
+    let ready = match agent {
+        Agent::File => Ready {
+            agent: RunAgent::script(),
+            prompt: "call acme add {\"a\": 2, \"b\": 40}",
+            _api: None,
+        },
+        Agent::ClaudeCode => {
+            let path = support::peers::path_with_claude()?;
+            let api = fake_anthropic::FakeAnthropic::start(vec![
+                fake_anthropic::Turn::ToolUse {
+                    name: "mcp__acme__add".into(),
+                    input: json!({"a": 2, "b": 40}),
+                },
+                fake_anthropic::Turn::Text("The sum is 42.".into()),
+            ])
+            .await;
+            let env = vars(&[
+                ("PATH", &path),
+                ("ANTHROPIC_BASE_URL", &api.base_url),
+                ("ANTHROPIC_API_KEY", KEY),
+                ("ENABLE_TOOL_SEARCH", "false"),
+            ]);
+            Ready {
+                agent: builtin("{type: builtin.claude-code}", env),
+                prompt: PROMPT,
+                _api: Some(Box::new(api)),
+            }
+        }
+        Agent::Codex => {
+            let path = path_with("codex")?;
+            let call = Reply::NamespacedCall {
+                namespace: "mcp__acme".into(),
+                name: "add".into(),
+                args: json!({"a": 2, "b": 40}),
+            };
+            let api = FakeLlm::start_by_turn(vec![call, answer()]).await;
+            let env = vars(&[
+                ("PATH", &path),
+                ("OPENAI_BASE_URL", &format!("{}/v1", api.url)),
+                ("OPENAI_API_KEY", KEY),
+            ]);
+            Ready {
+                agent: builtin("{type: builtin.codex, model: mcpeval-test-model}", env),
+                prompt: PROMPT,
+                _api: Some(Box::new(api)),
+            }
+        }
+        Agent::GeminiCli => {
+            let path = path_with("gemini")?;
+            let call = Reply::ToolCall {
+                name: "mcp_acme_add".into(),
+                args: json!({"a": 2, "b": 40}),
+            };
+            let api = FakeLlm::start_by_turn(vec![call, answer()]).await;
+            let env = vars(&[
+                ("PATH", &path),
+                ("GOOGLE_GEMINI_BASE_URL", &api.url),
+                ("GEMINI_API_KEY", KEY),
+            ]);
+            Ready {
+                agent: builtin("{type: builtin.gemini-cli, model: gemini-test-model}", env),
+                prompt: PROMPT,
+                _api: Some(Box::new(api)),
+            }
+        }
+        Agent::LlmAgent => {
+            let call = Reply::ToolCall {
+                name: "add".into(),
+                args: json!({"a": 2, "b": 40}),
+            };
+            let api = FakeLlm::start_by_turn(vec![call, answer()]).await;
+            let env = vars(&[("ANTHROPIC_BASE_URL", &api.url), ("ANTHROPIC_API_KEY", KEY)]);
+            Ready {
+                agent: builtin(
+                    "{type: builtin.llm-agent, model: 'anthropic:claude-test'}",
+                    env,
+                ),
+                prompt: PROMPT,
+                _api: Some(Box::new(api)),
+            }
+        }
+    };
+    Some(ready)
+}
+
+const TOOLS_USED: &str = "        toolsUsed:\n          - server: acme\n            tool: add";
+
+/// Runs the task against the row's server; what is wrong with the outcome, if anything.
+async fn check_row(ready: &Ready, row: &Row) -> Option<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let script = versioned_server::script(dir.path()).display().to_string();
+    let (servers, http) = if row.http {
+        let server = VersionedHttp::start(dir.path(), row.args);
+        (http_server("acme", &server.url), Some(server))
+    } else {
+        let args: Vec<&str> = std::iter::once(script.as_str())
+            .chain(row.args.iter().copied())
+            .collect();
+        (stdio_server("acme", "python3", &args), None)
+    };
+    let run = run_task_as(&ready.agent, dir, &servers, ready.prompt, TOOLS_USED).await;
+    drop(http);
+    let problem = match row.unknown {
+        None => passed_with_add(&run),
+        Some(version) => failed_naming(&run, version),
+    };
+    problem.map(|problem| {
+        format!(
+            "row `{}`: {problem}\n  message: {}\n  took {:?}",
+            row.name,
+            run.message().replace('\n', "\n    "),
+            run.took
+        )
+    })
+}
+
+/// The task passed, and its one tool call was `add`, answered `2 + 40 = 42`.
+fn passed_with_add(run: &TaskRun) -> Option<String> {
+    if !run.passed() || run.code != Some(0) {
+        return Some(format!(
+            "expected: passes; observed: failed (exit {:?})",
+            run.code
+        ));
+    }
+    let call = &run.result["callHistory"]["toolCalls"][0];
+    let answered = call["result"].to_string().contains("2 + 40 = 42");
+    (call["name"] != "add" || call["outcome"] != "ok" || !answered)
+        .then(|| format!("expected: one call of add answered 2 + 40 = 42; observed: {call}"))
+}
+
+/// The task failed with a server failure naming the server, `version` and the versions
+/// mcpeval speaks.
+fn failed_naming(run: &TaskRun, version: &str) -> Option<String> {
+    let message = run.message();
+    let expected = [
+        "server failed: mcp server `acme` (`".to_owned(),
+        format!(
+            "answered initialize with protocol version `{version}`, which mcpeval does not \
+             speak (it speaks {SPOKEN})"
+        ),
+    ];
+    if run.passed() || run.code != Some(101) {
+        return Some(format!(
+            "expected: fails; observed: passed (exit {:?})",
+            run.code
+        ));
+    }
+    let failures = run.result["serverFailures"].as_array().cloned();
+    if !failures
+        .unwrap_or_default()
+        .iter()
+        .any(|f| f["server"] == "acme")
+    {
+        return Some("expected: a server failure of `acme` in the results file".into());
+    }
+    expected
+        .iter()
+        .find(|part| !message.contains(part.as_str()))
+        .map(|part| format!("expected the message to contain {part:?}"))
+}
+
+/// Every row with `agent`, `CONCURRENCY` at a time; panics listing the rows that went wrong.
+async fn table(agent: Agent) {
+    let Some(ready) = ready(agent).await else {
+        return;
+    };
+    let problems: Vec<String> = futures::stream::iter(ROWS)
+        .map(|row| check_row(&ready, row))
+        .buffer_unordered(CONCURRENCY)
+        .filter_map(|problem| async move { problem })
+        .collect()
+        .await;
+    assert!(
+        problems.is_empty(),
+        "{agent:?}: {} of {} rows went wrong:\n{}",
+        problems.len(),
+        ROWS.len(),
+        problems.join("\n")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_protocol_version_works_with_the_file_agent() {
+    table(Agent::File).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_protocol_version_works_with_claude_code_and_its_tool_listing() {
+    table(Agent::ClaudeCode).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_protocol_version_works_with_codex() {
+    table(Agent::Codex).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_protocol_version_works_with_gemini_cli() {
+    table(Agent::GeminiCli).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_protocol_version_works_with_the_llm_agent() {
+    table(Agent::LlmAgent).await;
+}
