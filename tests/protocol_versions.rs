@@ -6,11 +6,13 @@
 //! (`script-agent`), builtin.claude-code (whose allowed tools are listed first), Codex,
 //! Gemini CLI and the llm-agent, each against its fake API: the task calls `add` and
 //! asserts `toolsUsed`. A server answering a version mcpeval does not speak fails the task
-//! naming the server, the version it offered and the versions mcpeval speaks.
+//! naming the server, the version it offered and the versions mcpeval speaks. One cell
+//! fails at the agent, as it would without mcpeval (see [`expect`]).
 //!
-//! Observed before the fix: the 2026-07-28 and echo rows failed with every agent but the
-//! file agent, before the agent started: "cannot list the tools of `acme` …: -32022:
-//! Unsupported protocol version"; unknown versions passed.
+//! Observed before the fix: the 2026-07-28 rows failed with every agent, and the echo rows
+//! with every agent but Codex (which asks for 2025-06-18), before the agent started:
+//! "cannot list the tools of `acme` …: -32022: Unsupported protocol version"; the unknown
+//! versions failed without a server failure or a word about the version.
 
 #[path = "support/fake_anthropic.rs"]
 mod fake_anthropic;
@@ -74,16 +76,23 @@ const ROWS: &[Row] = &[
         unknown: Some("1.0"),
         ..row("unknown 1.0", &["--version", "1.0"])
     },
+    Row {
+        http: true,
+        unknown: Some("2099-01-01"),
+        ..row("unknown 2099-01-01 over HTTP", &["--version", "2099-01-01"])
+    },
 ];
 
 /// The agents of the table.
 #[derive(Debug, Clone, Copy)]
 enum Agent {
+    /// The `script-agent`, as an Agent file.
     File,
     ClaudeCode,
     Codex,
     GeminiCli,
-    LlmAgent,
+    /// `builtin.llm-agent` with an `anthropic:` model.
+    Llm,
 }
 
 /// An agent ready to run: how, its prompt, and the fake API it talks to (kept alive).
@@ -185,7 +194,7 @@ async fn ready(agent: Agent) -> Option<Ready> {
                 _api: Some(Box::new(api)),
             }
         }
-        Agent::LlmAgent => {
+        Agent::Llm => {
             let call = Reply::ToolCall {
                 name: "add".into(),
                 args: json!({"a": 2, "b": 40}),
@@ -232,14 +241,12 @@ fn expect(agent: Agent, row: &Row) -> Expect {
 /// Runs the task against the row's server; what is wrong with the outcome, if anything.
 async fn check_row(agent: Agent, ready: &Ready, row: &Row) -> Option<String> {
     let dir = tempfile::tempdir().unwrap();
-    let script = versioned_server::script(dir.path()).display().to_string();
     let (servers, http) = if row.http {
         let server = VersionedHttp::start(dir.path(), row.args);
         (http_server("acme", &server.url), Some(server))
     } else {
-        let args: Vec<&str> = std::iter::once(script.as_str())
-            .chain(row.args.iter().copied())
-            .collect();
+        let args = versioned_server::stdio_args(dir.path(), row.args);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         (stdio_server("acme", "python3", &args), None)
     };
     let run = run_task_as(&ready.agent, dir, &servers, ready.prompt, TOOLS_USED).await;
@@ -299,9 +306,9 @@ fn failed_naming(run: &TaskRun, version: &str, agent: Agent) -> Option<String> {
     let head = match agent {
         Agent::ClaudeCode => {
             "agent failed: cannot list the tools of `acme` for the agent's \
-                              allowed tools: mcp server `acme` (`python3 "
+                              allowed tools: mcp server `acme` (`"
         }
-        _ => "server failed: mcp server `acme` (`python3 ",
+        _ => "server failed: mcp server `acme` (`",
     };
     let said = format!(
         "answered initialize with protocol version `{version}`, which mcpeval does not speak \
@@ -375,5 +382,5 @@ async fn every_protocol_version_works_with_gemini_cli() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_protocol_version_works_with_the_llm_agent() {
-    table(Agent::LlmAgent).await;
+    table(Agent::Llm).await;
 }

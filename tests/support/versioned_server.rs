@@ -180,6 +180,15 @@ pub fn script(dir: &Path) -> PathBuf {
     path
 }
 
+/// The arguments of `python3` for the stdio server (the script written into `dir`, then
+/// `args`).
+pub fn stdio_args(dir: &Path, args: &[&str]) -> Vec<String> {
+    let script = script(dir).display().to_string();
+    std::iter::once(script)
+        .chain(args.iter().map(|arg| (*arg).to_owned()))
+        .collect()
+}
+
 /// The server serving streamable HTTP (`--http` and `args`); killed and reaped when dropped.
 pub struct VersionedHttp {
     /// Its MCP endpoint.
