@@ -86,14 +86,16 @@ impl ListArgs {
 impl ServerHandler for AgentSession {
     fn get_info(&self) -> ServerConfig {
         match self.upstream.get() {
-            Some(connection) => connection.init.clone(),
+            Some(connection) => connection.agent_init(),
             None => ServerConfig::default(),
         }
     }
 
+    /// Only the version spoken with the agent, once it is known (see
+    /// [`super::versions`]): rmcp answers the agent's `initialize` with it.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         match self.upstream.get() {
-            Some(connection) => Cow::Owned(vec![connection.init.protocol_version.clone()]),
+            Some(connection) => Cow::Owned(vec![connection.agent_version.clone()]),
             None => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
         }
     }
@@ -123,7 +125,7 @@ impl ServerHandler for AgentSession {
         match connection {
             Ok(connection) => {
                 shared.register(connection.clone());
-                Ok(connection.init.clone())
+                Ok(connection.agent_init())
             }
             Err(error) => {
                 shared.note_failure(error.failure(&shared.server));

@@ -36,6 +36,11 @@
 //! server is started fresh for it. Clients that open with `server/discover` (protocol
 //! 2026-07-28) get "method not found" and fall back to `initialize`.
 //!
+//! The server is asked for the agent's protocol version, and its answer is repeated to the
+//! agent, unless it has no `initialize` handshake (2026-07-28): the proxy then speaks it
+//! with the server and a handshake version with the agent. A version rmcp does not know is
+//! the server's failure (`versions.rs`).
+//!
 //! The server's side runs over the proxy's own transports (`stdio.rs`, `http_client.rs`),
 //! which see a failing server for what it is: a server that cannot be started or reached,
 //! exits, answers with an HTTP error or with something that is not a JSON-RPC message (or
@@ -66,6 +71,7 @@ mod shared;
 mod spec;
 mod stdio;
 mod upstream;
+mod versions;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

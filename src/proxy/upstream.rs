@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     CancelledNotification, CancelledNotificationParam, ClientInfo, ClientResult, ErrorCode,
-    InitializeResult, ServerNotification, ServerPeerInfo, ServerRequest,
+    InitializeResult, ProtocolVersion, ServerNotification, ServerPeerInfo, ServerRequest,
 };
 use rmcp::service::{
     InboundStreamOrigin, NotificationContext, OriginatingRequestId, PeerRequestOptions,
@@ -27,6 +27,7 @@ use super::process::{ServerProcess, spawn_stdio};
 use super::routes::Routes;
 use super::spec::Upstream;
 use super::stdio::StdioTransport;
+use super::versions::agent_version;
 
 /// One live connection to the real server, serving one agent session.
 pub(crate) struct Connection {
@@ -34,6 +35,8 @@ pub(crate) struct Connection {
     pub(crate) peer: Peer<RoleClient>,
     /// What the server answered to `initialize`.
     pub(crate) init: InitializeResult,
+    /// The protocol version spoken with the agent (see [`super::versions`]).
+    pub(crate) agent_version: ProtocolVersion,
     /// Translation tables shared with the relay.
     pub(crate) routes: Arc<Routes>,
     /// The server's failures seen on this connection.
@@ -43,6 +46,14 @@ pub(crate) struct Connection {
 }
 
 impl Connection {
+    /// The server's answer to `initialize` as the agent gets it: in the version spoken with
+    /// the agent.
+    pub(crate) fn agent_init(&self) -> InitializeResult {
+        let mut init = self.init.clone();
+        init.protocol_version = self.agent_version.clone();
+        init
+    }
+
     /// The process group of a stdio server, while it runs.
     pub(crate) fn pgid(&self) -> Option<u32> {
         self.process.as_ref().and_then(|process| process.pgid())
@@ -72,7 +83,8 @@ impl Drop for Connection {
 }
 
 /// Starts or reaches the server and runs the MCP handshake with the agent's own client
-/// info and capabilities.
+/// info and capabilities. A server answering a protocol version mcpeval does not speak
+/// fails.
 pub(crate) async fn connect(
     server: &str,
     upstream: &Upstream,
@@ -82,6 +94,7 @@ pub(crate) async fn connect(
     timeout: Duration,
 ) -> Result<Connection, ProxyError> {
     let routes = Arc::new(Routes::default());
+    let requested = agent_info.protocol_version.clone();
     let relay = Relay {
         agent_info,
         agent,
@@ -120,9 +133,21 @@ pub(crate) async fn connect(
     else {
         return Err(failed("the handshake left no server info".into()));
     };
+    let agent_version = match agent_version(&requested, &init.protocol_version) {
+        Ok(version) => version,
+        Err(unknown) => {
+            if let Some(process) = &process {
+                process.kill();
+            }
+            return Err(ProxyError::Failed(
+                faults.note(&unknown.to_string(), String::new()),
+            ));
+        }
+    };
     Ok(Connection {
         peer: running.peer().clone(),
         init,
+        agent_version,
         routes,
         faults,
         running: tokio::sync::Mutex::new(Some(running)),

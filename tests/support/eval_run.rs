@@ -1,6 +1,6 @@
 //! One task run whole through `mcpeval check`, from files written into a fresh directory:
-//! the `script-agent` (which makes the calls its prompt lists and tolerates tool errors),
-//! the given MCP servers, and the given assertions.
+//! the `script-agent` (which makes the calls its prompt lists and tolerates tool errors)
+//! or another agent ([`RunAgent`]), the given MCP servers, and the given assertions.
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -49,20 +49,51 @@ commands:
   runPrompt: '"$MCPEVAL_BIN" script-agent --mcp-config {{ .McpServerFileArgs }} {{ .Prompt }}'
 "#;
 
+/// The agent of a run: its `config.agent`, and what `mcpeval check` runs it with.
+pub struct RunAgent {
+    /// `config.agent` as inline YAML: `{type: builtin.codex, model: m}`.
+    pub config: String,
+    /// Variables set for `mcpeval check` (its API's base URL and key, `PATH`, …).
+    pub env: Vec<(String, String)>,
+}
+
+impl RunAgent {
+    /// The `script-agent`, as an Agent file (`agent.yaml`).
+    pub fn script() -> Self {
+        Self {
+            config: "{type: file, path: agent.yaml}".into(),
+            env: Vec::new(),
+        }
+    }
+}
+
 /// Runs the task `faults::task` of an eval whose servers are `mcp_servers` (the YAML
 /// mapping under `mcpServers`, indented by four spaces), whose prompt is `prompt` (script
 /// lines) and whose task set has `assertions` (YAML under `assertions:`, indented by eight
-/// spaces; may be empty). `dir` gets the files; the task times out after 60 s.
+/// spaces; may be empty), with the `script-agent`. `dir` gets the files; the task times out
+/// after 60 s.
 pub async fn run_task(
     dir: tempfile::TempDir,
     mcp_servers: &str,
     prompt: &str,
     assertions: &str,
 ) -> TaskRun {
+    run_task_as(&RunAgent::script(), dir, mcp_servers, prompt, assertions).await
+}
+
+/// [`run_task`] with `agent`.
+pub async fn run_task_as(
+    agent: &RunAgent,
+    dir: tempfile::TempDir,
+    mcp_servers: &str,
+    prompt: &str,
+    assertions: &str,
+) -> TaskRun {
     let eval = format!(
-        "kind: Eval\nmetadata: {{name: faults}}\nconfig:\n  agent: {{type: file, path: agent.yaml}}\n  \
+        "kind: Eval\nmetadata: {{name: faults}}\nconfig:\n  agent: {}\n  \
          mcpConfigFile: mcp.yaml\n  snapshot: off\n  taskSets:\n    - path: task.yaml\n      \
-         assertions:\n{assertions}\n"
+         assertions:\n{assertions}\n",
+        agent.config
     );
     let prompt: String = prompt
         .lines()
@@ -88,6 +119,7 @@ pub async fn run_task(
         .args(["--", "--exact", "faults::task"])
         .env("MCPEVAL_OUTPUT_DIR", &output_dir)
         .env("RUST_BACKTRACE", "0")
+        .envs(agent.env.iter().map(|(name, value)| (name, value)))
         .output()
         .await
         .expect("run mcpeval check");

@@ -15,3 +15,4 @@ pub mod raw_session;
 pub mod results_schema;
 pub mod server;
 pub mod setup;
+pub mod versioned_server;
