@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use tokio::io::AsyncReadExt;
 
 use super::InitError;
+use crate::error_text::error_chain;
 use crate::lock::lock;
 use crate::process::ProcessGroupGuard;
 
@@ -105,7 +106,7 @@ pub async fn discover(launch: &Launch, timeout: Duration) -> Result<Surface, Ini
                 });
             };
             let listed = tokio::time::timeout(timeout, async {
-                let client = ().serve((stdout, stdin)).await.map_err(|e| e.to_string());
+                let client = ().serve((stdout, stdin)).await.map_err(|e| error_chain(&e));
                 list_and_close(client).await
             })
             .await;
@@ -139,7 +140,8 @@ pub async fn discover(launch: &Launch, timeout: Duration) -> Result<Surface, Ini
         Launch::Http { url } => {
             let listed = tokio::time::timeout(timeout, async {
                 let transport = StreamableHttpClientTransport::from_uri(url.clone());
-                let client = ().serve(transport).await.map_err(|e| e.to_string());
+                reachable(url).await?;
+                let client = ().serve(transport).await.map_err(|e| error_chain(&e));
                 list_and_close(client).await
             })
             .await;
@@ -162,6 +164,18 @@ pub async fn discover(launch: &Launch, timeout: Duration) -> Result<Surface, Ini
 }
 
 type Client = RunningService<RoleClient, ()>;
+
+/// Whether anything listens at the URL's host and port: rmcp's message for a refused
+/// connection names its own types rather than the cause.
+async fn reachable(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("not a URL: {e}"))?;
+    let host = parsed.host_str().unwrap_or_default().to_owned();
+    let port = parsed.port_or_known_default().unwrap_or(80);
+    tokio::net::TcpStream::connect((host.trim_matches(['[', ']']), port))
+        .await
+        .map(drop)
+        .map_err(|e| format!("cannot connect to {host}:{port}: {e}"))
+}
 
 /// Lists everything over an initialized session, then closes it.
 async fn list_and_close(client: Result<Client, String>) -> Result<Surface, String> {

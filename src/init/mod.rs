@@ -70,7 +70,7 @@ pub enum InitError {
     #[error("{0}")]
     Usage(String),
     /// The stdio server could not be started.
-    #[error("cannot start the server `{command}`: {source}")]
+    #[error("cannot start the server `{command}`: {source}{}", spawn_hint(source))]
     Spawn {
         /// The command line.
         command: String,
@@ -132,6 +132,14 @@ pub enum InitError {
         /// The loader's errors.
         errors: String,
     },
+}
+
+fn spawn_hint(error: &std::io::Error) -> &'static str {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => " (is the program on PATH, or a path to an executable?)",
+        std::io::ErrorKind::PermissionDenied => " (is the file executable?)",
+        _ => "",
+    }
 }
 
 fn exit_text(exit: &Option<String>) -> String {

@@ -318,10 +318,20 @@ async fn server(
         ));
     }
     if !in_crate {
+        let manifest = dir.join("Cargo.toml");
+        let why = if manifest.exists() {
+            format!("{} has no [package]", manifest.display())
+        } else {
+            format!("no {}", manifest.display())
+        };
+        let bin = if args.bin.is_some() {
+            "--bin is for a Rust crate, and there is "
+        } else {
+            ""
+        };
         return Err(InitError::Usage(format!(
             "no server to start: pass --command \"<cmd> <args>\" (a stdio server) or --url URL \
-             (streamable HTTP), or run it in a Rust crate ({} has no [package])",
-            dir.join("Cargo.toml").display()
+             (streamable HTTP), or run it in a Rust crate ({bin}{why})"
         )));
     }
     let package = cargo::package(dir).await?;
