@@ -221,6 +221,87 @@ fn without_a_server_or_a_crate_it_says_what_to_pass() {
     );
 }
 
+#[test]
+fn the_agent_is_a_builtin_or_an_agent_file_relative_to_the_eval() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = init(
+        dir.path(),
+        &[
+            "--command",
+            "mcpeval demo-server",
+            "--agent",
+            "builtin.llm-agent",
+            "--model",
+            "openai:gpt-4o",
+            "--name",
+            "llm",
+        ],
+    );
+    assert_ok(&out);
+    let eval = read(dir.path().join("evals/llm/eval.yaml"));
+    assert!(
+        eval.contains("  agent:\n    type: builtin.llm-agent\n    model: \"openai:gpt-4o\"\n"),
+        "{eval}"
+    );
+    assert!(
+        read(dir.path().join("evals/llm/README.md")).contains("OPENAI_API_KEY=… mcpeval check")
+    );
+
+    let agents = dir.path().join("agents");
+    std::fs::create_dir(&agents).unwrap();
+    std::fs::write(
+        agents.join("script.yaml"),
+        "kind: Agent\nmetadata: {name: script}\ncommands:\n  runPrompt: 'mcpeval script-agent --mcp-config {{ .McpServerFileArgs }} {{ .Prompt }}'\n",
+    )
+    .unwrap();
+    let out = init(
+        dir.path(),
+        &[
+            "--command",
+            "mcpeval demo-server",
+            "--agent",
+            "agents/script.yaml",
+            "--name",
+            "scripted",
+        ],
+    );
+    assert_ok(&out);
+    let eval = read(dir.path().join("evals/scripted/eval.yaml"));
+    assert!(
+        eval.contains("    type: file\n    path: \"../../agents/script.yaml\"\n"),
+        "{eval}"
+    );
+    assert_eq!(
+        validate(&dir.path().join("evals/scripted/eval.yaml"), &[]).len(),
+        5
+    );
+
+    for (args, message) in [
+        (
+            &["--agent", "builtin.nope"][..],
+            "no such builtin agent; expected one of builtin.claude-code",
+        ),
+        (
+            &["--agent", "builtin.llm-agent"][..],
+            "needs --model provider:model",
+        ),
+        (
+            &["--agent", "missing.yaml"][..],
+            "--agent missing.yaml: not a usable Agent file",
+        ),
+    ] {
+        let mut all = vec!["--command", "mcpeval demo-server"];
+        all.extend(args);
+        let out = init(dir.path(), &all);
+        assert_eq!(out.status.code(), Some(4), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(message),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
 /// Runs init against the listing server with `spec`; its output.
 fn init_listing(dir: &Path, spec: &Value) -> Output {
     let command = support::listing_server::command(dir, spec);

@@ -7,10 +7,12 @@
 //!
 //! `discover.rs` lists the server, `tools.rs` reads its tools, `render.rs` and `readme.rs`
 //! write the texts (`yaml.rs`: YAML scalars and comments), `names.rs` derives names,
-//! `cargo.rs` does the Rust crate parts, `plan.rs` decides what goes where.
+//! `cargo.rs` does the Rust crate parts, `inputs.rs` reads the arguments (the agent, what to
+//! start), `plan.rs` decides what goes where and writes it.
 
 mod cargo;
 mod discover;
+mod inputs;
 mod names;
 mod plan;
 mod readme;
