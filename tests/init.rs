@@ -202,11 +202,35 @@ fn a_server_that_fails_to_start_is_named_with_its_stderr() {
 fn a_server_that_never_answers_is_stopped_at_the_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let started = std::time::Instant::now();
-    let out = init(dir.path(), &["--command", "sleep 60", "--timeout", "1s"]);
+    // A server whose own child would outlive it: the whole process group goes.
+    let out = init(
+        dir.path(),
+        &[
+            "--command",
+            "sh -c 'sleep 60 & echo $! > child.pid; wait'",
+            "--timeout",
+            "1s",
+        ],
+    );
     assert_eq!(out.status.code(), Some(4));
     let stderr = text(&out.stderr);
     assert!(stderr.contains("no complete answer within 1s"), "{stderr}");
     assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    let child = read(dir.path().join("child.pid")).trim().to_owned();
+    let gone = || match std::fs::read_to_string(format!("/proc/{child}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    };
+    for _ in 0..50 {
+        if gone() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("the server's child {child} outlived init");
 }
 
 #[test]

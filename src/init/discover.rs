@@ -44,10 +44,12 @@ impl Launch {
     /// The command line or URL, for messages.
     pub fn describe(&self) -> String {
         match self {
-            Launch::Stdio { program, args, .. } => std::iter::once(program.as_str())
-                .chain(args.iter().map(String::as_str))
-                .collect::<Vec<_>>()
-                .join(" "),
+            Launch::Stdio { program, args, .. } => {
+                let words =
+                    std::iter::once(program.as_str()).chain(args.iter().map(String::as_str));
+                shlex::try_join(words.clone())
+                    .unwrap_or_else(|_| words.collect::<Vec<_>>().join(" "))
+            }
             Launch::Http { url } => url.clone(),
         }
     }
