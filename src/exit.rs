@@ -4,7 +4,7 @@
 //! |---|---|
 //! | 0 | everything selected passed (or the command did what it was asked) |
 //! | 1 | a gate failed: `mcpeval diff --fail-on-regression` found a regression, or `mcpeval report --min-coverage` a server below the minimum |
-//! | 2 | nothing ran: an eval file is invalid, `--exact` names no task (`mcpeval check`, nextest), or the arguments are wrong (clap's code) |
+//! | 2 | nothing ran: an eval file is invalid, `--exact` names no task (`mcpeval check`, nextest), or the arguments are wrong (clap's code; also `mcpeval init`'s arguments: no server to start, an unknown agent, a crate binary not chosen) |
 //! | 3 | `mcpeval report` / `diff` cannot read or write results or a report |
 //! | 4 | `mcpeval init` wrote nothing: the server did not start or answer, a file it would write exists, or the crate's binary did not build |
 //! | 101 | a task failed (libtest's code; nextest reports its own, 100) |

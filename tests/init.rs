@@ -237,7 +237,7 @@ fn a_server_that_never_answers_is_stopped_at_the_timeout() {
 fn without_a_server_or_a_crate_it_says_what_to_pass() {
     let dir = tempfile::tempdir().unwrap();
     let out = init(dir.path(), &[]);
-    assert_eq!(out.status.code(), Some(4));
+    assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains("no server to start: pass --command") && stderr.contains("--url"),
@@ -317,7 +317,7 @@ fn the_agent_is_a_builtin_or_an_agent_file_relative_to_the_eval() {
         let mut all = vec!["--command", "mcpeval demo-server"];
         all.extend(args);
         let out = init(dir.path(), &all);
-        assert_eq!(out.status.code(), Some(4), "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(
             text(&out.stderr).contains(message),
             "{args:?}: {}",

@@ -100,10 +100,8 @@ pub async fn package(dir: &Path) -> Result<Package, InitError> {
 
 /// The binary to start: `--bin NAME`, else the package's only one.
 pub fn choose_bin(package: &Package, requested: Option<&str>) -> Result<String, InitError> {
-    let error = |message: String| InitError::Cargo {
-        manifest: package.manifest.clone(),
-        message,
-    };
+    let error =
+        |message: String| InitError::Usage(format!("{}: {message}", package.manifest.display()));
     let names = package.bins.join(", ");
     match (requested, package.bins.as_slice()) {
         (Some(bin), bins) if bins.iter().any(|b| b == bin) => Ok(bin.to_owned()),

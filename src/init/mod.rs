@@ -68,7 +68,8 @@ pub struct InitArgs {
 /// Why `mcpeval init` wrote nothing.
 #[derive(Debug, thiserror::Error)]
 pub enum InitError {
-    /// The arguments do not say what to start, or contradict each other.
+    /// The arguments do not say what to start, name no usable agent or binary, or contradict
+    /// each other (exit code 2, as clap's own argument errors).
     #[error("{0}")]
     Usage(String),
     /// The stdio server could not be started.
@@ -268,7 +269,10 @@ pub fn main(args: InitArgs) -> ExitCode {
         }
         Err(error) => {
             eprintln!("mcpeval init: {error}");
-            ExitCode::from(crate::exit::INIT_FAILED)
+            ExitCode::from(match error {
+                InitError::Usage(_) => crate::exit::INVALID_CONFIG,
+                _ => crate::exit::INIT_FAILED,
+            })
         }
     }
 }

@@ -35,13 +35,14 @@ fn launcher(dir: &Path) -> String {
 fn in_a_crate_with_two_binaries_init_asks_which() {
     let dir = crate_copy();
     let out = init(dir.path(), &[]);
-    assert_eq!(out.status.code(), Some(4));
+    assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains("package acme has 2 binaries: acme-admin, acme-server; say which is the MCP server with --bin NAME"),
         "{stderr}"
     );
     let out = init(dir.path(), &["--bin", "acme"]);
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr)
             .contains("package acme has no binary `acme`; its binaries: acme-admin, acme-server"),
