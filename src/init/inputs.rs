@@ -160,11 +160,16 @@ pub(super) fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// `target` relative to the directory `base` (both absolute and normalized).
+/// `target` relative to the directory `base` (both absolute and normalized); `target`
+/// itself when they share no more than the root.
 pub(super) fn relative_to(base: &Path, target: &Path) -> PathBuf {
     let base: Vec<Component> = base.components().collect();
     let target: Vec<Component> = target.components().collect();
     let common = base.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    if common <= 1 {
+        // Only the root in common: the absolute path says more than `../../../..`.
+        return target.iter().collect();
+    }
     let mut out = PathBuf::new();
     for _ in common..base.len() {
         out.push("..");
@@ -188,7 +193,8 @@ mod tests {
         };
         assert_eq!(rel("/w/evals/x", "/w/server.py"), "../../server.py");
         assert_eq!(rel("/w/evals/x", "/w/evals/x/agent.yaml"), "agent.yaml");
-        assert_eq!(rel("/w/evals/x", "/other/a.yaml"), "../../../other/a.yaml");
+        assert_eq!(rel("/w/evals/x", "/w/other/a.yaml"), "../../other/a.yaml");
+        assert_eq!(rel("/w/evals/x", "/other/a.yaml"), "/other/a.yaml");
         assert_eq!(normalize(Path::new("/w/./a/../b")), Path::new("/w/b"));
     }
 }
