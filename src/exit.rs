@@ -4,8 +4,9 @@
 //! |---|---|
 //! | 0 | everything selected passed (or the command did what it was asked) |
 //! | 1 | a gate failed: `mcpeval diff --fail-on-regression` found a regression, or `mcpeval report --min-coverage` a server below the minimum |
-//! | 2 | nothing ran: an eval file is invalid, `--exact` names no task (`mcpeval check`, nextest), or the arguments are wrong (clap's code) |
+//! | 2 | nothing ran: an eval file is invalid, `--exact` names no task (`mcpeval check`, nextest), or the arguments are wrong (clap's code; also `mcpeval init`'s arguments: no server to start, an unknown agent, a crate binary not chosen) |
 //! | 3 | `mcpeval report` / `diff` cannot read or write results or a report |
+//! | 4 | `mcpeval init` wrote nothing: the server did not start or answer, a file it would write exists, or the crate's binary did not build |
 //! | 101 | a task failed (libtest's code; nextest reports its own, 100) |
 //! | 130 | SIGINT stopped the run (128 + 2, as shells report it): the running tasks' cleanup ran, later tasks did not run |
 //! | 143 | SIGTERM stopped the run (128 + 15), likewise (nextest's `terminate-after`) |
@@ -22,6 +23,9 @@ pub const COVERAGE_BELOW_MINIMUM: u8 = 1;
 pub const INVALID_CONFIG: u8 = 2;
 /// `mcpeval report` or `diff` cannot read or write results or a report.
 pub const REPORT_ERROR: u8 = 3;
+/// `mcpeval init` wrote nothing: the server did not start or answer, a file it would write
+/// exists, or the crate's binary did not build.
+pub const INIT_FAILED: u8 = 4;
 /// A task failed: libtest's exit code for failed tests.
 pub const TESTS_FAILED: u8 = 101;
 /// SIGINT stopped the run: 128 + the signal's number, as shells report a process it killed.

@@ -21,6 +21,13 @@ pub fn file_stem(eval: &str, task: &str) -> String {
     format!("{}__{}", part(eval, eval.contains("__")), part(task, false))
 }
 
+/// One name as a file name of its own (`mcpeval init`'s task files): as written when it is
+/// made of `A-Z a-z 0-9 - _ .` (no `.` at the start), else escaped and hashed; `hashed`
+/// forces the escaped form (a name that differs from another only in case).
+pub(crate) fn file_name_part(name: &str, hashed: bool) -> String {
+    part(name, hashed)
+}
+
 /// One name as part of a stem: as written when that is unambiguous, else escaped and
 /// hashed.
 fn part(name: &str, ambiguous: bool) -> String {

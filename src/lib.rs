@@ -66,6 +66,8 @@ pub mod file_stem;
 #[doc(hidden)]
 pub mod harness;
 #[doc(hidden)]
+pub mod init;
+#[doc(hidden)]
 pub mod llm;
 #[doc(hidden)]
 pub mod llm_proxy;

@@ -10,7 +10,7 @@ use crate::llm::Provider;
 
 /// The builtin agents: mcpchecker's `llm-agent` (with its deprecated aliases
 /// `openai-agent` and `openai-acp`) and `claude-code`; mcpeval's `codex` and `gemini-cli`.
-pub(super) const BUILTIN_TYPES: [&str; 6] = [
+pub(crate) const BUILTIN_TYPES: [&str; 6] = [
     "claude-code",
     "llm-agent",
     "openai-agent",

@@ -88,6 +88,11 @@ enum Command {
         #[arg(long)]
         fail_on_regression: bool,
     },
+    /// Write a starting eval from what a server offers: start it (--command, --url, or the
+    /// Rust crate's binary), list its tools, resources and prompts, and write
+    /// `evals/<server>/` with one task per tool (plus, in a Rust crate, `tests/evals.rs` and
+    /// the Cargo.toml lines). It never overwrites a file.
+    Init(mcpeval::init::InitArgs),
     /// A deterministic agent: makes the calls its prompt lists (`call SERVER TOOL {json}`,
     /// `read SERVER URI`, `prompt SERVER NAME {json}`, `list SERVER` (tools), `list-all
     /// SERVER` (tools, resources, resource templates, prompts), `say TEXT`,
@@ -149,6 +154,7 @@ fn main() -> ExitCode {
             format,
             fail_on_regression,
         } => diff(&base, &current, format, fail_on_regression),
+        Command::Init(args) => mcpeval::init::main(args),
         Command::ScriptAgent { mcp_config, prompt } => {
             block_on(async { script_agent::run(&mcp_config, &prompt).await })
                 .map_or(ExitCode::FAILURE, |code| {

@@ -1,0 +1,288 @@
+//! What `mcpeval init` does, in order: decide what to start, list it, plan every file,
+//! refuse when any exists, write them, add the `Cargo.toml` lines, and load the eval it
+//! wrote with mcpeval's own loader.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::discover::discover;
+use super::inputs::{AgentInput, agent_input, normalize, read_manifest, relative_to, server};
+use super::names::{is_plain_server_name, is_task_name, server_dir_name, task_file_stems};
+use super::tools::read_tools;
+use super::{AgentChoice, InitArgs, InitError, Scaffold, ServerEntry, cargo, readme, render};
+
+/// What `mcpeval init` did.
+#[derive(Debug, Clone, Default)]
+pub struct InitReport {
+    /// The eval's directory, relative to DIR (`evals/<server>`).
+    pub eval_dir: PathBuf,
+    /// The files written, relative to DIR, task files left out.
+    pub written: Vec<PathBuf>,
+    /// How many task files were written.
+    pub tasks: usize,
+    /// What was added to `Cargo.toml` (`mcpeval in [dev-dependencies]`, …).
+    pub cargo_added: Vec<String>,
+    /// With `--print-cargo`: the lines to add.
+    pub cargo_lines: Option<String>,
+    /// Whether the evals are `cargo test`s (a Rust crate).
+    pub crate_harness: bool,
+    /// What the user should know: tools lacking descriptions or schemas, files left alone.
+    pub warnings: Vec<String>,
+}
+
+impl InitReport {
+    /// The lines the command prints.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let dir = self.eval_dir.display();
+        for file in &self.written {
+            let _ = writeln!(out, "wrote {}", file.display());
+        }
+        let s = if self.tasks == 1 { "" } else { "s" };
+        let _ = writeln!(
+            out,
+            "wrote {dir}/tasks/: {} task file{s}, one per tool",
+            self.tasks
+        );
+        if !self.cargo_added.is_empty() {
+            let _ = writeln!(out, "added to Cargo.toml: {}", self.cargo_added.join(", "));
+        }
+        let list = if self.crate_harness {
+            "cargo test --test evals -- --list".to_owned()
+        } else {
+            format!("mcpeval check {dir}/eval.yaml -- --list")
+        };
+        let _ = writeln!(
+            out,
+            "next: every prompt in {dir}/tasks/ is a generated placeholder: rewrite them, tighten \
+             the argument patterns in {dir}/eval.yaml and add verify steps ({dir}/README.md says \
+             how); then `{list}`"
+        );
+        out
+    }
+}
+
+/// Runs `mcpeval init`.
+pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| InitError::Usage(format!("no working directory: {e}")))?;
+    let dir = &args.dir;
+    let root = normalize(&cwd.join(dir));
+    let manifest = dir.join("Cargo.toml");
+    let crate_doc = read_manifest(&manifest)?;
+    let agent = agent_input(args, &cwd)?;
+    let (launch, entry, var_value) = server(args, dir, &cwd, crate_doc.is_some()).await?;
+    let surface = discover(&launch, args.timeout).await?;
+    let eval = match &args.name {
+        Some(name) if is_plain_server_name(name) => name.clone(),
+        Some(name) => {
+            return Err(InitError::Usage(format!(
+                "--name {name:?}: an eval name here is a directory name too: letters, digits and \
+                 `-` `_` `.`, not at either end"
+            )));
+        }
+        None => server_dir_name(&surface.name).ok_or_else(|| {
+            InitError::Usage(format!(
+                "the server's name {:?} leaves no usable file name: pass --name NAME",
+                surface.name
+            ))
+        })?,
+    };
+    let (tools, mut warnings) = read_tools(&surface.tools);
+    if tools.is_empty() {
+        return Err(InitError::Server {
+            server: launch.describe(),
+            message: "it lists no tools, and mcpeval init writes one task per tool".into(),
+            exit: None,
+            stderr: String::new(),
+        });
+    }
+    let eval_dir = Path::new("evals").join(&eval);
+    let eval_abs = root.join(&eval_dir);
+    let entry = match entry {
+        ServerEntry::Stdio { command, args }
+            if command.contains('/') && Path::new(&command).is_relative() =>
+        {
+            ServerEntry::Stdio {
+                command: relative_to(&eval_abs, &normalize(&cwd.join(&command)))
+                    .display()
+                    .to_string(),
+                args,
+            }
+        }
+        other => other,
+    };
+    let agent = match agent {
+        AgentInput::Builtin(choice) => choice,
+        AgentInput::File(path) => AgentChoice::File {
+            path: relative_to(&eval_abs, &path).display().to_string(),
+        },
+    };
+    let scaffold = Scaffold {
+        eval: &eval,
+        server_label: format!("{} {}", surface.name, surface.version)
+            .trim()
+            .to_owned(),
+        surface: &surface,
+        tools: &tools,
+        agent: &agent,
+        server: &entry,
+        crate_harness: crate_doc.is_some(),
+    };
+    let mut files = vec![
+        (eval_dir.join("eval.yaml"), render::eval_yaml(&scaffold)),
+        (
+            eval_dir.join("mcp-config.yaml"),
+            render::mcp_config_yaml(&scaffold),
+        ),
+        (eval_dir.join("README.md"), readme::readme(&scaffold)),
+    ];
+    let stems = task_file_stems(tools.iter().map(|t| t.name.as_str()));
+    for (tool, stem) in tools.iter().zip(&stems) {
+        let task_name = if is_task_name(&tool.name) {
+            tool.name.as_str()
+        } else {
+            stem
+        };
+        let path = eval_dir.join("tasks").join(format!("{stem}.yaml"));
+        files.push((path, render::task_yaml(&scaffold, tool, task_name)));
+    }
+    warnings.extend(tool_warnings(&tools));
+    if tools.len() > 50 {
+        warnings.push(format!(
+            "{} tools, one task each: delete the tasks of tools you do not mean to test (each task \
+             is one agent run)",
+            tools.len()
+        ));
+    }
+    let mut report = InitReport {
+        eval_dir: eval_dir.clone(),
+        tasks: tools.len(),
+        crate_harness: crate_doc.is_some(),
+        ..InitReport::default()
+    };
+    let binary = match &entry {
+        ServerEntry::Binary { bin, var } => Some((var.as_str(), bin.as_str())),
+        _ => None,
+    };
+    let mut cargo_edit = None;
+    if let Some(mut doc) = crate_doc {
+        let evals_rs = Path::new("tests").join("evals.rs");
+        match std::fs::read_to_string(dir.join(&evals_rs)) {
+            Ok(existing) => warnings.extend(existing_harness(&existing, binary)),
+            Err(_) => files.push((evals_rs, cargo::evals_rs(binary))),
+        }
+        let (missing, warning) = cargo::missing(&doc);
+        warnings.extend(warning);
+        if args.print_cargo {
+            report.cargo_lines = Some(cargo::cargo_lines(missing));
+        } else if missing != cargo::Missing::default() {
+            cargo::add_missing(&mut doc, &manifest, missing)?;
+            if missing.dev_dependency {
+                report
+                    .cargo_added
+                    .push("mcpeval to [dev-dependencies]".into());
+            }
+            if missing.test_target {
+                report
+                    .cargo_added
+                    .push("[[test]] evals (harness = false)".into());
+            }
+            cargo_edit = Some(doc.to_string());
+        }
+    }
+    let existing: Vec<PathBuf> = files
+        .iter()
+        .map(|(path, _)| path.clone())
+        .filter(|path| dir.join(path).symlink_metadata().is_ok())
+        .collect();
+    if !existing.is_empty() {
+        return Err(InitError::Exists { files: existing });
+    }
+    for (path, text) in &files {
+        write_new(&dir.join(path), text)?;
+        if path.parent() != Some(&eval_dir.join("tasks")) {
+            report.written.push(path.clone());
+        }
+    }
+    if let Some(text) = cargo_edit {
+        std::fs::write(&manifest, text).map_err(|source| InitError::Write {
+            path: manifest.clone(),
+            source,
+        })?;
+    }
+    let eval_file = dir.join(&eval_dir).join("eval.yaml");
+    let lookup = |name: &str| match (&var_value, binary) {
+        (Some(value), Some((var, _))) if name == var => Some(value.clone()),
+        _ => std::env::var(name).ok(),
+    };
+    crate::plan::validate_eval_notes(&eval_file, &lookup).map_err(|errors| InitError::Invalid {
+        file: eval_file.clone(),
+        errors: errors.to_string(),
+    })?;
+    report.warnings = warnings;
+    Ok(report)
+}
+
+/// Warnings about an existing `tests/evals.rs`, which is left as it is.
+fn existing_harness(text: &str, binary: Option<(&str, &str)>) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if !text.contains("mcpeval::Harness") {
+        warnings.push(
+            "tests/evals.rs exists and was left as it is, but it does not run \
+             mcpeval::Harness::discover(\"evals\")"
+                .to_owned(),
+        );
+    }
+    if let Some((var, bin)) = binary.filter(|(var, _)| !text.contains(var)) {
+        warnings.push(format!(
+            "tests/evals.rs exists and was left as it is: add \
+             .env(\"{var}\", env!(\"CARGO_BIN_EXE_{bin}\")) before .run()"
+        ));
+    }
+    warnings
+}
+
+/// One warning per kind of problem, naming its tools.
+fn tool_warnings(tools: &[super::tools::ToolSpec]) -> Vec<String> {
+    let mut problems: Vec<(&str, Vec<&str>)> = Vec::new();
+    for tool in tools {
+        for problem in &tool.problems {
+            match problems.iter_mut().find(|(p, _)| p == problem) {
+                Some((_, names)) => names.push(&tool.name),
+                None => problems.push((problem, vec![&tool.name])),
+            }
+        }
+    }
+    problems
+        .into_iter()
+        .map(|(problem, names)| {
+            let shown: Vec<String> = names.iter().take(10).map(|n| format!("{n:?}")).collect();
+            let more = names.len().saturating_sub(10);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!("{problem}: {}{more}", shown.join(", "))
+        })
+        .collect()
+}
+
+/// Writes a file that must not exist yet (its directories created).
+fn write_new(path: &Path, text: &str) -> Result<(), InitError> {
+    let error = |source| InitError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(error)?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(error)?;
+    file.write_all(text.as_bytes()).map_err(error)
+}

@@ -1,0 +1,154 @@
+//! `mcpeval init` in a Rust crate (`tests/fixtures/init-crate`, two binaries): the binary it
+//! starts, `tests/evals.rs`, and the `Cargo.toml` lines, added with the file's comments and
+//! alignment kept, or printed.
+
+use std::os::unix::fs::PermissionsExt;
+
+use super::*;
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/init-crate");
+
+/// A copy of the fixture crate in a fresh directory.
+fn crate_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["Cargo.toml", "src/main.rs", "src/admin.rs"] {
+        let to = dir.path().join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(Path::new(FIXTURE).join(file), to).unwrap();
+    }
+    dir
+}
+
+/// A launcher script standing in for the built `acme-server`: `mcpeval demo-server`.
+fn launcher(dir: &Path) -> String {
+    let path = dir.join("acme-server.sh");
+    std::fs::write(
+        &path,
+        format!("#!/bin/sh\nexec \"{MCPEVAL}\" demo-server\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn in_a_crate_with_two_binaries_init_asks_which() {
+    let dir = crate_copy();
+    let out = init(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("package acme has 2 binaries: acme-admin, acme-server; say which is the MCP server with --bin NAME"),
+        "{stderr}"
+    );
+    let out = init(dir.path(), &["--bin", "acme"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr)
+            .contains("package acme has no binary `acme`; its binaries: acme-admin, acme-server"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn in_a_crate_init_writes_the_harness_and_keeps_cargo_toml_as_written() {
+    let dir = crate_copy();
+    let bin = launcher(dir.path());
+    let original = read(dir.path().join("Cargo.toml"));
+    let out = mcpeval_in(
+        dir.path(),
+        &["init", "--bin", "acme-server", "--name", "acme"],
+        &[("ACME_SERVER_BIN", &bin)],
+    );
+    assert_ok(&out);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("wrote tests/evals.rs\n"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "added to Cargo.toml: mcpeval to [dev-dependencies], [[test]] evals (harness = false)"
+        ),
+        "{stdout}"
+    );
+    let manifest = read(dir.path().join("Cargo.toml"));
+    assert!(manifest.starts_with(&original), "{manifest}");
+    insta::assert_snapshot!("crate_cargo_toml", manifest);
+    insta::assert_snapshot!("crate_evals_rs", read(dir.path().join("tests/evals.rs")));
+    let eval = dir.path().join("evals/acme/eval.yaml");
+    insta::assert_snapshot!(
+        "crate_mcp_config_yaml",
+        read(dir.path().join("evals/acme/mcp-config.yaml"))
+    );
+    let env = [("ACME_SERVER_BIN", bin.as_str())];
+    assert_eq!(validate(&eval, &env).len(), 5);
+    assert_eq!(listed(&eval, &env).len(), 5);
+
+    // Another eval in the same crate: Cargo.toml and tests/evals.rs are left as they are.
+    let evals_rs = read(dir.path().join("tests/evals.rs"));
+    let out = mcpeval_in(
+        dir.path(),
+        &["init", "--bin", "acme-server", "--name", "acme-again"],
+        &[("ACME_SERVER_BIN", &bin)],
+    );
+    assert_ok(&out);
+    assert_eq!(read(dir.path().join("Cargo.toml")), manifest);
+    assert_eq!(read(dir.path().join("tests/evals.rs")), evals_rs);
+    assert!(
+        !text(&out.stdout).contains("Cargo.toml"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn print_cargo_prints_the_lines_and_leaves_cargo_toml_alone() {
+    let dir = crate_copy();
+    let bin = launcher(dir.path());
+    let original = read(dir.path().join("Cargo.toml"));
+    let out = mcpeval_in(
+        dir.path(),
+        &["init", "--bin", "acme-server", "--print-cargo"],
+        &[("ACME_SERVER_BIN", &bin)],
+    );
+    assert_ok(&out);
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "[dev-dependencies]\nmcpeval = \"{}\"\n\n[[test]]\nname = \"evals\"\nharness = false\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    assert!(
+        text(&out.stderr).contains("wrote tests/evals.rs"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(read(dir.path().join("Cargo.toml")), original);
+}
+
+#[test]
+fn in_a_crate_the_binary_is_built_when_its_variable_is_unset() {
+    let dir = crate_copy();
+    let target = dir.path().join("target");
+    let out = mcpeval_in(
+        dir.path(),
+        &["init", "--bin", "acme-server"],
+        &[
+            ("MCPEVAL_BIN", MCPEVAL),
+            ("CARGO_TARGET_DIR", &target.display().to_string()),
+        ],
+    );
+    assert_ok(&out);
+    assert!(
+        text(&out.stderr).contains("cargo build --bin acme-server"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(target.join("debug/acme-server").exists());
+    // The server's own name, as the demo server behind the launcher says it.
+    let config = read(dir.path().join("evals/mcpeval-demo-server/mcp-config.yaml"));
+    assert!(
+        config.contains("command: \"${ACME_SERVER_BIN}\""),
+        "{config}"
+    );
+}
