@@ -195,9 +195,8 @@ fn shell_words(line: &str) -> Option<Vec<String>> {
     if in_word {
         words.push(word);
     }
-    let placeholder = |w: &String| {
-        w.contains('<') || w.contains('…') || w.contains("...") || w.starts_with('[')
-    };
+    let placeholder =
+        |w: &String| w.contains('<') || w.contains('…') || w.contains("...") || w.starts_with('[');
     (!words.iter().any(placeholder)).then_some(words)
 }
 
@@ -206,7 +205,10 @@ fn shell_words(line: &str) -> Option<Vec<String>> {
 fn command_lines() -> Vec<(String, Vec<String>)> {
     let mut lines = Vec::new();
     for block in all_blocks() {
-        if !matches!(block.lang.as_str(), "sh" | "bash" | "console" | "shell" | "text" | "") {
+        if !matches!(
+            block.lang.as_str(),
+            "sh" | "bash" | "console" | "shell" | "text" | ""
+        ) {
             continue;
         }
         for line in block.text.lines() {
@@ -216,8 +218,12 @@ fn command_lines() -> Vec<(String, Vec<String>)> {
             };
             // Skip VAR=value assignments before the command.
             let mut rest = words.iter().skip_while(|w| {
-                w.split_once('=')
-                    .is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+                w.split_once('=').is_some_and(|(name, _)| {
+                    !name.is_empty()
+                        && name
+                            .chars()
+                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                })
             });
             let args: Vec<String> = match rest.next().map(String::as_str) {
                 Some("mcpeval") => rest.cloned().collect(),
@@ -242,7 +248,11 @@ fn command_lines() -> Vec<(String, Vec<String>)> {
 #[test]
 fn every_mcpeval_command_line_parses() {
     let lines = command_lines();
-    assert!(lines.len() >= 10, "only {} command lines found", lines.len());
+    assert!(
+        lines.len() >= 10,
+        "only {} command lines found",
+        lines.len()
+    );
     let mut problems = Vec::new();
     for (at, args) in &lines {
         let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
@@ -283,7 +293,8 @@ fn variables_in_source(dir: &Path, out: &mut BTreeSet<String>) {
             variables_in_source(&path, out);
             continue;
         }
-        if path.extension().is_none_or(|e| e != "rs") || path.to_string_lossy().ends_with("_tests.rs")
+        if path.extension().is_none_or(|e| e != "rs")
+            || path.to_string_lossy().ends_with("_tests.rs")
         {
             continue;
         }
@@ -303,21 +314,27 @@ fn every_mcpeval_variable_is_in_the_reference() {
     let mut names = BTreeSet::new();
     variables_in_source(&root().join("src"), &mut names);
     names.extend(["MCPEVAL_OUTPUT_DIR".to_owned()]);
-    let reference = std::fs::read_to_string(root().join("docs/src/reference/environment.md"))
-        .unwrap();
+    let reference =
+        std::fs::read_to_string(root().join("docs/src/reference/environment.md")).unwrap();
     let missing: Vec<&String> = names
         .iter()
         .filter(|name| !reference.contains(&format!("| `{name}` |")))
         .collect();
     assert!(names.len() >= 10, "{names:?}");
-    assert!(missing.is_empty(), "not in the reference table: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "not in the reference table: {missing:?}"
+    );
 }
 
 /// Every key of the files' serde types (`struct Raw…` in `src/config/`, as written in the
 /// files: camelCase or renamed).
 fn loader_keys() -> BTreeSet<String> {
     let mut keys = BTreeSet::new();
-    for entry in std::fs::read_dir(root().join("src/config")).unwrap().map(Result::unwrap) {
+    for entry in std::fs::read_dir(root().join("src/config"))
+        .unwrap()
+        .map(Result::unwrap)
+    {
         let path = entry.path();
         if path.extension().is_none_or(|e| e != "rs") {
             continue;
@@ -339,7 +356,9 @@ fn loader_keys() -> BTreeSet<String> {
             let attributes: String = lines[..index]
                 .iter()
                 .rev()
-                .take_while(|l| l.trim_start().starts_with("#[") || l.trim_start().starts_with("///"))
+                .take_while(|l| {
+                    l.trim_start().starts_with("#[") || l.trim_start().starts_with("///")
+                })
                 .copied()
                 .collect();
             if !attributes.contains("Deserialize") {
@@ -373,7 +392,11 @@ fn loader_keys() -> BTreeSet<String> {
                     && !name.is_empty()
                 {
                     let key = rename.take().unwrap_or_else(|| {
-                        if camel { camel_case(name) } else { name.to_owned() }
+                        if camel {
+                            camel_case(name)
+                        } else {
+                            name.to_owned()
+                        }
                     });
                     if !std::mem::take(&mut skip) {
                         keys.insert(key.trim_start_matches("r#").to_owned());
@@ -434,7 +457,10 @@ fn every_key_the_loaders_accept_is_documented() {
     let keys = loader_keys();
     assert!(keys.len() >= 50, "only {} keys found: {keys:?}", keys.len());
     let mut words = BTreeSet::new();
-    for file in doc_files().iter().filter(|file| file.starts_with(root().join("docs"))) {
+    for file in doc_files()
+        .iter()
+        .filter(|file| file.starts_with(root().join("docs")))
+    {
         words.extend(code_words(&std::fs::read_to_string(file).unwrap()));
     }
     let missing: Vec<&String> = keys.iter().filter(|key| !words.contains(*key)).collect();
@@ -478,5 +504,8 @@ fn the_book_builds() {
         String::from_utf8_lossy(&out.stderr)
     );
     let page = std::fs::read_to_string(out_dir.path().join("ci.html")).unwrap();
-    assert!(page.contains("cargo nextest run --test evals"), "the workflow is included");
+    assert!(
+        page.contains("cargo nextest run --test evals"),
+        "the workflow is included"
+    );
 }

@@ -7,10 +7,17 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
-use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
+use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table, value};
 
 use super::InitError;
 use crate::process::{ProcessSpec, run};
+
+/// Where the dev-dependency comes from: the source this `mcpeval` was built from. Not a
+/// version requirement: the crate named `mcpeval` on crates.io is another project's, and
+/// `mcpeval = "0.1"` would fetch it.
+pub fn dependency_path() -> &'static str {
+    env!("CARGO_MANIFEST_DIR")
+}
 
 /// Bound on `cargo metadata`.
 const METADATA_TIMEOUT: Duration = Duration::from_secs(120);
@@ -262,7 +269,9 @@ pub fn add_missing(
             .or_insert_with(|| Item::Table(Table::new()))
             .as_table_like_mut()
             .ok_or_else(|| error("[dev-dependencies] is not a table"))?;
-        dev.insert("mcpeval", value(env!("CARGO_PKG_VERSION")));
+        let mut source = InlineTable::new();
+        source.insert("path", dependency_path().into());
+        dev.insert("mcpeval", value(source));
     }
     if missing.test_target {
         let tests = doc
@@ -286,8 +295,8 @@ pub fn cargo_lines(missing: Missing) -> String {
     let mut blocks = Vec::new();
     if missing.dev_dependency {
         blocks.push(format!(
-            "[dev-dependencies]\nmcpeval = \"{}\"\n",
-            env!("CARGO_PKG_VERSION")
+            "[dev-dependencies]\nmcpeval = {{ path = {:?} }}\n",
+            dependency_path()
         ));
     }
     if missing.test_target {

@@ -35,8 +35,8 @@ fn the_lines_are_added_and_everything_else_kept() {
     assert!(text.starts_with(MANIFEST), "{text}");
     assert!(
         text.contains(&format!(
-            "[dev-dependencies]\nmcpeval = \"{}\"\n",
-            env!("CARGO_PKG_VERSION")
+            "[dev-dependencies]\nmcpeval = {{ path = {:?} }}\n",
+            env!("CARGO_MANIFEST_DIR")
         )),
         "{text}"
     );
