@@ -509,3 +509,58 @@ fn the_book_builds() {
         "the workflow is included"
     );
 }
+
+fn help(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .args(args)
+        .arg("--help")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn every_command_and_flag_is_in_the_reference() {
+    let reference = std::fs::read_to_string(root().join("docs/src/reference/cli.md")).unwrap();
+    let top = help(&[]);
+    let commands: Vec<&str> = top
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .collect();
+    assert!(commands.len() >= 7, "{top}");
+    let mut missing = Vec::new();
+    for command in commands {
+        if !reference.contains(&format!("mcpeval {command}")) {
+            missing.push(format!("mcpeval {command}"));
+        }
+        // The flags its help defines: option lines, `  -x, --flag <VALUE>  text`.
+        for line in help(&[command]).lines() {
+            let line = line.trim_start();
+            let line = line.strip_prefix("-").map_or(line, |_| {
+                line.split_once(", ").map_or(line, |(_, rest)| rest)
+            });
+            let Some(flag) = line
+                .split_whitespace()
+                .next()
+                .filter(|w| w.starts_with("--"))
+            else {
+                continue;
+            };
+            let named = [format!("`{flag}"), format!("{flag}`"), format!(" {flag} ")]
+                .iter()
+                .any(|form| reference.contains(form.as_str()));
+            if flag != "--help" && flag != "--version" && !named {
+                missing.push(format!("mcpeval {command} {flag}"));
+            }
+        }
+    }
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "not in docs/src/reference/cli.md: {missing:?}"
+    );
+}
