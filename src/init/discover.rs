@@ -130,14 +130,7 @@ pub async fn discover(launch: &Launch, timeout: Duration) -> Result<Surface, Ini
                 exit: status.map(describe_status),
                 stderr: tail_text(&stderr),
             };
-            match listed {
-                Ok(Ok(surface)) => Ok(surface),
-                Ok(Err(message)) => Err(failure(message)),
-                Err(_) => Err(failure(format!(
-                    "no complete answer within {} (--timeout)",
-                    humantime::format_duration(timeout)
-                ))),
-            }
+            settled(listed, timeout, failure)
         }
         Launch::Http { url } => {
             let listed = tokio::time::timeout(timeout, async {
@@ -153,14 +146,7 @@ pub async fn discover(launch: &Launch, timeout: Duration) -> Result<Surface, Ini
                 exit: None,
                 stderr: String::new(),
             };
-            match listed {
-                Ok(Ok(surface)) => Ok(surface),
-                Ok(Err(message)) => Err(failure(message)),
-                Err(_) => Err(failure(format!(
-                    "no complete answer within {} (--timeout)",
-                    humantime::format_duration(timeout)
-                ))),
-            }
+            settled(listed, timeout, failure)
         }
     }
 }
@@ -295,5 +281,21 @@ fn describe_status(status: std::process::ExitStatus) -> String {
         (Some(code), _) => format!("exit code {code}"),
         (None, Some(signal)) => format!("killed by signal {signal}"),
         (None, None) => "ended abnormally".to_owned(),
+    }
+}
+
+/// What a listing within `timeout` came to: the surface, or the server's failure.
+fn settled<T>(
+    listed: Result<Result<T, String>, tokio::time::error::Elapsed>,
+    timeout: Duration,
+    failure: impl Fn(String) -> InitError,
+) -> Result<T, InitError> {
+    match listed {
+        Ok(Ok(surface)) => Ok(surface),
+        Ok(Err(message)) => Err(failure(message)),
+        Err(_) => Err(failure(format!(
+            "no complete answer within {} (--timeout)",
+            humantime::format_duration(timeout)
+        ))),
     }
 }
