@@ -29,6 +29,8 @@ pub mod process;
 pub mod proxy;
 pub mod report;
 pub mod schema_checks;
+#[doc(hidden)]
+pub mod script_agent;
 pub mod secret;
 pub mod snapshot;
 pub mod steps;
