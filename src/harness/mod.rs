@@ -19,6 +19,7 @@ mod run_report;
 mod secrets;
 mod servers;
 mod stale;
+mod target_dir;
 mod verdict;
 
 use std::path::{Path, PathBuf};
@@ -84,8 +85,7 @@ impl Harness {
         self
     }
 
-    /// Where runs, results files and the task lock go (default: `MCPEVAL_OUTPUT_DIR`, else
-    /// `<target dir>/mcpeval`).
+    /// Where runs, results files and the task lock go (default: [`output_dir()`]).
     pub fn output_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.output_dir = Some(dir.into());
         self
@@ -271,12 +271,15 @@ fn trials_of(plan: EvalPlan, options: &Arc<RunOptions>) -> Vec<Trial> {
         .collect()
 }
 
-/// Where runs keep their files: `MCPEVAL_OUTPUT_DIR`, else `<target dir>/mcpeval`.
+/// Where runs keep their files: `MCPEVAL_OUTPUT_DIR`, else `mcpeval` in the target
+/// directory: `CARGO_TARGET_DIR`, else the one this test binary was built in (the
+/// workspace's: a member's tests run in the member's folder), else `./target`.
 pub fn output_dir() -> PathBuf {
     let dir = match std::env::var_os("MCPEVAL_OUTPUT_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => std::env::var_os("CARGO_TARGET_DIR")
             .map(PathBuf::from)
+            .or_else(|| target_dir::TestBuild::of_this_process().map(|build| build.target_dir))
             .unwrap_or_else(|| PathBuf::from("target"))
             .join("mcpeval"),
     };
