@@ -17,6 +17,7 @@ mod results;
 mod run;
 mod run_report;
 mod secrets;
+mod self_agent;
 mod servers;
 mod stale;
 mod target_dir;
@@ -104,7 +105,13 @@ impl Harness {
     /// tasks as a timeout would, after which their cleanup runs; tasks not started fail as not
     /// run; the results of finished tasks are kept, and the exit code is 130 (SIGINT) or 143
     /// (SIGTERM). A second signal stops at once, killing every process group of the run.
+    ///
+    /// Unless `MCPEVAL_BIN` is given, it is this test binary for the run's processes, which
+    /// serves the script agent: `"$MCPEVAL_BIN" script-agent --mcp-config FILE PROMPT`.
     pub fn run(self) -> ExitCode {
+        if let Some(code) = self_agent::serve_if_asked() {
+            return code;
+        }
         let args = self.args.clone().unwrap_or_else(Arguments::from_args);
         let options = self.options();
         let trials = match self.trials_with(&args, &options) {
@@ -174,11 +181,18 @@ impl Harness {
         conclusion.exit_code()
     }
 
+    /// The run's options; its variables: those of `env`, then `MCPEVAL_BIN` (this test
+    /// binary) when neither these nor the environment set it.
     fn options(&self) -> Arc<RunOptions> {
         let dir = self.output_dir.clone().unwrap_or_else(output_dir);
+        let mut vars = self.vars.clone();
+        let given =
+            |name: &str| vars.iter().any(|(k, _)| k == name) || std::env::var_os(name).is_some();
+        let own = self_agent::vars(given);
+        vars.extend(own);
         Arc::new(RunOptions {
             live: std::env::var("MCPEVAL_LIVE").is_ok_and(|v| v == "1"),
-            vars: self.vars.clone(),
+            vars,
             output_dir: std::path::absolute(&dir).unwrap_or(dir),
             collected: Arc::default(),
             extensions: Default::default(),
