@@ -8,6 +8,7 @@
 //! ```
 
 mod agent_phase;
+mod cargo_bin;
 mod case;
 mod llm_phase;
 mod message;
@@ -47,6 +48,7 @@ pub struct Harness {
     source: Source,
     args: Option<Arguments>,
     vars: Vec<(String, String)>,
+    cargo_bins: Vec<cargo_bin::CargoBin>,
     output_dir: Option<PathBuf>,
 }
 
@@ -63,6 +65,7 @@ impl Harness {
             source: Source::Directory(dir.as_ref().to_path_buf()),
             args: None,
             vars: Vec::new(),
+            cargo_bins: Vec::new(),
             output_dir: None,
         }
     }
@@ -73,6 +76,7 @@ impl Harness {
             source: Source::Files(files.into_iter().collect()),
             args: None,
             vars: Vec::new(),
+            cargo_bins: Vec::new(),
             output_dir: None,
         }
     }
@@ -83,6 +87,23 @@ impl Harness {
     /// `.env("MY_SERVER", env!("CARGO_BIN_EXE_my-server"))`.
     pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.vars.push((name.into(), value.into()));
+        self
+    }
+
+    /// The path of binary `bin` of a package of this test's Cargo workspace (another one
+    /// than the test's, typically) as variable `var`, like [`env`](Self::env):
+    /// `.cargo_bin("ACME_BIN", "acme-server")` and `command: ${ACME_BIN}` in the MCP config.
+    /// Before the first task runs, `cargo build --bin bin` builds it with the test binary's
+    /// profile (`cargo test --release`: release) into the test's target directory, once per
+    /// process; cargo decides whether it is stale. `--list`, and filters that select no task,
+    /// build nothing. A binary the workspace does not have, or a failed build, stops the run
+    /// before any task with exit code 2, as an invalid eval file does. A variable of the same
+    /// name given with `env` wins.
+    pub fn cargo_bin(mut self, var: impl Into<String>, bin: impl Into<String>) -> Self {
+        self.cargo_bins.push(cargo_bin::CargoBin {
+            var: var.into(),
+            bin: bin.into(),
+        });
         self
     }
 
@@ -113,7 +134,11 @@ impl Harness {
             return code;
         }
         let args = self.args.clone().unwrap_or_else(Arguments::from_args);
-        let options = self.options();
+        let bins = match cargo_bin::locate(&self.cargo_bins) {
+            Ok(bins) => bins,
+            Err(e) => return e.stop_run(),
+        };
+        let options = self.options(&bins);
         let trials = match self.trials_with(&args, &options) {
             Ok(trials) => trials,
             Err(errors) => {
@@ -138,6 +163,9 @@ impl Harness {
             if must_have {
                 return ExitCode::from(crate::exit::INVALID_CONFIG);
             }
+        }
+        if let Err(e) = cargo_bin::build_for_run(&bins, &args, &trials) {
+            return e.stop_run();
         }
         if !args.list && exact_name(&args).is_none() {
             let planned = trials.iter().map(Trial::name).collect();
@@ -181,11 +209,15 @@ impl Harness {
         conclusion.exit_code()
     }
 
-    /// The run's options; its variables: those of `env`, then `MCPEVAL_BIN` (this test
-    /// binary) when neither these nor the environment set it.
-    fn options(&self) -> Arc<RunOptions> {
+    /// The run's options; its variables: the binaries of `cargo_bin`, then those of `env`,
+    /// then `MCPEVAL_BIN` (this test binary) when neither these nor the environment set it.
+    fn options(&self, bins: &[cargo_bin::LocatedBin]) -> Arc<RunOptions> {
         let dir = self.output_dir.clone().unwrap_or_else(output_dir);
-        let mut vars = self.vars.clone();
+        let mut vars: Vec<(String, String)> = bins
+            .iter()
+            .map(|bin| (bin.var.clone(), bin.path.display().to_string()))
+            .collect();
+        vars.extend(self.vars.iter().cloned());
         let given =
             |name: &str| vars.iter().any(|(k, _)| k == name) || std::env::var_os(name).is_some();
         let own = self_agent::vars(given);
@@ -201,9 +233,10 @@ impl Harness {
     }
 
     /// The trials these evals plan to, filtered as `args` ask (`--exact NAME` plans only that
-    /// task).
+    /// task). The binaries of [`cargo_bin`](Self::cargo_bin) are located, not built.
     pub fn trials(&self, args: &Arguments) -> Result<Vec<Trial>, ConfigErrors> {
-        self.trials_with(args, &self.options())
+        let bins = cargo_bin::locate(&self.cargo_bins).unwrap_or_default();
+        self.trials_with(args, &self.options(&bins))
     }
 
     fn trials_with(

@@ -46,6 +46,17 @@ impl TestBuild {
             profile_dir,
         })
     }
+
+    /// The cargo arguments that select this build's profile: `debug` is the dev profile
+    /// (`cargo test` builds there too), `release` the release profile, any other directory
+    /// a custom profile of that name.
+    pub fn profile_args(&self) -> Vec<String> {
+        match self.profile_dir.as_str() {
+            "debug" => Vec::new(),
+            "release" => vec!["--release".to_owned()],
+            other => vec!["--profile".to_owned(), other.to_owned()],
+        }
+    }
 }
 
 fn is_target_dir(dir: &Path) -> bool {
@@ -76,6 +87,7 @@ mod tests {
             (build.triple.as_deref(), build.profile_dir.as_str()),
             (None, "debug")
         );
+        assert!(build.profile_args().is_empty());
     }
 
     #[test]
@@ -87,7 +99,14 @@ mod tests {
         let build = TestBuild::of(&exe).unwrap();
         assert_eq!(build.target_dir, dir.path());
         assert_eq!(build.triple.as_deref(), Some("x86_64-unknown-linux-gnu"));
-        assert_eq!(build.profile_dir, "ci");
+        assert_eq!(build.profile_args(), ["--profile", "ci"]);
+    }
+
+    #[test]
+    fn release_is_the_release_profile() {
+        let dir = target();
+        let build = TestBuild::of(&dir.path().join("release/deps/evals-1")).unwrap();
+        assert_eq!(build.profile_args(), ["--release"]);
     }
 
     #[test]
