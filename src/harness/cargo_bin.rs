@@ -277,7 +277,7 @@ impl Workspace {
         Err(CargoBinError::NoSuchBin {
             bin: bin.to_owned(),
             root: self.workspace_root.clone(),
-            did_you_mean: crate::config::suggest(bin, names)
+            did_you_mean: closest(bin, &names)
                 .map(|name| format!("; did you mean `{name}`?"))
                 .unwrap_or_default(),
             known: if known.is_empty() {
@@ -353,6 +353,18 @@ impl Workspace {
             _ => built_in.to_path_buf(),
         }
     }
+}
+
+/// The name of `names` that `bin` is a typo of: at most one edit in five characters.
+/// (`acme-server` is no typo of `acme-http-server`, which the looser match of misspelled
+/// keys would suggest.)
+fn closest<'a>(bin: &str, names: &[&'a str]) -> Option<&'a str> {
+    names
+        .iter()
+        .map(|name| (strsim::normalized_levenshtein(bin, name), *name))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, name)| name)
 }
 
 impl BuildCommand {

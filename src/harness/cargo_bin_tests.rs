@@ -139,6 +139,17 @@ fn a_misspelled_bin_is_suggested_and_the_known_bins_are_listed() {
 }
 
 #[test]
+fn only_a_typo_is_suggested() {
+    let names = ["acme-server", "acme-http-server"];
+    assert_eq!(closest("acme-sever", &names), Some("acme-server"));
+    assert_eq!(closest("acme_server", &names), Some("acme-server"));
+    assert_eq!(closest("acme-servers", &names), Some("acme-server"));
+    assert_eq!(closest("acme-http", &names), None);
+    assert_eq!(closest("server", &names), None);
+    assert_eq!(closest("acme-server", &["acme-http-server"]), None);
+}
+
+#[test]
 fn tests_and_libraries_are_not_binaries() {
     let error = workspace(None).find_bin("evals").unwrap_err().to_string();
     assert!(error.starts_with("no binary `evals`"), "{error}");
