@@ -8,7 +8,7 @@
 //! binaries see no `CARGO_TARGET_DIR` and must find their target dir themselves), reused from
 //! run to run: the first build compiles rmcp 3.11 and mcpeval once more (about 8 minutes on 2
 //! cores), later runs take seconds. Tests that change the workspace work on copies under
-//! `<our target>/rust-workspace/copies/`, rewritten file by file so that what did not change
+//! `<our target>/rust-workspace-copies/`, rewritten file by file so that what did not change
 //! stays fresh for cargo. The tests take turns: the copies' binaries land on the same paths.
 
 #[path = "support/output.rs"]
@@ -82,7 +82,7 @@ fn says(stdout: &str, test: &str, outcome: &str) -> bool {
 }
 
 /// A copy of the fixture with `edits` (file, from, to) made, its workspace root at
-/// `copies/<name>` and its packages in `copies/<name>/<name>/`. Only files whose content
+/// `<our target>/rust-workspace-copies/<name>` and its packages in `<name>/` there. Only files whose content
 /// differs are written (cargo finds the others fresh), files the copy should not have are
 /// removed.
 ///
@@ -90,7 +90,11 @@ fn says(stdout: &str, test: &str, outcome: &str) -> bool {
 /// workspace root: packages at the fixture's own relative paths would share (and
 /// overwrite) the fixture's test binaries and fingerprints in the shared target dir.
 fn fixture_copy(name: &str, edits: &[(&str, &str, &str)]) -> PathBuf {
-    let copy = fixture_target().join("copies").join(name);
+    // Not inside the fixture's target dir: cargo marks a target dir it creates itself
+    // (CACHEDIR.TAG), which the harness looks for.
+    let copy = fixture_target()
+        .with_file_name("rust-workspace-copies")
+        .join(name);
     let mut fixture_files = Vec::new();
     collect_files(&fixture(), Path::new(""), &mut fixture_files);
     let ours = env!("CARGO_MANIFEST_DIR");
@@ -155,6 +159,9 @@ fn collect_files(root: &Path, relative: &Path, files: &mut Vec<(PathBuf, Vec<u8>
         }
     }
 }
+
+/// The copy whose server's source the tests change (they share its test binary).
+const SERVER_EDITS: &str = "server-edits";
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -252,7 +259,7 @@ fn a_test_filter_named_script_agent_stays_a_filter() {
 #[test]
 fn the_server_binary_is_rebuilt_when_its_source_changes() {
     let _turn = take_turn();
-    let copy = fixture_copy("rebuilt", &[]);
+    let copy = fixture_copy(SERVER_EDITS, &[]);
     let greet = ["acme-stdio::greet", "--exact"];
     let out = acme_evals(&copy, &greet, &[]);
     assert!(out.status.success(), "{}", output::text(&out));
@@ -262,7 +269,7 @@ fn the_server_binary_is_rebuilt_when_its_source_changes() {
         "Hello, {name}!",
         "Howdy, {name}!",
     );
-    let copy = fixture_copy("rebuilt", &[edit]);
+    let copy = fixture_copy(SERVER_EDITS, &[edit]);
     // Listing builds nothing.
     let out = acme_evals(&copy, &["--list"], &[]);
     assert!(out.status.success(), "{}", output::text(&out));
@@ -289,7 +296,7 @@ fn a_server_that_does_not_build_stops_the_run_with_cargos_errors() {
         "(a + b + bug).to_string()",
         "(a + b + bug + undefined).to_string()",
     );
-    let copy = fixture_copy("broken", &[edit]);
+    let copy = fixture_copy(SERVER_EDITS, &[edit]);
     let out = acme_evals(&copy, &[], &[]);
     let (stdout, stderr) = (stdout(&out), stderr(&out));
     assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
@@ -304,7 +311,7 @@ fn a_server_that_does_not_build_stops_the_run_with_cargos_errors() {
     assert!(stderr.contains(&expected), "{stderr}");
     // cargo's own message came first, as it printed it.
     assert!(
-        stderr.contains("  --> broken/acme-server/src/main.rs"),
+        stderr.contains("  --> server-edits/acme-server/src/main.rs"),
         "{stderr}"
     );
     assert!(!stdout.contains("running 3 tests"), "{stdout}");

@@ -1,7 +1,9 @@
 //! Where cargo built the running test binary: `<target>/<profile>/deps/<exe>`, or
-//! `<target>/<triple>/<profile>/deps/<exe>` with `--target`. Cargo writes `CACHEDIR.TAG` at
-//! the root of every target directory, which tells the two apart (and tells a test binary
-//! from a binary installed or copied elsewhere).
+//! `<target>/<triple>/<profile>/deps/<exe>` with `--target`. Cargo marks the root of a
+//! target directory, which tells the two apart (and tells a test binary from a binary
+//! installed or copied elsewhere): `CACHEDIR.TAG`, written when cargo creates the directory,
+//! and `.rustc_info.json`, its cache of rustc's answers, written also into a directory that
+//! existed before (where no `CACHEDIR.TAG` appears).
 
 use std::path::{Path, PathBuf};
 
@@ -60,7 +62,7 @@ impl TestBuild {
 }
 
 fn is_target_dir(dir: &Path) -> bool {
-    dir.join("CACHEDIR.TAG").is_file()
+    dir.join("CACHEDIR.TAG").is_file() || dir.join(".rustc_info.json").is_file()
 }
 
 #[cfg(test)]
@@ -107,6 +109,19 @@ mod tests {
         let dir = target();
         let build = TestBuild::of(&dir.path().join("release/deps/evals-1")).unwrap();
         assert_eq!(build.profile_args(), ["--release"]);
+    }
+
+    #[test]
+    fn a_target_dir_inside_another_is_no_triple() {
+        // `cargo test --target-dir target/inner`, target/inner made before cargo ran: no
+        // CACHEDIR.TAG there, only cargo's rustc cache.
+        let outer = target();
+        let inner = outer.path().join("inner");
+        std::fs::create_dir_all(inner.join("debug/deps")).unwrap();
+        std::fs::write(inner.join(".rustc_info.json"), "{}").unwrap();
+        let build = TestBuild::of(&inner.join("debug/deps/evals-1")).unwrap();
+        assert_eq!(build.target_dir, inner);
+        assert_eq!(build.triple, None);
     }
 
     #[test]
