@@ -184,7 +184,11 @@ fn the_fixture_is_on_a_newer_rmcp_than_ours() {
     };
     let ours = rmcp_versions(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock"));
     let fixtures = rmcp_versions(&fixture().join("Cargo.lock").display().to_string());
-    assert_eq!(ours, [r#"version = "3.9.0""#]);
+    assert_eq!(
+        ours,
+        [r#"version = "3.9.0""#],
+        "README \"Where the server comes from\" says mcpeval is tested on rmcp 3.9.0: update it too"
+    );
     // One rmcp for the servers and mcpeval: 3.11 or a newer 3.x.
     assert_eq!(fixtures.len(), 1, "{fixtures:?}");
     let minor: u32 = fixtures[0]
