@@ -46,7 +46,7 @@
 //!
 //! To hand the path of your server binary to the MCP config (`command: ${ACME_BIN}`), add
 //! `.env("ACME_BIN", env!("CARGO_BIN_EXE_acme-server"))` before `.run()` (see
-//! [`Harness::env`]), or `Harness::cargo_bin` for a binary in another package of your
+//! [`Harness::env`]), or [`Harness::cargo_bin`] for a binary in another package of your
 //! workspace.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -79,6 +79,8 @@ pub mod plan;
 pub mod proxy;
 #[doc(hidden)]
 pub mod report;
+#[doc(hidden)]
+pub mod script_agent;
 #[doc(hidden)]
 pub mod snapshot;
 #[doc(hidden)]

@@ -121,7 +121,14 @@ fn file_kind(block: &Block) -> Option<FileKind> {
 #[test]
 fn every_whole_file_example_loads() {
     let dir = tempfile::tempdir().unwrap();
-    let any_value = |_: &str| Some("value".to_owned());
+    // Any variable has a value; one named like a URL has a URL.
+    let any_value = |name: &str| {
+        Some(if name.contains("URL") {
+            "http://127.0.0.1:8080/mcp".to_owned()
+        } else {
+            "value".to_owned()
+        })
+    };
     let mut problems = Vec::new();
     let mut loaded = 0;
     for (index, block) in all_blocks().iter().enumerate() {

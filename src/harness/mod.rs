@@ -1,6 +1,7 @@
 //! The test harness: every planned task case is one libtest trial named `<eval>::<task>`.
 
 mod agent_phase;
+mod cargo_bin;
 mod case;
 mod llm_phase;
 mod message;
@@ -10,8 +11,10 @@ mod results;
 mod run;
 mod run_report;
 mod secrets;
+mod self_agent;
 mod servers;
 mod stale;
+mod target_dir;
 mod verdict;
 
 use std::path::{Path, PathBuf};
@@ -53,6 +56,7 @@ pub struct Harness {
     source: Source,
     args: Option<Arguments>,
     vars: Vec<(String, String)>,
+    cargo_bins: Vec<cargo_bin::CargoBin>,
     output_dir: Option<PathBuf>,
 }
 
@@ -76,6 +80,7 @@ impl Harness {
             source: Source::Directory(dir.as_ref().to_path_buf()),
             args: None,
             vars: Vec::new(),
+            cargo_bins: Vec::new(),
             output_dir: None,
         }
     }
@@ -92,6 +97,7 @@ impl Harness {
             source: Source::Files(files.into_iter().collect()),
             args: None,
             vars: Vec::new(),
+            cargo_bins: Vec::new(),
             output_dir: None,
         }
     }
@@ -115,8 +121,36 @@ impl Harness {
         self
     }
 
+    /// The path of binary `bin` of a package of this test's Cargo workspace (another one
+    /// than the test's, typically) as variable `var`, like [`env`](Self::env):
+    /// `.cargo_bin("ACME_BIN", "acme-server")` and `command: ${ACME_BIN}` in the MCP config.
+    /// Before the first task runs, `cargo build --bin bin` builds it with the test binary's
+    /// profile (`cargo test --release`: release) into the test's target directory, once per
+    /// process; cargo decides whether it is stale. `--list`, and filters that select no task,
+    /// build nothing. A binary the workspace does not have, or a failed build, stops the run
+    /// before any task with exit code 2, as an invalid eval file does. A variable of the same
+    /// name given with `env` wins.
+    ///
+    /// ```no_run
+    /// // tests/evals.rs of the package `acme-evals`; `acme-server` is another package of the
+    /// // workspace, and the MCP config says `command: ${ACME_BIN}`.
+    /// fn main() -> std::process::ExitCode {
+    ///     mcpeval::Harness::discover("evals")
+    ///         .cargo_bin("ACME_BIN", "acme-server")
+    ///         .run()
+    /// }
+    /// ```
+    pub fn cargo_bin(mut self, var: impl Into<String>, bin: impl Into<String>) -> Self {
+        self.cargo_bins.push(cargo_bin::CargoBin {
+            var: var.into(),
+            bin: bin.into(),
+        });
+        self
+    }
+
     /// Where runs, results files and the task lock go (default: `MCPEVAL_OUTPUT_DIR`, else
-    /// `<target dir>/mcpeval`).
+    /// `CARGO_TARGET_DIR`, else the target directory this test binary was built in, each with
+    /// `/mcpeval`; in a workspace, the workspace's target directory).
     ///
     /// ```no_run
     /// fn main() -> std::process::ExitCode {
@@ -142,8 +176,11 @@ impl Harness {
     /// An eval file that does not load fails the whole run up front (exit code 2).
     ///
     /// SIGINT or SIGTERM during the run stops the running tasks as a timeout would, after
-    /// which their cleanup runs; tasks not started fail as not run; the results of finished tasks are kept, and the exit code is 130 (SIGINT) or 143
-    /// (SIGTERM). A second signal stops at once, killing every process group of the run.
+    /// which their cleanup runs; tasks not started fail as not run; the results of finished
+    /// tasks are kept, and the exit code is 130 (SIGINT) or 143 (SIGTERM). A second signal stops at once, killing every process group of the run.
+    ///
+    /// Unless `MCPEVAL_BIN` is given, it is this test binary for the run's processes, which
+    /// serves the script agent: `"$MCPEVAL_BIN" script-agent --mcp-config FILE PROMPT`.
     ///
     /// ```no_run
     /// fn main() -> std::process::ExitCode {
@@ -151,8 +188,15 @@ impl Harness {
     /// }
     /// ```
     pub fn run(self) -> ExitCode {
+        if let Some(code) = self_agent::serve_if_asked() {
+            return code;
+        }
         let args = self.args.clone().unwrap_or_else(Arguments::from_args);
-        let options = self.options();
+        let bins = match cargo_bin::locate(&self.cargo_bins) {
+            Ok(bins) => bins,
+            Err(e) => return e.stop_run(),
+        };
+        let options = self.options(&bins);
         let trials = match self.trials_with(&args, &options) {
             Ok(trials) => trials,
             Err(errors) => {
@@ -177,6 +221,9 @@ impl Harness {
             if must_have {
                 return ExitCode::from(crate::exit::INVALID_CONFIG);
             }
+        }
+        if let Err(e) = cargo_bin::build_for_run(&bins, &args, &trials) {
+            return e.stop_run();
         }
         if !args.list && exact_name(&args).is_none() {
             let planned = trials.iter().map(Trial::name).collect();
@@ -220,11 +267,22 @@ impl Harness {
         conclusion.exit_code()
     }
 
-    fn options(&self) -> Arc<RunOptions> {
+    /// The run's options; its variables: the binaries of `cargo_bin`, then those of `env`,
+    /// then `MCPEVAL_BIN` (this test binary) when neither these nor the environment set it.
+    fn options(&self, bins: &[cargo_bin::LocatedBin]) -> Arc<RunOptions> {
         let dir = self.output_dir.clone().unwrap_or_else(output_dir);
+        let mut vars: Vec<(String, String)> = bins
+            .iter()
+            .map(|bin| (bin.var.clone(), bin.path.display().to_string()))
+            .collect();
+        vars.extend(self.vars.iter().cloned());
+        let given =
+            |name: &str| vars.iter().any(|(k, _)| k == name) || std::env::var_os(name).is_some();
+        let own = self_agent::vars(given);
+        vars.extend(own);
         Arc::new(RunOptions {
             live: std::env::var("MCPEVAL_LIVE").is_ok_and(|v| v == "1"),
-            vars: self.vars.clone(),
+            vars,
             output_dir: std::path::absolute(&dir).unwrap_or(dir),
             collected: Arc::default(),
             extensions: Default::default(),
@@ -237,10 +295,11 @@ impl Harness {
     }
 
     /// The trials these evals plan to, filtered as `args` ask (`--exact NAME` plans only that
-    /// task).
+    /// task). The binaries of [`cargo_bin`](Self::cargo_bin) are located, not built.
     #[doc(hidden)]
     pub fn trials(&self, args: &Arguments) -> Result<Vec<Trial>, ConfigErrors> {
-        self.trials_with(args, &self.options())
+        let bins = cargo_bin::locate(&self.cargo_bins).unwrap_or_default();
+        self.trials_with(args, &self.options(&bins))
     }
 
     fn trials_with(
@@ -322,12 +381,15 @@ fn trials_of(plan: EvalPlan, options: &Arc<RunOptions>) -> Vec<Trial> {
         .collect()
 }
 
-/// Where runs keep their files: `MCPEVAL_OUTPUT_DIR`, else `<target dir>/mcpeval`.
+/// Where runs keep their files: `MCPEVAL_OUTPUT_DIR`, else `mcpeval` in the target
+/// directory: `CARGO_TARGET_DIR`, else the one this test binary was built in (the
+/// workspace's: a member's tests run in the member's folder), else `./target`.
 pub fn output_dir() -> PathBuf {
     let dir = match std::env::var_os("MCPEVAL_OUTPUT_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => std::env::var_os("CARGO_TARGET_DIR")
             .map(PathBuf::from)
+            .or_else(|| target_dir::TestBuild::of_this_process().map(|build| build.target_dir))
             .unwrap_or_else(|| PathBuf::from("target"))
             .join("mcpeval"),
     };

@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-use crate::script_agent::call_tool;
+use mcpeval::script_agent::call_tool;
 
 /// One line of a prompt.
 #[derive(Debug, Clone, PartialEq)]

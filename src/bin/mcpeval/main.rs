@@ -3,7 +3,6 @@
 
 mod acp_agent;
 mod demo_server;
-mod script_agent;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -156,10 +155,7 @@ fn main() -> ExitCode {
         } => diff(&base, &current, format, fail_on_regression),
         Command::Init(args) => mcpeval::init::main(args),
         Command::ScriptAgent { mcp_config, prompt } => {
-            block_on(async { script_agent::run(&mcp_config, &prompt).await })
-                .map_or(ExitCode::FAILURE, |code| {
-                    ExitCode::from(code.clamp(0, 255) as u8)
-                })
+            mcpeval::script_agent::run_blocking(&mcp_config, &prompt)
         }
         Command::DemoServer => {
             block_on(demo_server::serve()).map_or(ExitCode::FAILURE, |()| ExitCode::SUCCESS)
