@@ -7,7 +7,6 @@ use regex::Regex;
 use serde::Deserialize;
 
 use super::check::Checker;
-use super::steps::DEFAULT_STEP_TIMEOUT;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -119,7 +118,13 @@ pub enum JsonType {
 }
 
 impl RawHttp {
-    pub(super) fn validate(self, check: &mut Checker<'_>, path: &str) -> Option<HttpStep> {
+    /// Validates the step written at `path`; `default_timeout` bounds it unless it says.
+    pub(super) fn validate(
+        self,
+        check: &mut Checker<'_>,
+        path: &str,
+        default_timeout: Duration,
+    ) -> Option<HttpStep> {
         let url = check
             .non_empty(&format!("{path}.url"), self.url.as_deref())?
             .to_owned();
@@ -163,7 +168,7 @@ impl RawHttp {
         };
         let timeout = match self.timeout {
             Some(text) => check.duration(&format!("{path}.timeout"), &text)?,
-            None => DEFAULT_STEP_TIMEOUT,
+            None => default_timeout,
         };
         let (mut expect_status, mut expect_body_match, mut expect_fields) =
             (None, None, Vec::new());

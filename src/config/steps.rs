@@ -167,7 +167,7 @@ impl RawStep {
                 .validate(check, &format!("{path}.script"))
                 .map(Step::Script),
             RawStep::Http(raw) => raw
-                .validate(check, &format!("{path}.http"))
+                .validate(check, &format!("{path}.http"), DEFAULT_STEP_TIMEOUT)
                 .map(|s| Step::Http(Box::new(s))),
             RawStep::LlmJudge(raw) => raw
                 .validate(check, &format!("{path}.llmJudge"))
