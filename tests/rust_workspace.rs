@@ -63,7 +63,17 @@ fn cargo_test(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         .env("CI", "true")
         .env("RUST_BACKTRACE", "0")
         .envs(env.iter().copied());
-    command.output().expect("cargo runs")
+    let out = command.output().expect("cargo runs");
+    // mcpeval is a path dependency of the fixture: a dependency added to our Cargo.toml needs
+    // an entry in the fixture's lock file too.
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("because --locked was passed"),
+        "the fixture's Cargo.lock is stale (mcpeval's dependencies changed): run \
+         `cargo metadata --format-version 1 --manifest-path \
+         tests/fixtures/rust-workspace/Cargo.toml > /dev/null` and commit its Cargo.lock\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
 
 /// `cargo test --locked -p acme-evals --test evals -- ARGS` in `dir`.
