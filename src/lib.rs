@@ -90,6 +90,7 @@ pub mod tokens;
 #[doc(hidden)]
 pub mod trace;
 
+mod cargo_metadata;
 mod error_text;
 mod interrupt;
 mod json_schema;

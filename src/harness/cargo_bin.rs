@@ -16,10 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::Mutex;
 
+use super::target_dir::{TestBuild, same_path};
+use crate::cargo_metadata::{Metadata, Package, Target};
 use libtest_mimic::{Arguments, Trial};
-use serde::Deserialize;
-
-use super::target_dir::TestBuild;
 
 /// A binary asked for with `Harness::cargo_bin`.
 #[derive(Debug, Clone)]
@@ -134,7 +133,7 @@ pub(super) fn locate(bins: &[CargoBin]) -> Result<Vec<LocatedBin>, CargoBinError
     let cargo = std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from);
     let dir =
         std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
-    let workspace = Workspace::of(&cargo, &dir)?;
+    let workspace = Metadata::of(&cargo, &dir)?;
     let build = TestBuild::of_this_process();
     bins.iter()
         .map(|bin| workspace.locate(bin, build.as_ref(), &cargo))
@@ -182,38 +181,13 @@ fn build_once(bin: &LocatedBin) -> Result<(), CargoBinError> {
 }
 
 /// The workspaces read by this process, by cargo and directory.
-type Workspaces = BTreeMap<(PathBuf, PathBuf), Result<Workspace, CargoBinError>>;
+type Workspaces = BTreeMap<(PathBuf, PathBuf), Result<Metadata, CargoBinError>>;
 static WORKSPACES: Mutex<Workspaces> = Mutex::new(BTreeMap::new());
 
-/// What `cargo metadata --no-deps` says (only what is needed).
-#[derive(Debug, Clone, Deserialize)]
-struct Workspace {
-    packages: Vec<Package>,
-    workspace_root: PathBuf,
-    target_directory: PathBuf,
-    /// Where intermediate artifacts (and test binaries) go when `build.build-dir` moves them
-    /// out of the target directory (cargo 1.91 and newer say it).
-    #[serde(default)]
-    build_directory: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct Package {
-    name: String,
-    targets: Vec<Target>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct Target {
-    name: String,
-    kind: Vec<String>,
-    #[serde(default, rename = "required-features")]
-    required_features: Vec<String>,
-}
-
-impl Workspace {
+/// The harness's reading of a workspace: where a binary of it lands, and how to build it.
+impl Metadata {
     /// The workspace of `dir`, read once per process.
-    fn of(cargo: &Path, dir: &Path) -> Result<Workspace, CargoBinError> {
+    fn of(cargo: &Path, dir: &Path) -> Result<Metadata, CargoBinError> {
         let mut workspaces = crate::lock::lock(&WORKSPACES);
         let key = (cargo.to_path_buf(), dir.to_path_buf());
         workspaces
@@ -222,7 +196,7 @@ impl Workspace {
             .clone()
     }
 
-    fn read(cargo: &Path, dir: &Path) -> Result<Workspace, CargoBinError> {
+    fn read(cargo: &Path, dir: &Path) -> Result<Metadata, CargoBinError> {
         let args = ["metadata", "--format-version", "1", "--no-deps"];
         let command = format!("cargo {}", args.join(" "));
         let output = Command::new(cargo)
@@ -251,21 +225,9 @@ impl Workspace {
         })
     }
 
-    fn parse(json: &[u8]) -> Result<Workspace, serde_json::Error> {
-        serde_json::from_slice(json)
-    }
-
     /// The package with binary target `bin`, and the features that target requires.
     fn find_bin(&self, bin: &str) -> Result<(&Package, &Target), CargoBinError> {
-        let bins = || {
-            self.packages.iter().flat_map(|package| {
-                package
-                    .targets
-                    .iter()
-                    .filter(|target| target.kind.iter().any(|kind| kind == "bin"))
-                    .map(move |target| (package, target))
-            })
-        };
+        let bins = || self.bins();
         if let Some(found) = bins().find(|(_, target)| target.name == bin) {
             return Ok(found);
         }
@@ -340,13 +302,10 @@ impl Workspace {
     /// Where binaries go, given the directory the test binary was built in: that one,
     /// unless `build.build-dir` put it apart from the target directory.
     fn artifact_dir(&self, built_in: &Path) -> PathBuf {
-        let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => a == b,
-        };
         match &self.build_directory {
             Some(build_dir)
-                if same(build_dir, built_in) && !same(build_dir, &self.target_directory) =>
+                if same_path(build_dir, built_in)
+                    && !same_path(build_dir, &self.target_directory) =>
             {
                 self.target_directory.clone()
             }

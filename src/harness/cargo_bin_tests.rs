@@ -1,25 +1,25 @@
 use super::*;
 
 /// `cargo metadata --no-deps` of a workspace of three packages (trimmed to what is read).
-fn workspace(build_directory: Option<&str>) -> Workspace {
+fn workspace(build_directory: Option<&str>) -> Metadata {
     let json = serde_json::json!({
         "packages": [
-            {"name": "acme-server", "id": "x", "targets": [
+            {"name": "acme-server", "id": "x", "manifest_path": "/ws/acme-server/Cargo.toml", "targets": [
                 {"name": "acme-server", "kind": ["bin"], "src_path": "/ws/acme-server/src/main.rs"},
                 {"name": "evals", "kind": ["test"]}
             ]},
-            {"name": "acme-http", "targets": [
+            {"name": "acme-http", "manifest_path": "/ws/acme-http/Cargo.toml", "targets": [
                 {"name": "acme_http", "kind": ["lib"]},
                 {"name": "acme-http-server", "kind": ["bin"], "required-features": ["cli", "tls"]}
             ]},
-            {"name": "acme-evals", "targets": [{"name": "acme_evals", "kind": ["lib"]}]}
+            {"name": "acme-evals", "manifest_path": "/ws/acme-evals/Cargo.toml", "targets": [{"name": "acme_evals", "kind": ["lib"]}]}
         ],
         "workspace_root": "/ws",
         "target_directory": "/ws/target",
         "build_directory": build_directory,
         "version": 1
     });
-    Workspace::parse(json.to_string().as_bytes()).unwrap()
+    Metadata::parse(json.to_string().as_bytes()).unwrap()
 }
 
 fn wanted(bin: &str) -> CargoBin {
@@ -169,8 +169,8 @@ fn a_workspace_without_binaries_says_so() {
 
 #[test]
 fn metadata_that_is_not_a_workspace_is_an_error() {
-    assert!(Workspace::parse(b"warning: something\n").is_err());
-    assert!(Workspace::parse(br#"{"packages": []}"#).is_err());
+    assert!(Metadata::parse(b"warning: something\n").is_err());
+    assert!(Metadata::parse(br#"{"packages": []}"#).is_err());
 }
 
 #[test]
@@ -196,7 +196,7 @@ fn a_failed_build_shows_cargos_error_lines() {
 
 #[test]
 fn a_missing_cargo_is_an_error_naming_the_command() {
-    let error = Workspace::read(Path::new("/nonexistent/cargo"), Path::new("."))
+    let error = Metadata::read(Path::new("/nonexistent/cargo"), Path::new("."))
         .unwrap_err()
         .to_string();
     assert!(

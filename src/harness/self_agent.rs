@@ -10,6 +10,8 @@ use std::ffi::{OsStr, OsString};
 use std::path::Path;
 use std::process::ExitCode;
 
+use super::target_dir::same_path;
+
 /// The variable the harness sets for the processes of its runs: the path of the test binary
 /// that serves `script-agent`.
 pub const SCRIPT_AGENT_EXE: &str = "MCPEVAL_SCRIPT_AGENT_EXE";
@@ -39,7 +41,7 @@ pub(super) fn vars(given: impl Fn(&str) -> bool) -> Vec<(String, String)> {
 pub(super) fn serve_if_asked() -> Option<ExitCode> {
     let marked = std::env::var_os(SCRIPT_AGENT_EXE)?;
     let exe = std::env::current_exe().ok()?;
-    if !same_file(Path::new(&marked), &exe) {
+    if !same_path(Path::new(&marked), &exe) {
         return None;
     }
     let mut args = std::env::args_os().skip(1);
@@ -59,11 +61,4 @@ pub(super) fn serve_if_asked() -> Option<ExitCode> {
             ExitCode::from(crate::exit::INVALID_CONFIG)
         }
     })
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
 }

@@ -61,6 +61,15 @@ impl TestBuild {
     }
 }
 
+/// Whether `a` and `b` name the same file or directory (as written, when either does not
+/// exist).
+pub(super) fn same_path(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
 fn is_target_dir(dir: &Path) -> bool {
     dir.join("CACHEDIR.TAG").is_file() || dir.join(".rustc_info.json").is_file()
 }

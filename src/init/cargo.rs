@@ -10,6 +10,7 @@ use serde_json::Value;
 use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table, value};
 
 use super::InitError;
+use crate::cargo_metadata::Metadata;
 use crate::process::{ProcessSpec, run};
 
 /// Where the dev-dependency comes from: the source this `mcpeval` was built from. Not a
@@ -66,19 +67,13 @@ pub async fn package(dir: &Path) -> Result<Package, InitError> {
             finished.stderr.trim()
         )));
     }
-    let metadata: Value = serde_json::from_str(&finished.stdout)
+    let metadata = Metadata::parse(finished.stdout.as_bytes())
         .map_err(|e| cargo_error(format!("cannot read cargo metadata's answer: {e}")))?;
     let wanted = std::fs::canonicalize(&manifest).unwrap_or_else(|_| manifest.clone());
-    let found = metadata["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|p| {
-            p["manifest_path"]
-                .as_str()
-                .and_then(|m| std::fs::canonicalize(m).ok())
-                .is_some_and(|m| m == wanted)
-        });
+    let found = metadata
+        .packages
+        .iter()
+        .find(|p| std::fs::canonicalize(&p.manifest_path).is_ok_and(|m| m == wanted));
     let Some(found) = found else {
         return Err(cargo_error(
             "it is a workspace without a [package]: run mcpeval init in the server's package \
@@ -86,21 +81,11 @@ pub async fn package(dir: &Path) -> Result<Package, InitError> {
                 .to_owned(),
         ));
     };
-    let mut bins: Vec<String> = found["targets"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|t| {
-            t["kind"]
-                .as_array()
-                .is_some_and(|k| k.iter().any(|k| k == "bin"))
-        })
-        .filter_map(|t| t["name"].as_str().map(str::to_owned))
-        .collect();
+    let mut bins: Vec<String> = found.bins().map(|target| target.name.clone()).collect();
     bins.sort();
     Ok(Package {
         manifest,
-        name: found["name"].as_str().unwrap_or_default().to_owned(),
+        name: found.name.clone(),
         bins,
     })
 }
