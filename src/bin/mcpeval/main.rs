@@ -117,12 +117,12 @@ enum Command {
 const PARSE_ONLY: &str = "MCPEVAL_PARSE_ONLY";
 
 fn parse_only(cli: &Cli) -> ExitCode {
-    if let Command::Check { libtest, .. } = &cli.command {
-        let args = std::iter::once("mcpeval check --").chain(libtest.iter().map(String::as_str));
-        if let Err(e) = <libtest_mimic::Arguments as clap::Parser>::try_parse_from(args) {
-            eprintln!("{e}");
-            return ExitCode::from(exit::INVALID_CONFIG);
-        }
+    if let Command::Check { libtest, .. } = &cli.command
+        && let Err(e) =
+            <libtest_mimic::Arguments as clap::Parser>::try_parse_from(libtest_argv(libtest))
+    {
+        eprintln!("{e}");
+        return ExitCode::from(exit::INVALID_CONFIG);
     }
     ExitCode::SUCCESS
 }
@@ -331,9 +331,7 @@ fn check(
     record_mode: Option<mcpeval::llm_proxy::RecordMode>,
     libtest: Vec<String>,
 ) -> ExitCode {
-    let args = libtest_mimic::Arguments::from_iter(
-        std::iter::once("mcpeval check".to_owned()).chain(libtest),
-    );
+    let args = libtest_mimic::Arguments::from_iter(libtest_argv(&libtest));
     let mut harness = mcpeval::Harness::eval_files(files).with_args(args);
     if let Some(output) = output {
         harness = harness.output_dir(output);
@@ -345,6 +343,11 @@ fn check(
         harness = harness.env(mcpeval::llm_proxy::RECORD_MODE_VAR, mode.name());
     }
     harness.run()
+}
+
+/// The test runner's command line of `mcpeval check … -- ARGS`.
+fn libtest_argv(libtest: &[String]) -> impl Iterator<Item = &str> {
+    std::iter::once("mcpeval check").chain(libtest.iter().map(String::as_str))
 }
 
 /// This binary's path: evals can run it as their agent or server through `$MCPEVAL_BIN`.
