@@ -132,6 +132,10 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         nextest_run_id: super::page::nextest_run_id(),
         total_runs: run.map(|(_, total, _)| total),
         min_pass_rate: run.map(|(_, _, rate)| rate),
+        // Filled in with variants (issue 25).
+        variant: None,
+        variant_details: None,
+        decoy_calls: Vec::new(),
     }
 }
 
