@@ -21,6 +21,17 @@ pub fn file_stem(eval: &str, task: &str) -> String {
     format!("{}__{}", part(eval, eval.contains("__")), part(task, false))
 }
 
+/// The stem of the test `<eval>::<task>@<variant>`: `<eval>__<task>@<variant>`, each part as
+/// described above (`<eval>__<task>` without a variant). A variant name is made of
+/// `A-Z a-z 0-9 . _ -`, so `@` never occurs in an escaped part and the stem stays unique.
+pub fn variant_file_stem(eval: &str, task: &str, variant: Option<&str>) -> String {
+    let stem = file_stem(eval, task);
+    match variant {
+        Some(variant) => format!("{stem}@{}", part(variant, false)),
+        None => stem,
+    }
+}
+
 /// One name as a file name of its own (`mcpeval init`'s task files): as written when it is
 /// made of `A-Z a-z 0-9 - _ .` (no `.` at the start), else escaped and hashed; `hashed`
 /// forces the escaped form (a name that differs from another only in case).

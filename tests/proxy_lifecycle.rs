@@ -24,6 +24,7 @@ fn stdio(args: &[&str]) -> Upstream {
 async fn start(args: &[&str], logs: &Path, timeout: Duration) -> ProxyHandle {
     let options = ProxyOptions {
         startup_timeout: timeout,
+        ..ProxyOptions::default()
     };
     Proxy::start_with_options("local", stdio(args), &CallRecorder::new(), logs, options)
         .await

@@ -41,6 +41,11 @@ impl<'a> Checker<'a> {
         });
     }
 
+    /// How many problems were recorded so far.
+    pub fn error_count(&self) -> usize {
+        self.errors.len()
+    }
+
     /// Adds errors found elsewhere (another file) to this load.
     pub fn extend(&mut self, errors: ConfigErrors) {
         self.errors.extend(errors.0);

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use regex::Regex;
 use serde::Deserialize;
@@ -18,6 +19,7 @@ use super::mcp_env::{MCP_ENV_VARS, mcp_config_from_env};
 use super::skills::{RawSkillsConfig, check_skills_agent, skill_sources};
 use super::task::{Limits, RawLimits};
 use super::task_set::{RawTaskSet, TaskSet, task_sets};
+use super::variants::{RawVariant, Variant, VariantContext, variants};
 use super::yaml::{LocationIndex, read_file};
 
 #[derive(Debug, Deserialize)]
@@ -52,6 +54,7 @@ struct RawEvalConfig {
     extensions: Option<BTreeMap<String, RawExtension>>,
     sources: Option<IgnoredAny>,
     skills: Option<RawSkillsConfig>,
+    variants: Option<Vec<RawVariant>>,
 }
 
 /// `config.replay` as written.
@@ -94,6 +97,12 @@ pub struct Eval {
     /// `extensions`: mcpchecker extensions by name, started when a task's step first needs
     /// them.
     pub extensions: BTreeMap<String, ExtensionSpec>,
+    /// `variants`: the ways each task runs (none: once, as written). One of them is the
+    /// baseline.
+    pub variants: Vec<Arc<Variant>>,
+    /// The variant this eval value runs ([`Eval::for_variant`]); `None` for the eval as
+    /// written.
+    pub variant: Option<Arc<Variant>>,
     pub(crate) locations: LocationIndex,
 }
 
@@ -101,6 +110,38 @@ impl Eval {
     /// The directory relative paths of the eval resolve against.
     pub fn dir(&self) -> &Path {
         super::check::dir_of(&self.path)
+    }
+
+    /// The eval as `variant` runs it: its agent, its MCP config (none with `servers: none`,
+    /// which also has no snapshot: there are no calls to keep).
+    pub fn for_variant(&self, variant: &Arc<Variant>) -> Eval {
+        let mut eval = self.clone();
+        if let Some(agent) = &variant.agent {
+            eval.agent = agent.clone();
+        }
+        if variant.no_servers {
+            eval.mcp.servers.clear();
+            eval.snapshot = SnapshotMode::Off;
+        } else if let Some(mcp) = &variant.mcp {
+            eval.mcp = mcp.clone();
+        }
+        eval.variant = Some(variant.clone());
+        eval
+    }
+
+    /// The file stem of its task `task` (with the variant this value runs):
+    /// `<eval>__<task>` or `<eval>__<task>@<variant>` (see [`crate::file_stem`]).
+    pub fn stem(&self, task: &str) -> String {
+        let variant = self.variant.as_ref().map(|v| v.name.as_str());
+        crate::file_stem::variant_file_stem(&self.name, task, variant)
+    }
+
+    /// The test name of its task `task`: `<eval>::<task>`, or `<eval>::<task>@<variant>`.
+    pub fn test_name(&self, task: &str) -> String {
+        match &self.variant {
+            Some(variant) => format!("{}::{task}@{}", self.name, variant.name),
+            None => format!("{}::{task}", self.name),
+        }
     }
 }
 
@@ -196,6 +237,31 @@ pub fn load_eval_with(
         check_skills_agent(&mut check, agent, !skill_sources.is_empty(), sets);
     }
     let extensions = validate_extensions(&mut check, config.extensions, dir_of(path));
+    let mcp_file = config.mcp_config_file.as_deref();
+    let reload_mcp = |check: &mut Checker<'_>, env: &[(String, String)]| {
+        let lookup = |name: &str| {
+            (env.iter().rev().find(|(k, _)| k == name))
+                .map(|(_, v)| v.clone())
+                .or_else(|| lookup(name))
+        };
+        // Errors that do not depend on the variant's variables were reported already.
+        let before = check.error_count();
+        let mut scratch = Checker::new(path, &parsed.locations);
+        let reloaded = load_mcp(&mut scratch, mcp_file, has_skills, &lookup);
+        if mcp.is_some() && before == check.error_count() {
+            if let Err(errors) = scratch.finish(()) {
+                check.extend(errors);
+            }
+        }
+        reloaded
+    };
+    let context = VariantContext {
+        servers: server_names
+            .as_ref()
+            .map(|names| names.iter().map(|n| (*n).to_owned()).collect()),
+        reload_mcp: &reload_mcp,
+    };
+    let variants = variants(&mut check, config.variants, &context);
     let locations = parsed.locations.clone();
     let (Some(name), Some(agent), Some(mcp)) = (name, agent, mcp) else {
         return Err(check.finish(()).err().unwrap_or_default());
@@ -214,6 +280,8 @@ pub fn load_eval_with(
         replay_ignore,
         skill_sources,
         extensions,
+        variants,
+        variant: None,
         locations,
     })
 }

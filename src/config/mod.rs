@@ -32,6 +32,7 @@ mod task_file;
 mod task_header;
 mod task_set;
 pub mod template;
+mod variants;
 mod yaml;
 
 pub(crate) use yaml::LocationIndex;
@@ -64,3 +65,4 @@ pub use task::{Difficulty, Limits, Task, TaskContext, TaskVersion};
 pub use task_file::load_task;
 pub use task_header::{TaskHeader, read_task_header, task_header};
 pub use task_set::{SchemaViolations, TaskSet, TaskSource};
+pub use variants::{Decoy, ToolOverride, Variant};

@@ -123,6 +123,11 @@ async fn run_agent_with(
                 }
             }
         };
+        let mut allowed_tools = allowed_tools;
+        if !allowed_tools.is_empty() {
+            // The agent may pick a decoy; calling it is what the variant measures.
+            allowed_tools.extend(super::variant_run::decoy_names(eval, &server.name));
+        }
         proxied.push(ProxiedServer {
             name: server.name.clone(),
             url: url.clone(),

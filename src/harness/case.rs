@@ -19,7 +19,6 @@ use super::secrets::run_secrets;
 use super::stale::remove_other_results;
 use super::verdict::Verdict;
 use crate::config::{Eval, Task};
-use crate::file_stem::file_stem;
 use crate::interrupt::interrupted;
 use crate::lock::lock;
 use crate::plan::TaskCase;
@@ -53,7 +52,7 @@ pub(super) fn run_case(
     let runs = run_count(&task, eval)?;
     remove_other_results(
         &options.output_dir.join("results"),
-        &file_stem(&eval.name, &task.name),
+        &eval.stem(&task.name),
         runs,
     );
     let min_pass_rate = task.min_pass_rate.or(case.min_pass_rate).unwrap_or(1.0);
@@ -124,10 +123,9 @@ fn interrupted_runs(mut verdicts: Vec<RunVerdict>, runs: u32) -> String {
 
 /// Writes the results file of a task that does not load, and counts it in the summary.
 fn record_unloaded(eval: &Eval, case: &TaskCase, options: &RunOptions, message: &str) {
-    let prefix = format!("{}::", eval.name);
-    let task_name = case.name.strip_prefix(&prefix).unwrap_or(&case.name);
+    let task_name = case.task_name(eval);
     let result = unloaded_result(case, eval, task_name, message);
-    let stem = file_stem(&eval.name, task_name);
+    let stem = eval.stem(task_name);
     remove_other_results(&options.output_dir.join("results"), &stem, 1);
     keep_result(options, result, &stem, &run_secrets(eval, options));
 }
@@ -221,7 +219,7 @@ struct CaseRuns<'a> {
 impl CaseRuns<'_> {
     /// Runs the task once (run `index`): its report, snapshot check, verdict and results file.
     fn run_once(&mut self, index: u32) -> Result<RunVerdict, Failed> {
-        let stem = file_stem(&self.eval.name, &self.task.name);
+        let stem = self.eval.stem(&self.task.name);
         let run_stem = if self.runs == 1 {
             stem.clone()
         } else {

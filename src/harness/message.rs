@@ -98,6 +98,9 @@ fn write_reasons(out: &mut String, report: &RunReport, verdict: &Verdict) {
     for failure in &verdict.llm {
         let _ = writeln!(out, "LLM replay: {}", failure.replace('\n', "\n  "));
     }
+    for problem in &verdict.variant {
+        let _ = writeln!(out, "{problem}");
+    }
 }
 
 /// What the schema checks found: broken definitions and results (always failures), and

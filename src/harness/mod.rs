@@ -15,8 +15,10 @@ mod self_agent;
 mod servers;
 mod stale;
 mod target_dir;
+mod variant_run;
 mod verdict;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -31,7 +33,7 @@ pub use secrets::PLACEHOLDER_KEY;
 pub use verdict::{AgentVerdict, SnapshotFailure, StepFailure, Verdict};
 
 use crate::config::{
-    ConfigError, ConfigErrors, duplicate_eval_names, load_eval_with, says_kind_eval,
+    ConfigError, ConfigErrors, Eval, duplicate_eval_names, load_eval_with, says_kind_eval,
 };
 use crate::plan::{EvalPlan, plan_eval, plan_task};
 
@@ -370,10 +372,25 @@ fn exact_name(args: &Arguments) -> Option<&str> {
 
 fn trials_of(plan: EvalPlan, options: &Arc<RunOptions>) -> Vec<Trial> {
     let EvalPlan { eval, cases } = plan;
+    // The eval and the options as each variant runs them, made once.
+    let variants: HashMap<String, (Arc<Eval>, Arc<RunOptions>)> = (eval.variants.iter())
+        .map(|variant| {
+            let mut variant_options = RunOptions::clone(options);
+            variant_options.vars.extend(variant.env.iter().cloned());
+            let ran = (
+                Arc::new(eval.for_variant(variant)),
+                Arc::new(variant_options),
+            );
+            (variant.name.clone(), ran)
+        })
+        .collect();
     cases
         .into_iter()
         .map(|case| {
-            let (eval, options) = (eval.clone(), options.clone());
+            let (eval, options) = match case.variant.as_ref().and_then(|v| variants.get(&v.name)) {
+                Some((eval, options)) => (eval.clone(), options.clone()),
+                None => (eval.clone(), options.clone()),
+            };
             Trial::test(case.name.clone(), move || {
                 case::run_case(&eval, &case, options)
             })

@@ -127,7 +127,15 @@ pub(super) async fn run_main(
     }
 
     shared.set_phase(RunPhase::Assertions);
-    let mut failures = check_all(assertion_sets, &trace);
+    // Without servers there are no calls to check: those assertions are skipped, never
+    // passed.
+    let skipped = super::variant_run::skipped_assertions(eval, assertion_sets);
+    let mut failures = if skipped.is_empty() {
+        check_all(assertion_sets, &trace)
+    } else {
+        Vec::new()
+    };
+    shared.report().skipped_assertions = skipped;
     if let Some(skills) = eval.agent.skills() {
         let report = shared.report();
         let calls = report.agent.as_ref().map_or(&[][..], |a| &a.tool_calls[..]);

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use super::run_report::RunReport;
+use super::variant_run;
 use crate::assert::AssertionFailure;
 use crate::config::{Difficulty, Eval, Task};
 use crate::plan::TaskCase;
@@ -61,7 +62,8 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         .map(|a| a.answer.clone())
         .unwrap_or_default();
     let reasons = verdict.reasons();
-    let assertion_results = assertion_results(case, &verdict.assertions);
+    let assertion_results =
+        assertion_results(case, &verdict.assertions, &report.skipped_assertions);
     let all_assertions_passed = assertion_results.values().all(|r| r.passed);
     TaskResult {
         test_name: case.name.clone(),
@@ -132,10 +134,9 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         nextest_run_id: super::page::nextest_run_id(),
         total_runs: run.map(|(_, total, _)| total),
         min_pass_rate: run.map(|(_, _, rate)| rate),
-        // Filled in with variants (issue 25).
-        variant: None,
-        variant_details: None,
-        decoy_calls: Vec::new(),
+        variant: eval.variant.as_ref().map(|v| v.name.clone()),
+        variant_details: variant_run::details(eval, &report.rewrites, &report.skipped_assertions),
+        decoy_calls: variant_run::decoy_calls(eval, &report.rewrites, &report.trace),
     }
 }
 
@@ -152,6 +153,8 @@ pub fn unloaded_result(case: &TaskCase, eval: &Eval, task_name: &str, error: &st
         failure_message: Some(error.to_owned()),
         agent_name: eval.agent.name().to_owned(),
         nextest_run_id: super::page::nextest_run_id(),
+        variant: eval.variant.as_ref().map(|v| v.name.clone()),
+        variant_details: variant_run::details(eval, &Default::default(), &[]),
         ..TaskResult::default()
     }
 }
@@ -261,13 +264,17 @@ fn call_history(report: &RunReport) -> CallHistory {
     history
 }
 
+/// Each configured assertion's outcome; skipped ones (a variant without servers) are left
+/// out, never counted as passed.
 fn assertion_results(
     case: &TaskCase,
     failures: &[AssertionFailure],
+    skipped: &[String],
 ) -> BTreeMap<String, AssertionResult> {
     let mut results: BTreeMap<String, AssertionResult> = BTreeMap::new();
     for set in &case.assertion_sets {
-        for kind in set.assertions.configured() {
+        let configured = set.assertions.configured().into_iter();
+        for kind in configured.filter(|kind| !skipped.iter().any(|s| s == kind.key())) {
             let failure = failures
                 .iter()
                 .find(|f| f.task_set == set.task_set && f.assertion == kind);

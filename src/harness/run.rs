@@ -10,11 +10,12 @@ use super::phases::{Shared, run_main, step_context};
 use super::run_report::{RunOptions, RunPhase, RunReport};
 use super::secrets::{redact_files, run_secrets};
 use super::servers::upstream_of;
+use super::variant_run;
 use crate::config::{Eval, McpServer, Task};
 use crate::interrupt;
 use crate::lock::lock;
 use crate::plan::TaskCase;
-use crate::proxy::{CallRecorder, Proxy, ProxyHandle, ServerFailure};
+use crate::proxy::{CallRecorder, Proxy, ProxyHandle, ProxyOptions, ServerFailure};
 use crate::schema_checks;
 use crate::steps::{Phase, StepResult, run_phase};
 use crate::tokens::{self, TraceTokens};
@@ -98,6 +99,9 @@ pub async fn run_task(
         .iter()
         .flat_map(ProxyHandle::server_failures)
         .collect();
+    let rewrites = (proxies.iter())
+        .map(|proxy| (proxy.server_name().to_owned(), proxy.rewrite_notes()))
+        .collect();
     let server_logs: Vec<PathBuf> = (proxies.iter())
         .filter_map(|proxy| proxy.stderr_log().map(Path::to_path_buf))
         .collect();
@@ -109,6 +113,8 @@ pub async fn run_task(
     report.trace = recorder.trace();
     report.schema = schema_checks::check(&report.trace, &options.schemas);
     report.tokens = TraceTokens::of(&report.trace);
+    report.variant_problems = variant_run::problems(&eval, &rewrites, &report.trace);
+    report.rewrites = rewrites;
     report
 }
 
@@ -123,7 +129,13 @@ async fn start_proxies(
     let mut errors = Vec::new();
     for server in eval.mcp.enabled() {
         let upstream = upstream_of(server, &options.vars);
-        match Proxy::start(&server.name, upstream, recorder, run_dir).await {
+        let proxy_options = ProxyOptions {
+            tools: variant_run::tool_rewrite(eval, &server.name),
+            ..ProxyOptions::default()
+        };
+        match Proxy::start_with_options(&server.name, upstream, recorder, run_dir, proxy_options)
+            .await
+        {
             Ok(handle) => proxies.push(handle),
             Err(e) => errors.push(e.to_string()),
         }

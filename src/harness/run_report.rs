@@ -85,6 +85,14 @@ pub struct RunReport {
     /// How the servers under test failed, as the proxies saw it (could not start, exited,
     /// HTTP errors, answers that are not JSON-RPC).
     pub server_failures: Vec<ServerFailure>,
+    /// What each proxy's rewrite of its server's tools did (a variant's `toolOverrides` and
+    /// `decoys`), by server.
+    pub rewrites: std::collections::BTreeMap<String, crate::proxy::RewriteNotes>,
+    /// What fails the run in its variant: overrides of tools the server does not
+    /// advertise, decoys named as its tools, calls of decoys.
+    pub variant_problems: Vec<String>,
+    /// The assertions on calls not checked, because the variant gave the agent no server.
+    pub skipped_assertions: Vec<String>,
     /// This run's directory (agent MCP config, trace, server logs, inline scripts).
     pub run_dir: PathBuf,
     /// The agent's working directory.

@@ -80,6 +80,9 @@ pub struct Verdict {
     /// The LLM side: a request that matches no recording, recordings the agent never asked
     /// for, a cassette that cannot be written (each message whole).
     pub llm: Vec<String>,
+    /// What fails the run in its variant (`config.variants`): calls of decoy tools,
+    /// overrides of tools the server does not advertise.
+    pub variant: Vec<String>,
 }
 
 impl Verdict {
@@ -121,6 +124,7 @@ impl Verdict {
                 .iter()
                 .filter_map(|record| record.failure.clone())
                 .collect(),
+            variant: report.variant_problems.clone(),
         }
     }
 
@@ -137,6 +141,7 @@ impl Verdict {
             && self.assertions.is_empty()
             && self.snapshot.is_none()
             && self.llm.is_empty()
+            && self.variant.is_empty()
     }
 
     /// The schema checks fail the run: a broken tool definition or a result that breaks its
@@ -182,6 +187,7 @@ impl Verdict {
             let first = failure.lines().next().unwrap_or_default();
             format!("llm: {first}")
         }));
+        reasons.extend(self.variant.iter().cloned());
         reasons
     }
 }

@@ -12,7 +12,8 @@ pub use glob::glob_files;
 use planner::Planner;
 
 use crate::config::{
-    Assertions, ConfigError, ConfigErrors, Eval, SchemaViolations, Task, TaskContext, load_task,
+    Assertions, ConfigError, ConfigErrors, Eval, SchemaViolations, Task, TaskContext, Variant,
+    load_task,
 };
 
 /// The planned cases of one eval, in task-set order (files sorted within a glob).
@@ -24,11 +25,13 @@ pub struct EvalPlan {
     pub cases: Vec<TaskCase>,
 }
 
-/// One task file of an eval: one test.
+/// One task file of an eval (in one of its variants): one test.
 #[derive(Debug, Clone)]
 pub struct TaskCase {
-    /// The test name, `<eval>::<task>`.
+    /// The test name, `<eval>::<task>` (`<eval>::<task>@<variant>` in a variant).
     pub name: String,
+    /// The variant it runs in, when the eval has variants.
+    pub variant: Option<Arc<Variant>>,
     /// The task file.
     pub path: PathBuf,
     /// The assertions of every task set that matched the file, in task-set order.
@@ -52,6 +55,20 @@ pub struct AssertionSet {
 }
 
 impl TaskCase {
+    /// The task's part of the test name: between `<eval>::` and `@<variant>`.
+    pub fn task_name<'c>(&'c self, eval: &Eval) -> &'c str {
+        let name = self.name.as_str();
+        let name = name
+            .strip_prefix(&format!("{}::", eval.name))
+            .unwrap_or(name);
+        match &self.variant {
+            Some(variant) => name
+                .strip_suffix(&format!("@{}", variant.name))
+                .unwrap_or(name),
+            None => name,
+        }
+    }
+
     /// Loads the task file fully (prompt, steps), as the eval runs it.
     pub fn load(&self, eval: &Eval) -> Result<Task, ConfigErrors> {
         if let Some(problem) = &self.problem {
@@ -73,20 +90,54 @@ impl TaskCase {
 pub fn plan_eval(eval: Eval) -> Result<EvalPlan, ConfigErrors> {
     let eval = Arc::new(eval);
     let cases = Planner::new(&eval).plan(None)?;
+    let cases = with_variants(&eval, cases, None);
     Ok(EvalPlan { eval, cases })
 }
 
-/// Plans only the task named `task` (the part after `::` of a test name), reading as few task
-/// files as it can: a file named after the task is tried first, a file whose text cannot
-/// name it is not parsed, and a broken file is named by its path. The plan has no case when
-/// no such task exists.
+/// Each case once per variant of `eval` (only variant `only` when given), named
+/// `<eval>::<task>@<variant>`; the cases as they are when the eval has no variants.
+fn with_variants(eval: &Eval, cases: Vec<TaskCase>, only: Option<&str>) -> Vec<TaskCase> {
+    if eval.variants.is_empty() {
+        return cases;
+    }
+    let variants = (eval.variants.iter()).filter(|v| only.is_none_or(|name| v.name == name));
+    let variants: Vec<&Arc<Variant>> = variants.collect();
+    cases
+        .into_iter()
+        .flat_map(|case| {
+            variants.iter().map(move |variant| TaskCase {
+                name: format!("{}@{}", case.name, variant.name),
+                variant: Some(Arc::clone(variant)),
+                ..case.clone()
+            })
+        })
+        .collect()
+}
+
+/// Plans only the task named `task` (the part after `::` of a test name; in an eval with
+/// variants, `<task>@<variant>` plans that variant only), reading as few task files as it
+/// can: a file named after the task is tried first, a file whose text cannot name it is not
+/// parsed, and a broken file is named by its path. The plan has no case when no such task
+/// (or variant) exists.
 pub fn plan_task(eval: Eval, task: &str) -> Result<EvalPlan, ConfigErrors> {
     let eval = Arc::new(eval);
+    let (task, variant) = match task.rsplit_once('@') {
+        Some((task, variant)) if !eval.variants.is_empty() => (task, Some(variant)),
+        _ => (task, None),
+    };
+    if eval.variants.is_empty() != variant.is_none() {
+        // A test of an eval with variants always names one.
+        return Ok(EvalPlan {
+            eval,
+            cases: Vec::new(),
+        });
+    }
     let mut planner = Planner::new(&eval);
     let cases = match planner.find_task_file(task) {
         Some(file) => planner.plan(Some(file))?,
         None => Vec::new(),
     };
+    let cases = with_variants(&eval, cases, variant);
     Ok(EvalPlan { eval, cases })
 }
 

@@ -238,6 +238,7 @@ impl<'e> Planner<'e> {
         self.index_of.insert(key, self.cases.len());
         self.cases.push(TaskCase {
             name,
+            variant: None,
             path: file.path.clone(),
             assertion_sets: vec![set.assertions.clone()],
             min_pass_rate,

@@ -26,7 +26,9 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use super::forward::{forward, result_as};
 use super::record_outcome::{call_outcome, json, list_outcome};
 use super::shared::Shared;
+use super::tool_rewrite::ToolRewrite;
 use super::upstream::{Connection, connect};
+use crate::lock::lock;
 use crate::trace::{CallKind, ListKind};
 
 /// The proxy as one agent session sees it: an MCP server that mirrors the real one.
@@ -319,6 +321,14 @@ impl ServerHandler for AgentSession {
             request.name.to_string(),
             request.arguments.clone().map(serde_json::Value::Object),
         );
+        let rewrite = &self.shared.options.tools;
+        if rewrite.answers(&request.name, &lock(&self.shared.rewrite_notes))
+            && let Some(answer) = ToolRewrite::decoy_call_result()
+        {
+            let result = ToolRewrite::decoy_result();
+            pending.finish(crate::trace::Outcome::IsError { result });
+            return Ok(CallToolResponse::Complete(answer));
+        }
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(request));
         let response = match self.send(request, context).await {
             Ok(ServerResult::CallToolResult(result)) => Ok(CallToolResponse::Complete(result)),
@@ -349,7 +359,7 @@ impl ServerHandler for AgentSession {
             .recorder
             .begin_list(self.server(), ListKind::Tools, cursor);
         let request: ListToolsRequest = args.request();
-        let response: Result<ListToolsResult, McpError> = match self
+        let mut response: Result<ListToolsResult, McpError> = match self
             .send(ClientRequest::ListToolsRequest(request), context)
             .await
         {
@@ -357,6 +367,12 @@ impl ServerHandler for AgentSession {
             Ok(other) => result_as(other),
             Err(error) => Err(error),
         };
+        let rewrite = &self.shared.options.tools;
+        if let Ok(page) = &mut response
+            && !rewrite.is_empty()
+        {
+            rewrite.apply(page, &mut lock(&self.shared.rewrite_notes));
+        }
         pending.finish(list_outcome(&response, |r| &r.tools));
         response
     }

@@ -70,6 +70,7 @@ mod session;
 mod shared;
 mod spec;
 mod stdio;
+mod tool_rewrite;
 mod upstream;
 mod versions;
 
@@ -84,6 +85,7 @@ pub use faults::ServerFailure;
 pub use record::{CANCELLED_CODE, CallRecorder};
 pub use spec::{ProxyOptions, Upstream};
 pub use stdio::MAX_MESSAGE_SIZE;
+pub use tool_rewrite::{DECOY_ANSWER, RewriteNotes, ToolPatch, ToolRewrite};
 
 use crate::lock::lock;
 use agent_http::AgentHttp;
@@ -153,6 +155,7 @@ impl Proxy {
             options,
             connections: Mutex::new(Vec::new()),
             failures: Mutex::new(Vec::new()),
+            rewrite_notes: Mutex::default(),
         });
         let runtime = ProxyRuntime::start(server_name).map_err(|source| ProxyError::Thread {
             server: server_name.to_owned(),
@@ -257,6 +260,11 @@ impl ProxyHandle {
             .iter()
             .map(ServerFailure::to_string)
             .collect()
+    }
+
+    /// What the rewrite of the server's tools ([`ProxyOptions::tools`]) did so far.
+    pub fn rewrite_notes(&self) -> RewriteNotes {
+        lock(&self.shared.rewrite_notes).clone()
     }
 
     /// The process group ids of the stdio servers this proxy has running (one per agent

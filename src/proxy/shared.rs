@@ -19,6 +19,8 @@ pub(crate) struct Shared {
     pub(super) connections: Mutex<Vec<Arc<Connection>>>,
     /// Failed handshakes (the failures of live connections are the connections').
     pub(super) failures: Mutex<Vec<ServerFailure>>,
+    /// What the rewrite of the server's tools did (`options.tools`).
+    pub(crate) rewrite_notes: Mutex<super::tool_rewrite::RewriteNotes>,
 }
 
 impl Shared {

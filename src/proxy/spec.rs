@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::tool_rewrite::ToolRewrite;
+
 /// How to reach the real MCP server. The proxy's own input type: the harness maps the MCP
 /// config's server entries onto it (`harness::servers::upstream_of`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,12 +47,16 @@ impl Upstream {
 pub struct ProxyOptions {
     /// How long the server may take to start and answer `initialize` (default 60 s).
     pub startup_timeout: Duration,
+    /// What the agent is shown of the server's tools: patched definitions and decoys
+    /// (default: the server's own, unchanged).
+    pub tools: ToolRewrite,
 }
 
 impl Default for ProxyOptions {
     fn default() -> Self {
         Self {
             startup_timeout: Duration::from_secs(60),
+            tools: ToolRewrite::default(),
         }
     }
 }
