@@ -8,7 +8,10 @@
 //! HTTP client, which opens a new TCP connection for every request. The three are measured
 //! in alternating blocks, so a change in the machine's load hits all of them alike. Prints
 //! p50 and p99 of each, the ratios to direct stdio, one bare HTTP round trip for scale, and
-//! the calls per second of 8 agent sessions calling concurrently through one proxy.
+//! the calls per second of 8 agent sessions calling concurrently through one proxy. A fourth
+//! agent calls through a proxy that rewrites the server's tools as a variant does (a
+//! description override of `echo` and a decoy), in the same blocks: the cost per call of a
+//! variant, next to what a rewritten `tools/list` answer costs.
 //! `MCPEVAL_BENCH_CALLS` sets N (default 3000). Figures are in `tests/bench/README.md`.
 
 #[path = "../support/mod.rs"]
@@ -16,7 +19,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use mcpeval::proxy::{CallRecorder, Proxy, Upstream};
+use mcpeval::proxy::{CallRecorder, Proxy, ProxyOptions, ToolPatch, ToolRewrite, Upstream};
 use rmcp::model::ClientRequest;
 use rmcp::service::serve_client;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -136,9 +139,22 @@ async fn run() {
         .unwrap();
     let keep_alive = connect_keep_alive(proxy.url()).await;
     let new_connections = connect(TestAgent::new("bench"), proxy.url()).await;
+    let rewriting = Proxy::start_with_options(
+        "bench",
+        upstream.clone(),
+        &CallRecorder::new(),
+        logs.path(),
+        ProxyOptions {
+            tools: variant_rewrite(),
+            ..ProxyOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    let rewritten = connect_keep_alive(rewriting.url()).await;
 
-    let agents = [&direct, &keep_alive, &new_connections];
-    let mut times = [Vec::new(), Vec::new(), Vec::new()];
+    let agents = [&direct, &keep_alive, &new_connections, &rewritten];
+    let mut times = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     let mut ignored = Vec::new();
     for agent in agents {
         timed_calls(agent, WARM_UP, &mut ignored).await;
@@ -151,7 +167,7 @@ async fn run() {
         }
         done += block;
     }
-    let [direct_times, keep_alive_times, new_connection_times] = times;
+    let [direct_times, keep_alive_times, new_connection_times, rewritten_times] = times;
     report(
         "one bare HTTP round trip (no MCP), for scale",
         bare_http_round_trips(n).await,
@@ -165,12 +181,31 @@ async fn run() {
         "proxied, a new TCP connection per call (rmcp default)",
         new_connection_times,
     );
+    let rewritten_p50 = report(
+        "proxied with a variant's tool rewrite (keep-alive)",
+        rewritten_times,
+    );
     let ratio = |p50: Duration| p50.as_secs_f64() / direct_p50.as_secs_f64();
     println!(
         "ratio proxied / direct p50: {:.2} (target ≤ 3); with a new connection per call: {:.2}",
         ratio(proxied_p50),
         ratio(new_connection_p50)
     );
+    println!(
+        "ratio with a tool rewrite / proxied p50: {:.3} (target: 1, no cost per call)",
+        rewritten_p50.as_secs_f64() / proxied_p50.as_secs_f64()
+    );
+    for (label, agent) in [("proxied", &keep_alive), ("with a tool rewrite", &rewritten)] {
+        let mut list_times = Vec::new();
+        for _ in 0..200 {
+            let start = Instant::now();
+            agent.peer().list_all_tools().await.unwrap();
+            list_times.push(start.elapsed());
+        }
+        report(&format!("tools/list, {label}"), list_times);
+    }
+    let _ = rewritten.cancel().await;
+    rewriting.shutdown().await;
     let _ = direct.cancel().await;
     let _ = keep_alive.cancel().await;
     let _ = new_connections.cancel().await;
@@ -202,6 +237,20 @@ async fn run() {
     );
     println!("recorded calls: {}", recorder.trace().calls.len());
     proxy.shutdown().await;
+}
+
+/// What a variant with a description override and a decoy makes the proxy do.
+fn variant_rewrite() -> ToolRewrite {
+    let patch = ToolPatch {
+        description: Some("Echoes the text it is given, unchanged".into()),
+        ..ToolPatch::default()
+    };
+    let decoy = json!({"name": "repeat", "description": "Repeats text",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}});
+    ToolRewrite {
+        patches: [("echo".to_owned(), patch)].into(),
+        decoys: vec![decoy.as_object().cloned().unwrap_or_default()],
+    }
 }
 
 fn main() {
