@@ -25,9 +25,9 @@ pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval}
 pub use html::{HtmlError, anchor, render_html, write_html};
 pub use junit::junit_xml;
 pub use result::{
-    AppliedOverride, DecoyCall, VariantDetails,
-    AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, LlmTurnTime, PhaseOutput,
-    ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate, ToolTokens,
+    AppliedOverride, AssertionDetail, AssertionResult, CallHistory, CallRecord, DecoyCall,
+    LlmCalls, LlmTurnTime, PhaseOutput, ServerFailureRecord, StepOutput, Surface, TaskResult,
+    TokenEstimate, ToolTokens, VariantDetails,
 };
 pub use schema::{SchemaSummary, ToolSchemaCounts};
 pub use tool_tokens::{BiggestResult, ServerTokenSummary, ToolTokenSummary, tool_tokens};
@@ -383,10 +383,14 @@ fn read_file(path: &Path) -> Result<Vec<TaskResult>, ReportError> {
     } else {
         serde_json::from_value::<TaskResult>(value).map(|result| vec![result])
     };
-    parsed.map_err(|e| ReportError::Parse {
+    let mut results = parsed.map_err(|e| ReportError::Parse {
         path: path.to_owned(),
         message: e.to_string(),
-    })
+    })?;
+    for result in &mut results {
+        result.results_file = Some(path.to_owned());
+    }
+    Ok(results)
 }
 
 /// Merges `results` into a report.
