@@ -93,8 +93,13 @@ fn chromium() -> Option<PathBuf> {
 /// Chromium, headless, on the page with `query` (`?…`, `#…` or empty) and `extra`
 /// arguments; its stdout.
 fn browse(chromium: &Path, query: &str, extra: &[String]) -> String {
+    browse_page(chromium, &run_dir().join("report.html"), query, extra)
+}
+
+/// The same on the page `page`.
+fn browse_page(chromium: &Path, page: &Path, query: &str, extra: &[String]) -> String {
     let profile = tempfile::tempdir().expect("a profile directory");
-    let url = format!("file://{}{query}", run_dir().join("report.html").display());
+    let url = format!("file://{}{query}", page.display());
     let output = Command::new(chromium)
         .args([
             "--headless",
@@ -120,7 +125,12 @@ fn browse(chromium: &Path, query: &str, extra: &[String]) -> String {
 
 /// The DOM after the page's script ran.
 fn dom(chromium: &Path, query: &str) -> String {
-    let dom = browse(chromium, query, &["--dump-dom".to_owned()]);
+    dom_of(chromium, &run_dir().join("report.html"), query)
+}
+
+/// The same of the page `page`.
+fn dom_of(chromium: &Path, page: &Path, query: &str) -> String {
+    let dom = browse_page(chromium, page, query, &["--dump-dom".to_owned()]);
     assert!(
         dom.contains(r#"data-ready="true""#),
         "the page's script ran to its end"
@@ -243,6 +253,71 @@ fn the_timeline_shows_steps_calls_and_the_recorded_llm_turns() {
     }
     assert!(llm.contains("tool add {"), "{llm}");
     assert!(llm.contains("The sum is 42."));
+}
+
+/// The setup output of `acme::adds` (200 KB) as its results file holds it.
+fn adds_setup_output(results_file: &Path) -> String {
+    let text = std::fs::read_to_string(results_file)
+        .unwrap_or_else(|e| panic!("{}: {e}", results_file.display()));
+    let result: serde_json::Value = serde_json::from_str(&text).unwrap();
+    result["setupOutput"]["steps"][0]["output"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// The cut text of `acme::adds` on `page`: its first 2 KB shown, a button that says so with
+/// the real size, and a note whose link (`href`, checked) leads from the page to the
+/// results file that holds the whole.
+fn assert_cut_and_linked(chromium: &Path, page: &Path, href: &str) {
+    let whole = adds_setup_output(&run_dir().join("results/acme__adds.json"));
+    assert!(whole.len() > 200 * 1000, "{} bytes", whole.len());
+    // Binary units, as the page's: a KB is 1024 bytes.
+    let size = format!("{:.1} KB", whole.len() as f64 / 1024.0);
+    let dom = dom_of(chromium, page, "");
+    let run = task_section(&dom, "acme::adds");
+    let text = &run[run
+        .find(r#"<div class="text long"><pre>"#)
+        .expect("a long text")..];
+    let text = &text[..text.find("</div>").unwrap()];
+    let shown = &text[text.find("<pre>").unwrap() + 5..text.find("</pre>").unwrap()];
+    assert_eq!(shown, &whole[..2048], "the first 2 KB are shown");
+    assert!(
+        text.contains(&format!(
+            r#"aria-expanded="false">Show the first 2.0 KB of {size}</button>"#
+        )),
+        "the button says what it shows, with the whole text's size: {text}"
+    );
+    assert!(!text.contains("Show all"), "the page does not hold it all");
+    let note = format!(
+        r#"<p class="cut">Cut at 2.0 KB of {size}: the whole text is in <a href="{href}">{href}</a>.</p>"#
+    );
+    assert!(text.contains(&note), "{note}\nnot in\n{text}");
+    let target = page.parent().unwrap().join(href);
+    assert_eq!(adds_setup_output(&target), whole, "{href} holds it all");
+}
+
+#[test]
+fn a_cut_text_shows_its_first_2_kb_and_links_to_the_results_file() {
+    let Some(chromium) = chromium() else { return };
+    let page = run_dir().join("report.html");
+    assert_cut_and_linked(&chromium, &page, "results/acme__adds.json");
+    // The page of `mcpeval report` in another directory links there too.
+    let merged = run_dir().parent().unwrap().join("merged/report.html");
+    let json = run_dir().parent().unwrap().join("merged.json");
+    let run = mcpeval(
+        &[
+            "report",
+            run_dir().to_str().unwrap(),
+            "--output",
+            json.to_str().unwrap(),
+            "--html",
+            merged.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_cut_and_linked(&chromium, &merged, "../out/results/acme__adds.json");
 }
 
 #[test]

@@ -145,14 +145,16 @@ struct Recorded<'a> {
 /// redacted as the file.
 fn keep_result(options: &RunOptions, result: TaskResult, stem: &str, secrets: &[Secret]) {
     let results_dir = options.output_dir.join("results");
-    if let Err(e) = result.write(&results_dir, stem, secrets) {
+    let written = result.write(&results_dir, stem, secrets);
+    if let Err(e) = &written {
         eprintln!(
             "mcpeval: cannot write the results of {} under {}: {e}",
             result.test_name,
             results_dir.display()
         );
     }
-    let kept = result.redacted(secrets).unwrap_or(result);
+    let mut kept = result.redacted(secrets).unwrap_or(result);
+    kept.results_file = written.ok();
     lock(&options.collected).push(kept);
 }
 

@@ -70,6 +70,8 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         eval_name: eval.name.clone(),
         task_name: task.name.clone(),
         task_path: case.path.display().to_string(),
+        // Known once the file is written (`case.rs`).
+        results_file: None,
         task_passed: verdict.passed(),
         token_estimate: TokenEstimate {
             prompt_tokens: task.prompt.chars().count() / 4,

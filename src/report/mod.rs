@@ -383,10 +383,14 @@ fn read_file(path: &Path) -> Result<Vec<TaskResult>, ReportError> {
     } else {
         serde_json::from_value::<TaskResult>(value).map(|result| vec![result])
     };
-    parsed.map_err(|e| ReportError::Parse {
+    let mut results = parsed.map_err(|e| ReportError::Parse {
         path: path.to_owned(),
         message: e.to_string(),
-    })
+    })?;
+    for result in &mut results {
+        result.results_file = Some(path.to_owned());
+    }
+    Ok(results)
 }
 
 /// Merges `results` into a report.

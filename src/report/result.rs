@@ -28,6 +28,9 @@ pub struct TaskResult {
     pub task_name: String,
     /// The task file.
     pub task_path: String,
+    /// The file this result was read from or written to, when known; not part of the file.
+    #[serde(skip)]
+    pub results_file: Option<PathBuf>,
     /// The verdict.
     pub task_passed: bool,
     /// The agent's answer.

@@ -7,6 +7,8 @@
 //! call SERVER TOOL [JSON-ARGUMENTS]
 //! read SERVER URI
 //! prompt SERVER NAME [JSON-ARGUMENTS]
+//! pick SERVER /REGEX/ [JSON]  call the first tool (tools/list, every page, in order) whose
+//!                             description, or title when it has none, matches REGEX
 //! list SERVER                 tools/list
 //! list-all SERVER             tools/list, resources/list, resources/templates/list and
 //!                             prompts/list, every page
@@ -15,6 +17,8 @@
 //! exit CODE                   stop at once with this exit code
 //! ```
 //! The final answer (stdout) is the `say` lines, or else the text of the last result.
+//! Notes go to stderr: a failed request, a `pick` that matches no tool, a directive naming
+//! a server the MCP config lacks (the agent goes on in each case).
 //!
 //! Not part of mcpeval's API: the module is public for the `mcpeval` binary only.
 
@@ -29,7 +33,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ServiceExt, model};
 use serde_json::{Value, json};
 
-pub use script::{Directive, ScriptError, parse_script};
+pub use script::{Directive, ScriptError, ToolPattern, parse_script};
 
 /// Why the script agent could not do its work.
 #[derive(Debug, thiserror::Error)]
@@ -54,14 +58,6 @@ pub enum ScriptAgentError {
         /// Why.
         #[source]
         source: serde_json::Error,
-    },
-    /// A directive names a server the MCP config does not have (with a URL).
-    #[error("no server `{server}` in {}", path.display())]
-    NoServer {
-        /// The server named.
-        server: String,
-        /// The MCP config file.
-        path: PathBuf,
     },
     /// A server did not answer `initialize`.
     #[error("cannot connect to `{server}` at {url}: {source}")]
@@ -158,11 +154,19 @@ pub async fn run(mcp_config: &Path, prompt: &str) -> Result<i32, ScriptAgentErro
             Directive::Call { server, .. }
             | Directive::Read { server, .. }
             | Directive::Prompt { server, .. }
+            | Directive::Pick { server, .. }
             | Directive::List { server }
             | Directive::ListAll { server } => {
-                let client = servers.client(server).await?;
+                let Some(client) = servers.client(server).await? else {
+                    eprintln!(
+                        "script-agent: server `{server}` is not available (not in {}): skipped",
+                        mcp_config.display()
+                    );
+                    continue;
+                };
                 match send_request(&directive, client).await {
-                    Ok(result) => last = crate::trace::result_text(&result),
+                    Ok(Some(result)) => last = crate::trace::result_text(&result),
+                    Ok(None) => {}
                     Err(error) => eprintln!("script-agent: {directive:?} failed: {error}"),
                 }
             }
@@ -176,15 +180,14 @@ pub async fn run(mcp_config: &Path, prompt: &str) -> Result<i32, ScriptAgentErro
 }
 
 /// The servers of the MCP config by name, connected on first use.
-struct ScriptServers<'a> {
-    mcp_config: &'a Path,
+struct ScriptServers {
     urls: BTreeMap<String, String>,
     clients: BTreeMap<String, RunningService<RoleClient, ()>>,
 }
 
-impl<'a> ScriptServers<'a> {
+impl ScriptServers {
     /// Reads the `mcpServers` of `mcp_config` and their URLs; connects to none yet.
-    fn from_config(mcp_config: &'a Path) -> Result<Self, ScriptAgentError> {
+    fn from_config(mcp_config: &Path) -> Result<Self, ScriptAgentError> {
         let text =
             std::fs::read_to_string(mcp_config).map_err(|source| ScriptAgentError::ReadConfig {
                 path: mcp_config.to_path_buf(),
@@ -205,25 +208,21 @@ impl<'a> ScriptServers<'a> {
             })
             .unwrap_or_default();
         Ok(ScriptServers {
-            mcp_config,
             urls,
             clients: BTreeMap::new(),
         })
     }
 
-    /// The client of `server`, connecting to it the first time.
+    /// The client of `server`, connecting to it the first time; none when the MCP config
+    /// has no such server (with a URL).
     async fn client(
         &mut self,
         server: &str,
-    ) -> Result<&RunningService<RoleClient, ()>, ScriptAgentError> {
+    ) -> Result<Option<&RunningService<RoleClient, ()>>, ScriptAgentError> {
+        let Some(url) = self.urls.get(server) else {
+            return Ok(None);
+        };
         if !self.clients.contains_key(server) {
-            let url = self
-                .urls
-                .get(server)
-                .ok_or_else(|| ScriptAgentError::NoServer {
-                    server: server.to_owned(),
-                    path: self.mcp_config.to_path_buf(),
-                })?;
             let client =
                 ().serve(StreamableHttpClientTransport::from_uri(url.as_str()))
                     .await
@@ -234,12 +233,7 @@ impl<'a> ScriptServers<'a> {
                     })?;
             self.clients.insert(server.to_owned(), client);
         }
-        self.clients
-            .get(server)
-            .ok_or_else(|| ScriptAgentError::NoServer {
-                server: server.to_owned(),
-                path: self.mcp_config.to_path_buf(),
-            })
+        Ok(self.clients.get(server))
     }
 
     /// Closes every connection made.
@@ -250,12 +244,13 @@ impl<'a> ScriptServers<'a> {
     }
 }
 
-/// Sends the request of a directive that names a server; the result as JSON, or the error.
+/// Sends the requests of a directive that names a server; the result as JSON (none when a
+/// `pick` found no tool, after a note), or the error.
 async fn send_request(
     directive: &Directive,
     client: &RunningService<RoleClient, ()>,
-) -> Result<Value, String> {
-    match directive {
+) -> Result<Option<Value>, String> {
+    let result = match directive {
         Directive::Call {
             tool, arguments, ..
         } => call_tool(client, tool, arguments).await,
@@ -263,6 +258,11 @@ async fn send_request(
         Directive::Prompt {
             name, arguments, ..
         } => get_prompt(client, name, arguments).await,
+        Directive::Pick {
+            server,
+            pattern,
+            arguments,
+        } => return pick(client, server, pattern, arguments).await,
         Directive::List { .. } => client
             .list_all_tools()
             .await
@@ -272,7 +272,28 @@ async fn send_request(
         Directive::Say(_) | Directive::Sleep(_) | Directive::Exit(_) => {
             Err(format!("{directive:?} sends no request"))
         }
-    }
+    };
+    result.map(Some)
+}
+
+/// `pick`: lists the tools (every page) and calls the first one `pattern` describes; none
+/// when no tool matches, after a note.
+async fn pick(
+    client: &RunningService<RoleClient, ()>,
+    server: &str,
+    pattern: &ToolPattern,
+    arguments: &Option<Value>,
+) -> Result<Option<Value>, String> {
+    let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
+    let Some(tool) = tools.iter().find(|tool| pattern.describes(tool)) else {
+        eprintln!("script-agent: no tool of `{server}` matches {pattern}");
+        return Ok(None);
+    };
+    eprintln!(
+        "script-agent: {pattern} picks `{}` of `{server}`",
+        tool.name
+    );
+    call_tool(client, &tool.name, arguments).await.map(Some)
 }
 
 /// Every list of a server, every page, each asked for even when another fails (a server

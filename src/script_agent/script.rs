@@ -1,7 +1,10 @@
 //! A script: the directives of a prompt, one per line; other lines are prose and ignored.
 
+use std::fmt;
 use std::time::Duration;
 
+use regex::Regex;
+use rmcp::model::Tool;
 use serde_json::Value;
 
 /// One line of the script.
@@ -32,6 +35,15 @@ pub enum Directive {
         /// Its arguments, when given.
         arguments: Option<Value>,
     },
+    /// `pick SERVER /REGEX/ [JSON]`: the first tool whose description (else title) matches.
+    Pick {
+        /// The server's name in the MCP config.
+        server: String,
+        /// What the tool's description matches.
+        pattern: ToolPattern,
+        /// Its arguments, when given.
+        arguments: Option<Value>,
+    },
     /// `list SERVER`
     List {
         /// The server's name in the MCP config.
@@ -48,6 +60,41 @@ pub enum Directive {
     Sleep(Duration),
     /// `exit CODE`
     Exit(i32),
+}
+
+/// The regex of a `pick` directive (the `regex` crate's syntax, unanchored), shown as
+/// `/REGEX/`.
+#[derive(Debug, Clone)]
+pub struct ToolPattern(Regex);
+
+impl ToolPattern {
+    /// Whether `text` holds a match.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.0.is_match(text)
+    }
+
+    /// Whether the description of `tool` matches, or its title when it has none (its own,
+    /// else its annotations'); a tool with neither is never picked.
+    pub fn describes(&self, tool: &Tool) -> bool {
+        let title =
+            || (tool.title.as_deref()).or_else(|| tool.annotations.as_ref()?.title.as_deref());
+        (tool.description.as_deref())
+            .filter(|description| !description.is_empty())
+            .or_else(title)
+            .is_some_and(|text| self.is_match(text))
+    }
+}
+
+impl PartialEq for ToolPattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_str() == other.0.as_str()
+    }
+}
+
+impl fmt::Display for ToolPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "/{}/", self.0.as_str())
+    }
 }
 
 /// A directive that cannot be read: its line and why.
@@ -118,6 +165,19 @@ pub fn parse_script(prompt: &str) -> Result<Vec<Directive>, ScriptError> {
                     arguments: json(&args)?,
                 }
             }
+            "pick" => {
+                let (server, rest) = (rest.split_once(char::is_whitespace))
+                    .ok_or_else(|| error("expected a server and /REGEX/".into()))?;
+                let (pattern, args) = slashed(rest.trim_start())
+                    .ok_or_else(|| error("expected /REGEX/ after the server".into()))?;
+                let pattern = Regex::new(pattern)
+                    .map_err(|e| error(format!("bad regex /{pattern}/: {e}")))?;
+                Directive::Pick {
+                    server: server.to_owned(),
+                    pattern: ToolPattern(pattern),
+                    arguments: json(args.trim())?,
+                }
+            }
             "list" if !rest.is_empty() => Directive::List {
                 server: rest.to_owned(),
             },
@@ -140,6 +200,22 @@ pub fn parse_script(prompt: &str) -> Result<Vec<Directive>, ScriptError> {
         directives.push(directive);
     }
     Ok(directives)
+}
+
+/// `/REGEX/REST` split into the regex between the slashes (`\/` inside is a slash of the
+/// regex, which the `regex` crate reads as `/`) and the rest.
+fn slashed(text: &str) -> Option<(&str, &str)> {
+    let inner = text.strip_prefix('/')?;
+    let mut escaped = false;
+    for (index, c) in inner.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '/' => return Some((&inner[..index], &inner[index + 1..])),
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -183,5 +259,83 @@ mod tests {
         assert!(error.to_string().contains("line 1"), "{error}");
         assert!(error.to_string().contains("not JSON"), "{error}");
         assert!(parse_script("call demo").is_err());
+    }
+
+    fn pick(line: &str) -> (String, String, Option<Value>) {
+        match parse_script(line).unwrap().as_slice() {
+            [
+                Directive::Pick {
+                    server,
+                    pattern,
+                    arguments,
+                },
+            ] => (server.clone(), pattern.to_string(), arguments.clone()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn pick_takes_a_server_a_regex_between_slashes_and_json() {
+        assert_eq!(
+            pick(r#"pick demo /^Deletes a user$/ {"id": "1"}"#),
+            (
+                "demo".into(),
+                "/^Deletes a user$/".into(),
+                Some(json!({"id": "1"}))
+            )
+        );
+        assert_eq!(
+            pick("pick demo /user/"),
+            ("demo".into(), "/user/".into(), None)
+        );
+        // A slash of the regex is escaped; the JSON may hold slashes of its own.
+        let (_, pattern, arguments) = pick(r#"pick fs /reads? a\/b/{"path": "/tmp"}"#);
+        assert_eq!(pattern, r"/reads? a\/b/");
+        assert_eq!(arguments, Some(json!({"path": "/tmp"})));
+    }
+
+    #[test]
+    fn a_pick_regex_matches_anywhere_unless_anchored() {
+        let Directive::Pick { pattern, .. } = &parse_script(r"pick demo /a\/b/").unwrap()[0] else {
+            panic!("not a pick")
+        };
+        assert!(pattern.is_match("reads a/b files"));
+        assert!(!pattern.is_match("reads a-b files"));
+    }
+
+    #[test]
+    fn a_tool_is_described_by_its_description_else_its_title() {
+        let pattern = |regex: &str| ToolPattern(Regex::new(regex).unwrap());
+        let tool = |mut fields: Value| {
+            fields["inputSchema"] = json!({"type": "object"});
+            serde_json::from_value::<Tool>(fields).unwrap()
+        };
+        let both = tool(json!({"name": "a", "description": "Finds", "title": "Deletes"}));
+        assert!(pattern("Finds").describes(&both));
+        assert!(!pattern("Deletes").describes(&both));
+        let titled = tool(json!({"name": "b", "description": "", "title": "Deletes"}));
+        assert!(pattern("Deletes").describes(&titled));
+        let annotated = tool(json!({"name": "c", "annotations": {"title": "Deletes"}}));
+        assert!(pattern("Deletes").describes(&annotated));
+        let bare = tool(json!({"name": "d"}));
+        assert!(!pattern("").describes(&bare), "not even by its name");
+    }
+
+    #[test]
+    fn a_bad_pick_names_its_line() {
+        for (line, reason) in [
+            ("pick demo /(unclosed/", "bad regex /(unclosed/"),
+            ("pick demo user", "expected /REGEX/ after the server"),
+            ("pick demo /user", "expected /REGEX/ after the server"),
+            ("pick /user/ {}", "expected /REGEX/ after the server"),
+            ("pick /user/", "expected a server and /REGEX/"),
+            ("pick demo", "expected a server and /REGEX/"),
+            ("pick demo /user/ {no json}", "arguments are not JSON"),
+        ] {
+            let error = parse_script(&format!("say hi\n{line}")).unwrap_err();
+            let text = error.to_string();
+            assert!(text.starts_with(&format!("line 2: `{line}`: ")), "{text}");
+            assert!(text.contains(reason), "{line}: {text}");
+        }
     }
 }

@@ -25,7 +25,7 @@ fn main() {
         let results: Vec<TaskResult> = (0..500).map(|i| task(i, result_bytes)).collect();
         let report = merge(results);
         let started = Instant::now();
-        let html = match render_html(&report, "mcpeval report", Path::new(".")) {
+        let html = match render_html(&report, "mcpeval report", Path::new("."), Path::new(".")) {
             Ok(html) => html,
             Err(e) => {
                 eprintln!("{e}");

@@ -10,6 +10,7 @@
 //! parameters (`?status=failed&eval=demo&label=area=users&agent=…&q=…&sort=duration&desc=1&theme=dark&open=all`)
 //! and opens the run an anchor names (`report.html#demo::arithmetic`).
 
+mod link;
 mod shown;
 mod timeline;
 mod view;
@@ -44,13 +45,20 @@ pub enum HtmlError {
     },
 }
 
-/// The page of `report`. Cassettes named by the results (to show each LLM turn) are read
-/// where the results say, relative paths also from `base`.
-pub fn render_html(report: &Report, title: &str, base: &Path) -> Result<String, HtmlError> {
+/// The page of `report`, to be written into `page_dir` (its links to results files are
+/// relative to it). Cassettes named by the results (to show each LLM turn) are read where
+/// the results say, relative paths also from `base`; `page_dir` and the results files, when
+/// relative, are read from `base` too.
+pub fn render_html(
+    report: &Report,
+    title: &str,
+    base: &Path,
+    page_dir: &Path,
+) -> Result<String, HtmlError> {
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)?;
     env.add_template("runs.html", RUNS)?;
-    let page = Value::from_serialize(view::page(report, title, base));
+    let page = Value::from_serialize(view::page(report, title, base, page_dir));
     let runs = env
         .get_template("runs.html")?
         .render(minijinja::context! { page => page.clone() })?;
@@ -82,7 +90,7 @@ fn gzip_base64(text: &str) -> String {
 /// never sees half a page.
 pub fn write_html(report: &Report, title: &str, path: &Path) -> Result<(), HtmlError> {
     let base = std::env::current_dir().unwrap_or_default();
-    let html = render_html(report, title, &base)?;
+    let html = render_html(report, title, &base, path.parent().unwrap_or(Path::new("")))?;
     let write = |source| HtmlError::Write {
         path: path.to_owned(),
         source,

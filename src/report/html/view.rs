@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::link::{FileLink, file_link};
 use super::shown::{Shown, millis};
 use super::timeline::{Event, timeline};
 use crate::report::{Report, TaskResult, run_name, wilson_interval};
@@ -81,6 +82,8 @@ pub(super) struct TaskView {
     eval: String,
     task: String,
     path: String,
+    /// The run's results file, from the page: where the whole of each cut text is.
+    results_file: Option<FileLink>,
     agent: String,
     /// `passed` or `failed`.
     status: &'static str,
@@ -117,9 +120,9 @@ struct DiffLine {
     text: String,
 }
 
-/// The page of a merged report; cassettes named by the results are read from `base` when
-/// their paths are relative.
-pub(super) fn page(report: &Report, title: &str, base: &Path) -> Page {
+/// The page of a merged report, to be written into `page_dir`; cassettes and results files
+/// named by the results are read from `base` when their paths are relative.
+pub(super) fn page(report: &Report, title: &str, base: &Path, page_dir: &Path) -> Page {
     let summary = &report.summary;
     let flaky: BTreeSet<&str> = summary.flaky.iter().map(|f| f.test_name.as_str()).collect();
     let flaky_in = |eval: &str| {
@@ -196,12 +199,15 @@ pub(super) fn page(report: &Report, title: &str, base: &Path) -> Page {
             labels: labels.into_iter().collect(),
         },
         tasks: (report.results.iter())
-            .map(|result| task(result, flaky.contains(result.test_name.as_str()), base))
+            .map(|result| {
+                let flaky = flaky.contains(result.test_name.as_str());
+                task(result, flaky, base, page_dir)
+            })
             .collect(),
     }
 }
 
-fn task(result: &TaskResult, flaky: bool, base: &Path) -> TaskView {
+fn task(result: &TaskResult, flaky: bool, base: &Path, page_dir: &Path) -> TaskView {
     let history = &result.call_history;
     let calls = history.tool_calls.len() + history.resource_reads.len() + history.prompt_gets.len();
     let assertions = (result.assertion_results.iter())
@@ -233,6 +239,8 @@ fn task(result: &TaskResult, flaky: bool, base: &Path) -> TaskView {
         eval: result.eval_name.clone(),
         task: result.task_name.clone(),
         path: result.task_path.clone(),
+        results_file: (result.results_file.as_deref())
+            .and_then(|file| file_link(file, page_dir, base)),
         agent: agent_of(result),
         status: if result.task_passed {
             "passed"
