@@ -134,7 +134,7 @@ async fn run() {
         cwd: None,
     };
     let recorder = CallRecorder::new();
-    let proxy = Proxy::start("bench", upstream, &recorder, logs.path())
+    let proxy = Proxy::start("bench", upstream.clone(), &recorder, logs.path())
         .await
         .unwrap();
     let keep_alive = connect_keep_alive(proxy.url()).await;
