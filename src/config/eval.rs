@@ -262,6 +262,13 @@ pub fn load_eval_with(
         reload_mcp: &reload_mcp,
     };
     let variants = variants(&mut check, config.variants, &context);
+    // A variant's own agent must be able to run the eval's skills, as `config.agent` must.
+    for agent in variants.iter().filter_map(|v| v.agent.as_ref()) {
+        let sets = task_sets
+            .iter()
+            .map(|set| (set.key_path.as_str(), &set.assertions));
+        check_skills_agent(&mut check, agent, !skill_sources.is_empty(), sets);
+    }
     let locations = parsed.locations.clone();
     let (Some(name), Some(agent), Some(mcp)) = (name, agent, mcp) else {
         return Err(check.finish(()).err().unwrap_or_default());
