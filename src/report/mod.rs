@@ -10,6 +10,7 @@ mod html;
 mod junit;
 mod result;
 mod schema;
+mod stats;
 mod tool_tokens;
 
 use std::collections::BTreeMap;
@@ -25,11 +26,12 @@ pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval}
 pub use html::{HtmlError, anchor, render_html, write_html};
 pub use junit::junit_xml;
 pub use result::{
-    AppliedOverride, DecoyCall, VariantDetails,
-    AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, LlmTurnTime, PhaseOutput,
-    ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate, ToolTokens,
+    AppliedOverride, AssertionDetail, AssertionResult, CallHistory, CallRecord, DecoyCall,
+    LlmCalls, LlmTurnTime, PhaseOutput, ServerFailureRecord, StepOutput, Surface, TaskResult,
+    TokenEstimate, ToolTokens, VariantDetails,
 };
 pub use schema::{SchemaSummary, ToolSchemaCounts};
+pub use stats::{SignFlip, Verdict, format_p, holm, mcnemar_exact, sign_flip, verdict};
 pub use tool_tokens::{BiggestResult, ServerTokenSummary, ToolTokenSummary, tool_tokens};
 
 /// Problems reading results.
