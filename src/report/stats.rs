@@ -25,7 +25,7 @@ const SEED: u64 = 0x6d63_7065_7661_6c00;
 
 /// Sums closer than this are equal (per-task pass rates are fractions; their sums are not
 /// exact in floating point).
-const TOLERANCE: f64 = 1e-9;
+pub(super) const TOLERANCE: f64 = 1e-9;
 
 /// The two-sided exact McNemar test: `b` pairs where the baseline passed and the variant
 /// failed, `c` the reverse. The exact binomial test on the discordant pairs,
