@@ -12,6 +12,7 @@ mod result;
 mod schema;
 mod stats;
 mod tool_tokens;
+mod variant_matrix;
 mod variants;
 
 use std::collections::BTreeMap;
@@ -34,10 +35,8 @@ pub use result::{
 pub use schema::{SchemaSummary, ToolSchemaCounts};
 pub use stats::{SignFlip, Verdict, format_p, holm, mcnemar_exact, sign_flip, verdict};
 pub use tool_tokens::{BiggestResult, ServerTokenSummary, ToolTokenSummary, tool_tokens};
-pub use variants::{
-    Comparison, MatrixCell, MatrixRow, PairedTest, VariantMatrix, VariantReport, VariantSummary,
-    render_variants, variant_matrices,
-};
+pub use variant_matrix::{MatrixCell, MatrixRow, VariantMatrix, variant_matrices};
+pub use variants::{Comparison, PairedTest, VariantReport, VariantSummary, render_variants};
 
 /// Problems reading results.
 #[derive(Debug, thiserror::Error)]

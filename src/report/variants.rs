@@ -1,15 +1,15 @@
-//! Variants of an eval compared (`config.variants`): per variant its figures, per task and
-//! variant its passes (the matrix), and each variant against the eval's baseline over the
-//! tasks both ran: tasks better, worse and the same, a paired test (`stats`), Holm's
-//! adjustment over the eval's variants, and a verdict. Computed from results files alone;
-//! results without a `variant` take no part.
+//! Variants of an eval compared (`config.variants`): per variant its figures, and each
+//! variant against the eval's baseline over the tasks both ran: tasks better, worse and the
+//! same, a paired test (`stats`), Holm's adjustment over the eval's variants, and a verdict.
+//! Computed from results files alone; results without a `variant` take no part. The
+//! matrix of tasks by variants is `variant_matrix.rs`.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::stats::{self, Verdict, format_p};
-use super::{PassCount, TaskResult, anchor, wilson_interval};
+use super::{PassCount, TaskResult, wilson_interval};
 
 /// One variant's figures over its runs.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -123,52 +123,19 @@ pub struct VariantReport {
     pub comparisons: Vec<Comparison>,
 }
 
-/// One eval's passes per task and variant.
-#[derive(Debug, Clone, PartialEq)]
-pub struct VariantMatrix {
-    /// The eval.
-    pub eval: String,
-    /// The columns: the baseline first, then by name.
-    pub variants: Vec<String>,
-    /// One row per task, by name.
-    pub rows: Vec<MatrixRow>,
-}
-
-/// A task's passes in each variant.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MatrixRow {
-    /// The task (without `@variant`).
-    pub task: String,
-    /// One cell per variant of the matrix, `None` where the variant did not run the task.
-    pub cells: Vec<Option<MatrixCell>>,
-}
-
-/// The runs of one task in one variant.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MatrixCell {
-    /// Runs that passed.
-    pub passed: usize,
-    /// Runs.
-    pub runs: usize,
-    /// The test, `<eval>::<task>@<variant>`.
-    pub test_name: String,
-    /// The anchor of its first run in the HTML report.
-    pub anchor: String,
-}
-
 /// Per task (by name), its runs in run order.
-type TaskRuns<'a> = BTreeMap<&'a str, Vec<&'a TaskResult>>;
+pub(super) type TaskRuns<'a> = BTreeMap<&'a str, Vec<&'a TaskResult>>;
 
 /// The runs of one eval with variants.
-struct EvalRuns<'a> {
-    eval: &'a str,
+pub(super) struct EvalRuns<'a> {
+    pub(super) eval: &'a str,
     /// The baseline most results name.
     baseline: Option<&'a str>,
     /// Per variant, the baseline first, then by name.
-    variants: Vec<(&'a str, TaskRuns<'a>)>,
+    pub(super) variants: Vec<(&'a str, TaskRuns<'a>)>,
 }
 
-fn eval_runs(results: &[TaskResult]) -> Vec<EvalRuns<'_>> {
+pub(super) fn eval_runs(results: &[TaskResult]) -> Vec<EvalRuns<'_>> {
     type Grouped<'a> = (BTreeMap<&'a str, usize>, BTreeMap<&'a str, TaskRuns<'a>>);
     let mut evals: BTreeMap<&str, Grouped> = BTreeMap::new();
     for result in results {
@@ -333,7 +300,7 @@ fn compare(
     }
 }
 
-fn count(runs: &[&TaskResult]) -> PassCount {
+pub(super) fn count(runs: &[&TaskResult]) -> PassCount {
     PassCount {
         passed: runs.iter().filter(|r| r.task_passed).count(),
         runs: runs.len(),
@@ -351,41 +318,6 @@ fn share(part: usize, whole: usize) -> f64 {
 fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
     let (sum, n) = values.fold((0.0, 0usize), |(sum, n), v| (sum + v, n + 1));
     (n > 0).then(|| sum / n as f64)
-}
-
-/// The matrix of every eval with variants: its tasks by its variants.
-pub fn variant_matrices(results: &[TaskResult]) -> Vec<VariantMatrix> {
-    (eval_runs(results).into_iter())
-        .map(|eval| {
-            let mut rows: BTreeMap<&str, Vec<Option<MatrixCell>>> = BTreeMap::new();
-            let columns = eval.variants.len();
-            for (column, (_, tasks)) in eval.variants.iter().enumerate() {
-                for (task, runs) in tasks {
-                    let cells = rows.entry(task).or_insert_with(|| vec![None; columns]);
-                    let first = runs[0];
-                    let PassCount { passed, runs } = count(runs);
-                    cells[column] = Some(MatrixCell {
-                        passed,
-                        runs,
-                        test_name: first.test_name.clone(),
-                        anchor: anchor(first),
-                    });
-                }
-            }
-            VariantMatrix {
-                eval: eval.eval.to_owned(),
-                variants: (eval.variants.iter())
-                    .map(|(name, _)| (*name).to_owned())
-                    .collect(),
-                rows: (rows.into_iter())
-                    .map(|(task, cells)| MatrixRow {
-                        task: task.to_owned(),
-                        cells,
-                    })
-                    .collect(),
-            }
-        })
-        .collect()
 }
 
 /// The summary's lines about variants: per eval a heading, a line per variant and one per

@@ -1,6 +1,6 @@
 use super::*;
 use crate::llm::TokenUsage;
-use crate::report::{DecoyCall, Summary, ToolTokens, VariantDetails};
+use crate::report::{DecoyCall, Summary, ToolTokens, VariantDetails, variant_matrices};
 use crate::schema_checks::{CallFinding, SchemaChecks};
 use crate::tokens::ServerTokens;
 
