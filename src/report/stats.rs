@@ -9,12 +9,12 @@ use serde::{Deserialize, Serialize};
 pub const ALPHA: f64 = 0.05;
 
 /// The fewest discordant tasks (whose outcome differs between the two variants) with which
-/// an exact two-sided test can reach a p-value below [`ALPHA`]: with 5 the smallest is
+/// an exact two-sided test can reach a p-value below `ALPHA`: with 5 the smallest is
 /// 2 / 2^5 = 0.0625.
 pub const MIN_DISCORDANT: usize = 6;
 
 /// Up to this many non-zero differences the sign-flip test counts every assignment
-/// (2^20); beyond, it draws [`SAMPLED_ASSIGNMENTS`].
+/// (2^20); beyond, it draws `SAMPLED_ASSIGNMENTS`.
 pub const EXACT_LIMIT: usize = 20;
 
 /// Up to this many discordant pairs McNemar's tail is summed in integers; beyond, in
@@ -77,7 +77,7 @@ pub struct SignFlip {
     pub p_value: f64,
     /// The non-zero differences (what the signs were flipped of).
     pub nonzero: usize,
-    /// Every assignment counted (else [`SAMPLED_ASSIGNMENTS`] drawn).
+    /// Every assignment counted (else `SAMPLED_ASSIGNMENTS` drawn).
     pub exact: bool,
 }
 
@@ -85,7 +85,7 @@ pub struct SignFlip {
 /// rate minus the baseline's). The statistic is `|Σ d|`; the p-value is the share of sign
 /// assignments whose statistic is at least the observed one (which is among them, so it is
 /// never 0). Zero differences contribute nothing. Every assignment is counted for up to
-/// [`EXACT_LIMIT`] non-zero differences; beyond, [`SAMPLED_ASSIGNMENTS`] are drawn from a
+/// `EXACT_LIMIT` non-zero differences; beyond, `SAMPLED_ASSIGNMENTS` are drawn from a
 /// fixed seed and the observed one added: `(hits + 1) / (draws + 1)`.
 pub fn sign_flip(differences: &[f64]) -> SignFlip {
     let nonzero: Vec<f64> = (differences.iter().copied())
@@ -136,7 +136,7 @@ fn signed_sums(values: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// The share of [`SAMPLED_ASSIGNMENTS`] random sign assignments of `values`, and the
+/// The share of `SAMPLED_ASSIGNMENTS` random sign assignments of `values`, and the
 /// observed one, whose sum is at least `threshold` in magnitude. Each byte of a random
 /// number picks the signs of 8 values at once: their sum under each of the 256 sign
 /// patterns is looked up, not added up.
@@ -215,8 +215,8 @@ impl Verdict {
     }
 }
 
-/// The verdict at [`ALPHA`] on the Holm-adjusted p-value, by the sign of `difference`
-/// (variant minus baseline), with its reason. With fewer than [`MIN_DISCORDANT`] discordant
+/// The verdict at `ALPHA` on the Holm-adjusted p-value, by the sign of `difference`
+/// (variant minus baseline), with its reason. With fewer than `MIN_DISCORDANT` discordant
 /// tasks no exact test can show a difference: no clear difference, whatever the p-value.
 pub fn verdict(adjusted_p: f64, difference: f64, discordant: usize) -> (Verdict, String) {
     if discordant < MIN_DISCORDANT {
