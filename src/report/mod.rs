@@ -10,7 +10,10 @@ mod html;
 mod junit;
 mod result;
 mod schema;
+mod stats;
 mod tool_tokens;
+mod variant_matrix;
+mod variants;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -30,7 +33,10 @@ pub use result::{
     TokenEstimate, ToolTokens, VariantDetails,
 };
 pub use schema::{SchemaSummary, ToolSchemaCounts};
+pub use stats::{SignFlip, Verdict, format_p, holm, mcnemar_exact, sign_flip, verdict};
 pub use tool_tokens::{BiggestResult, ServerTokenSummary, ToolTokenSummary, tool_tokens};
+pub use variant_matrix::{MatrixCell, MatrixRow, VariantMatrix, variant_matrices};
+pub use variants::{Comparison, PairedTest, VariantReport, VariantSummary, render_variants};
 
 /// Problems reading results.
 #[derive(Debug, thiserror::Error)]
@@ -119,6 +125,13 @@ pub struct Summary {
     /// biggest tool results (absent when no results file counted any).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_tokens: Option<ToolTokenSummary>,
+    /// Per eval with variants, each variant's figures (absent without variants).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<VariantSummary>,
+    /// Per eval with variants, each variant against the eval's baseline (absent without
+    /// variants).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comparisons: Vec<Comparison>,
 }
 
 /// How the runs with an LLM proxy used their cassettes.
@@ -216,6 +229,8 @@ impl Summary {
         summary.coverage = coverage(results);
         summary.schema = SchemaSummary::of(results);
         summary.tool_tokens = tool_tokens(results);
+        let variants = VariantReport::of(results);
+        (summary.variants, summary.comparisons) = (variants.variants, variants.comparisons);
         summary
     }
 
@@ -264,6 +279,9 @@ impl Summary {
                 tally.runs,
                 tally.rate() * 100.0
             );
+        }
+        for line in render_variants(&self.variants, &self.comparisons) {
+            let _ = writeln!(out, "  {line}");
         }
         let _ = writeln!(
             out,

@@ -13,6 +13,7 @@
 mod link;
 mod shown;
 mod timeline;
+mod variants;
 mod view;
 
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ pub use view::anchor;
 
 const TEMPLATE: &str = include_str!("report.html");
 const RUNS: &str = include_str!("runs.html");
+const VARIANTS: &str = include_str!("variants.html");
 const STYLE: &str = include_str!("report.css");
 const SCRIPT: &str = include_str!("report.js");
 
@@ -58,6 +60,7 @@ pub fn render_html(
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)?;
     env.add_template("runs.html", RUNS)?;
+    env.add_template("variants.html", VARIANTS)?;
     let page = Value::from_serialize(view::page(report, title, base, page_dir));
     let runs = env
         .get_template("runs.html")?

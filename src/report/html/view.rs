@@ -19,6 +19,8 @@ pub(super) struct Page {
     pub(super) summary: Figures,
     pub(super) evals: Vec<EvalRow>,
     pub(super) coverage: Vec<CoverageRow>,
+    /// The Variants section: per eval with variants (`variants.rs`).
+    pub(super) variants: Vec<super::variants::VariantsView>,
     pub(super) filters: Filters,
     pub(super) tasks: Vec<TaskView>,
 }
@@ -193,6 +195,7 @@ pub(super) fn page(report: &Report, title: &str, base: &Path, page_dir: &Path) -
         summary: figures,
         evals,
         coverage,
+        variants: super::variants::variants(report),
         filters: Filters {
             evals: summary.by_eval.keys().cloned().collect(),
             agents: agents.into_iter().collect(),
