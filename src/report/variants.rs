@@ -19,9 +19,9 @@ pub struct VariantSummary {
     pub eval: String,
     /// The variant's name.
     pub name: String,
-    /// The eval's baseline variant (empty when no results file names one).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub baseline: String,
+    /// It is the eval's baseline, the variant the others are compared with.
+    #[serde(default)]
+    pub baseline: bool,
     /// Its tasks.
     pub tasks: usize,
     /// Its runs.
@@ -219,7 +219,7 @@ fn figures(eval: &str, name: &str, baseline: &str, tasks: &TaskRuns) -> VariantS
     VariantSummary {
         eval: eval.to_owned(),
         name: name.to_owned(),
-        baseline: baseline.to_owned(),
+        baseline: name == baseline,
         tasks: tasks.len(),
         runs: runs.len(),
         passed,
@@ -327,8 +327,10 @@ pub fn render_variants(variants: &[VariantSummary], comparisons: &[Comparison]) 
     let mut evals: Vec<&str> = variants.iter().map(|v| v.eval.as_str()).collect();
     evals.dedup();
     for eval in evals {
-        let mut these = variants.iter().filter(|v| v.eval == eval).peekable();
-        let baseline = these.peek().map_or("", |v| v.baseline.as_str());
+        let these = variants.iter().filter(|v| v.eval == eval);
+        let baseline = (variants.iter())
+            .find(|v| v.eval == eval && v.baseline)
+            .map_or("", |v| v.name.as_str());
         lines.push(if baseline.is_empty() {
             format!("variants of {eval} (no baseline named):")
         } else {

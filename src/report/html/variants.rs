@@ -87,8 +87,8 @@ pub(super) fn variants(report: &Report) -> Vec<VariantsView> {
                 .map(variant_row)
                 .collect();
             let baseline = (summary.variants.iter())
-                .find(|v| v.eval == eval)
-                .map(|v| v.baseline.clone())
+                .find(|v| v.eval == eval && v.baseline)
+                .map(|v| v.name.clone())
                 .unwrap_or_default();
             let comparisons = (summary.comparisons.iter())
                 .filter(|c| c.eval == eval)
@@ -130,7 +130,7 @@ fn variant_row(v: &VariantSummary) -> VariantRow {
     let number = |value: Option<f64>| value.map_or_else(|| "–".to_owned(), |n| format!("{n:.0}"));
     VariantRow {
         name: v.name.clone(),
-        is_baseline: v.name == v.baseline,
+        is_baseline: v.baseline,
         runs: v.runs,
         passed: v.passed,
         pass_rate: format!("{:.1}%", v.pass_rate * 100.0),
