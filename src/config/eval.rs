@@ -244,14 +244,13 @@ pub fn load_eval_with(
                 .map(|(_, v)| v.clone())
                 .or_else(|| lookup(name))
         };
-        // Errors that do not depend on the variant's variables were reported already.
-        let before = check.error_count();
+        // When the eval's own MCP config did not load, its errors were reported already.
         let mut scratch = Checker::new(path, &parsed.locations);
         let reloaded = load_mcp(&mut scratch, mcp_file, has_skills, &lookup);
-        if mcp.is_some() && before == check.error_count() {
-            if let Err(errors) = scratch.finish(()) {
-                check.extend(errors);
-            }
+        if mcp.is_some()
+            && let Err(errors) = scratch.finish(())
+        {
+            check.extend(errors);
         }
         reloaded
     };
