@@ -10,15 +10,7 @@ use std::process::Output;
 use mcpeval::plan::validate_eval_with;
 use serde_json::Value;
 use support::cli::{result_file, text};
-
-const AGENT: &str = r#"kind: Agent
-metadata:
-  name: script-agent
-commands:
-  shell: true
-  timeout: 60s
-  runPrompt: '"$MCPEVAL_BIN" script-agent --mcp-config {{ .McpServerFileArgs }} {{ .Prompt }}'
-"#;
+use support::eval_run::AGENT;
 
 /// The demo server, started by `mcpeval demo-server`; `${DEMO_ARG}` lets a variant start
 /// something else.

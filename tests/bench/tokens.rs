@@ -6,7 +6,12 @@
 //! prose, pretty-printed JSON, a base64 image as JSON) and over 100 tool definitions, each
 //! the median of `MCPEVAL_BENCH_RUNS` runs (default 7).
 
-use std::time::{Duration, Instant};
+#[path = "timing.rs"]
+mod timing;
+
+use std::time::Instant;
+
+use timing::median;
 
 use mcpeval::tokens::{count, definition_tokens};
 use serde_json::json;
@@ -70,16 +75,4 @@ fn main() {
         "100 tool definitions: {tokens} tokens, {:.2} ms",
         time.as_secs_f64() * 1000.0
     );
-}
-
-fn median(runs: usize, mut work: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..runs.max(1))
-        .map(|_| {
-            let started = Instant::now();
-            work();
-            started.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
 }

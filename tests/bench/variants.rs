@@ -5,7 +5,12 @@
 //! (`VariantReport::of`: figures, paired tests, Holm) and the whole `Summary::of` that
 //! `mcpeval report` and the harness compute; median of `MCPEVAL_BENCH_RUNS` (default 5).
 
-use std::time::{Duration, Instant};
+#[path = "timing.rs"]
+mod timing;
+
+use std::time::Duration;
+
+use timing::median;
 
 use mcpeval::llm::TokenUsage;
 use mcpeval::report::{Summary, TaskResult, VariantDetails, VariantReport};
@@ -43,18 +48,6 @@ fn main() {
     for line in mcpeval::report::render_variants(&report.variants, &report.comparisons) {
         println!("  {line}");
     }
-}
-
-fn median(repeats: usize, mut work: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..repeats.max(1))
-        .map(|_| {
-            let started = Instant::now();
-            work();
-            started.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
 }
 
 fn millis(took: Duration) -> f64 {

@@ -40,7 +40,8 @@ impl TaskRun {
     }
 }
 
-const AGENT: &str = r#"kind: Agent
+/// The script agent as an Agent file (`agent.yaml`): `"$MCPEVAL_BIN" script-agent …`.
+pub const AGENT: &str = r#"kind: Agent
 metadata:
   name: script-agent
 commands:
