@@ -248,10 +248,11 @@ pub fn load_eval_with(
         let before = check.error_count();
         let mut scratch = Checker::new(path, &parsed.locations);
         let reloaded = load_mcp(&mut scratch, mcp_file, has_skills, &lookup);
-        if mcp.is_some() && before == check.error_count() {
-            if let Err(errors) = scratch.finish(()) {
-                check.extend(errors);
-            }
+        if mcp.is_some()
+            && before == check.error_count()
+            && let Err(errors) = scratch.finish(())
+        {
+            check.extend(errors);
         }
         reloaded
     };

@@ -132,12 +132,16 @@ struct RawDecoy {
     input_schema: Option<Value>,
 }
 
+/// Loads the eval's MCP config again with a variant's variables first.
+pub(super) type ReloadMcp<'e> =
+    &'e dyn Fn(&mut Checker<'_>, &[(String, String)]) -> Option<McpConfig>;
+
 /// What validating the variants needs of the eval.
 pub(super) struct VariantContext<'e> {
     /// The servers of the eval's MCP config.
     pub servers: Option<Vec<String>>,
     /// Loads the MCP config again with a variant's variables first.
-    pub reload_mcp: &'e dyn Fn(&mut Checker<'_>, &[(String, String)]) -> Option<McpConfig>,
+    pub reload_mcp: ReloadMcp<'e>,
 }
 
 /// Validates `config.variants`: names (`[A-Za-z0-9._-]+`, unique), at most one `baseline`
