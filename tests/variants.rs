@@ -385,7 +385,9 @@ fn a_bad_variant_is_an_error_at_its_key_path() {
 fn the_claude_code_variants_recorded_what_each_changes() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("evals/claude-code-variants");
     let cassette = |variant: &str| {
-        let file = dir.join(format!("cassettes/claude-code-variants__add@{variant}.json"));
+        let file = dir.join(format!(
+            "cassettes/claude-code-variants__add@{variant}.json"
+        ));
         std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file:?}: {e}"))
     };
     let (haiku, described) = (cassette("haiku"), cassette("described"));
@@ -402,7 +404,9 @@ fn the_claude_code_variants_recorded_what_each_changes() {
         ]
     );
     for variant in ["haiku", "described"] {
-        let snapshot = dir.join(format!("snapshots/claude-code-variants__add@{variant}.snap"));
+        let snapshot = dir.join(format!(
+            "snapshots/claude-code-variants__add@{variant}.snap"
+        ));
         assert!(snapshot.is_file(), "{snapshot:?}");
     }
 }
@@ -495,10 +499,16 @@ fn the_comparison_tells_a_worse_variant_from_noise() {
     let p = reworded["pValue"].as_f64().unwrap();
     assert!((p - 2.0 * 0.5f64.powi(30)).abs() < 1e-15, "{p}");
     let adjusted = reworded["adjustedPValue"].as_f64().unwrap();
-    assert!((adjusted - 3.0 * 2.0 * 0.5f64.powi(30)).abs() < 1e-15, "{adjusted}");
+    assert!(
+        (adjusted - 3.0 * 2.0 * 0.5f64.powi(30)).abs() < 1e-15,
+        "{adjusted}"
+    );
 
     let same = comparison("same");
-    assert_eq!((same["same"].as_u64(), same["worse"].as_u64()), (Some(30), Some(0)));
+    assert_eq!(
+        (same["same"].as_u64(), same["worse"].as_u64()),
+        (Some(30), Some(0))
+    );
     assert_eq!(same["verdict"], "no clear difference", "{same:#}");
     let partly = comparison("partly");
     assert_eq!(partly["worse"], 4);

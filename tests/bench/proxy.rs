@@ -167,7 +167,12 @@ async fn run() {
         }
         done += block;
     }
-    let [direct_times, keep_alive_times, new_connection_times, rewritten_times] = times;
+    let [
+        direct_times,
+        keep_alive_times,
+        new_connection_times,
+        rewritten_times,
+    ] = times;
     report(
         "one bare HTTP round trip (no MCP), for scale",
         bare_http_round_trips(n).await,
@@ -195,7 +200,10 @@ async fn run() {
         "ratio with a tool rewrite / proxied p50: {:.3} (target: 1, no cost per call)",
         rewritten_p50.as_secs_f64() / proxied_p50.as_secs_f64()
     );
-    for (label, agent) in [("proxied", &keep_alive), ("with a tool rewrite", &rewritten)] {
+    for (label, agent) in [
+        ("proxied", &keep_alive),
+        ("with a tool rewrite", &rewritten),
+    ] {
         let mut list_times = Vec::new();
         for _ in 0..200 {
             let start = Instant::now();
