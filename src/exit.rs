@@ -3,7 +3,7 @@
 //! | code | meaning |
 //! |---|---|
 //! | 0 | everything selected passed (or the command did what it was asked) |
-//! | 1 | a gate failed: `mcpeval diff --fail-on-regression` found a regression, or `mcpeval report --min-coverage` a server below the minimum |
+//! | 1 | a gate failed: `mcpeval diff --fail-on-regression` found a regression, a budget of `mcpeval diff` was exceeded (`--max-definition-growth`, `--max-result-growth`, `--fail-on-new-schema-findings`, `--min-coverage`: a line names it), or `mcpeval report --min-coverage` found a server below the minimum |
 //! | 2 | nothing ran: an eval file is invalid, `--exact` names no task (`mcpeval check`, nextest), or the arguments are wrong (clap's code; also `mcpeval init`'s arguments: no server to start, an unknown agent, a crate binary not chosen) |
 //! | 3 | `mcpeval report` / `diff` cannot read or write results or a report |
 //! | 4 | `mcpeval init` wrote nothing: the server did not start or answer, a file it would write exists, or the crate's binary did not build |
@@ -18,6 +18,10 @@ pub const REGRESSION: u8 = 1;
 /// `mcpeval report --min-coverage` found a server whose surface coverage is below the
 /// minimum (or no coverage at all): the same code as any failed gate.
 pub const COVERAGE_BELOW_MINIMUM: u8 = 1;
+/// A budget of `mcpeval diff` was exceeded (tool-definition or result growth, new schema
+/// findings, coverage): the same code as any failed gate; a line on stderr and in the output
+/// names the budget.
+pub const BUDGET_EXCEEDED: u8 = 1;
 /// Nothing ran: an eval file does not load, or `--exact` names no task (the same code clap
 /// uses for bad arguments).
 pub const INVALID_CONFIG: u8 = 2;

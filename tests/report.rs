@@ -168,9 +168,13 @@ fn diff_shows_regressions_fixes_removed_and_flaky_tasks() {
     assert_eq!(
         text(&out.stdout),
         "pass rate: 75% -> 60% (-15.0 points)\ntokens (estimated): 480 -> 600 (+120)\n\
-         regressed: k8s::create-pod (100% -> 0%)\nfixed: k8s::delete-pod (0% -> 100%)\n\
+         regressed: k8s::create-pod (100% -> 0%)\n\
+         \x20 assertion toolsUsed held in 1 of 1 runs -> 0 of 1\n\
+         fixed: k8s::delete-pod (0% -> 100%)\n\
+         \x20 assertion toolsUsed held in 0 of 1 runs -> 1 of 1\n\
          removed: k8s::old-task (was 100%)\n\
-         flaky: docs::search 1 of 2 runs passed (50%, 95% Wilson interval 9%–91%); new\n"
+         flaky: docs::search 1 of 2 runs passed (50%, 95% Wilson interval 9%–91%); new\n\
+         unchanged: 1 test\n"
     );
 
     let out = mcpeval(&[
@@ -188,11 +192,12 @@ fn diff_shows_regressions_fixes_removed_and_flaky_tasks() {
     );
     let markdown = text(&out.stdout);
     assert!(
-        markdown.starts_with("### mcpeval: 75% → 60% pass rate (-15.0 points)\n"),
+        markdown.starts_with("<!-- mcpeval -->\n### mcpeval: 75% → 60% pass rate (-15.0 points)\n"),
         "{markdown}"
     );
     assert!(
-        markdown.contains("| change | task | before | after |\n|---|---|---|---|\n"),
+        markdown
+            .contains("| change | task | before | after | what changed |\n|---|---|---|---|---|\n"),
         "{markdown}"
     );
     assert!(
@@ -360,9 +365,13 @@ fn diff_lists_flaky_tasks_apart_from_regressions_with_pass_rate_and_interval() {
     assert_eq!(
         text(&out.stdout),
         "pass rate: 100% -> 54% (-46.2 points)\ntokens (estimated): 1080 -> 1560 (+480)\n\
-         regressed: e::broken (100% -> 0%)\nnew: e::added (100%)\n\
+         regressed: e::broken (100% -> 0%)\n\
+         \x20 3 of 3 -> 0 of 3 runs passed (one-sided Fisher p = 0.0500)\n\
+         new: e::added (100%)\n\
          flaky: e::fresh 1 of 3 runs passed (33%, 95% Wilson interval 6%–79%); new\n\
-         flaky: e::shaky 2 of 3 runs passed (67%, 95% Wilson interval 21%–94%); was 100%\n"
+         flaky: e::shaky 2 of 3 runs passed (67%, 95% Wilson interval 21%–94%); was 100%; \
+         lower, not clearly (one-sided Fisher p = 0.5000)\n\
+         unchanged: 1 test\n"
     );
 
     let out = mcpeval(&["diff", &base, &current, "--format", "markdown"]);

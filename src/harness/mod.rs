@@ -1,5 +1,6 @@
 //! The test harness: every planned task case is one libtest trial named `<eval>::<task>`.
 
+mod actions;
 mod agent_phase;
 mod cargo_bin;
 mod case;
@@ -18,7 +19,7 @@ mod target_dir;
 mod variant_run;
 mod verdict;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -199,8 +200,8 @@ impl Harness {
             Err(e) => return e.stop_run(),
         };
         let options = self.options(&bins);
-        let trials = match self.trials_with(&args, &options) {
-            Ok(trials) => trials,
+        let (trials, eval_files) = match self.trials_with(&args, &options) {
+            Ok(planned) => planned,
             Err(errors) => {
                 for error in errors.iter() {
                     eprintln!("error: {error}");
@@ -254,6 +255,8 @@ impl Harness {
                 options.output_dir.join("results").display()
             );
         }
+        // Under nextest each process has its test's annotation; `mcpeval report` the summary.
+        actions::report(&results, &eval_files, page::nextest_run_id().is_none());
         if !results.is_empty() {
             match page::nextest_run_id() {
                 Some(run) => page::write_nextest_page(&run, &options.output_dir),
@@ -301,14 +304,15 @@ impl Harness {
     #[doc(hidden)]
     pub fn trials(&self, args: &Arguments) -> Result<Vec<Trial>, ConfigErrors> {
         let bins = cargo_bin::locate(&self.cargo_bins).unwrap_or_default();
-        self.trials_with(args, &self.options(&bins))
+        let planned = self.trials_with(args, &self.options(&bins));
+        planned.map(|(trials, _)| trials)
     }
 
     fn trials_with(
         &self,
         args: &Arguments,
         options: &Arc<RunOptions>,
-    ) -> Result<Vec<Trial>, ConfigErrors> {
+    ) -> Result<(Vec<Trial>, BTreeMap<String, PathBuf>), ConfigErrors> {
         let files = match &self.source {
             Source::Files(files) => files.clone(),
             Source::Directory(dir) => discover_eval_files(dir)?,
@@ -332,7 +336,9 @@ impl Harness {
         }
         let exact = exact_name(args).and_then(|name| name.split_once("::"));
         let mut trials = Vec::new();
+        let mut eval_files = BTreeMap::new();
         for eval in evals {
+            eval_files.insert(eval.name.clone(), eval.path.clone());
             let plan = match exact {
                 Some((eval_name, _)) if eval_name != eval.name => continue,
                 Some((_, task)) => plan_task(eval, task),
@@ -344,7 +350,7 @@ impl Harness {
             }
         }
         if errors.is_empty() {
-            Ok(trials)
+            Ok((trials, eval_files))
         } else {
             Err(ConfigErrors(errors))
         }

@@ -1,13 +1,18 @@
-//! The difference between two reports, keyed by test name: regressions, fixes, new and
-//! removed tasks, flaky tasks apart from them, pass rate and token changes, and what
-//! changed about the servers (`diff_servers`); as text or as markdown for a PR comment.
+//! The difference between two reports, keyed by test name: each test's change (regressed,
+//! fixed, new, removed, flaky, lower or higher but not clearly, unchanged; `task_diff`) with
+//! the figures of it that changed, pass rate and token changes, what changed about the
+//! servers (`diff_servers`) and the budgets checked (`budgets`); as text, markdown for a PR
+//! comment (`markdown`) or JSON (`schema/diff.schema.json`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use serde::Serialize;
+
 use super::Report;
+use super::budgets::BudgetCheck;
 use super::diff_servers::{SchemaChange, ServerChange, schema_changes, server_changes};
-use super::flaky::{PassCount, pass_counts};
+use super::task_diff::{Change, TaskDiff, task_diffs};
 
 /// How to render a diff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -15,188 +20,121 @@ pub enum DiffFormat {
     /// Plain text for a terminal.
     #[default]
     Text,
-    /// Markdown for a pull-request comment.
+    /// Markdown for a pull-request comment (at most [`COMMENT_LIMIT`](super::COMMENT_LIMIT)
+    /// bytes).
     Markdown,
+    /// JSON for scripts (`schema/diff.schema.json`).
+    Json,
 }
 
 /// What changed between a base report and the current one.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReportDiff {
-    /// Passed in the base, fails now: `(test, base pass rate, current pass rate)`.
-    pub regressions: Vec<(String, f64, f64)>,
-    /// Failed in the base, passes now.
-    pub fixes: Vec<(String, f64, f64)>,
-    /// Only in the current report, with its pass rate.
-    pub new: Vec<(String, f64)>,
-    /// Only in the base report, with its pass rate.
-    pub removed: Vec<(String, f64)>,
-    /// Tests whose current runs both passed and failed; never among the regressions, fixes
-    /// or new tests.
-    pub flaky: Vec<FlakyChange>,
-    /// Overall pass rates.
+    /// Overall pass rates, `[base, current]`.
     pub pass_rate: (f64, f64),
-    /// Estimated tokens (prompt + output).
+    /// Estimated tokens (prompt + output), `[base, current]`.
     pub tokens: (usize, usize),
-    /// Tool calls that ended in an error, over all runs.
+    /// Tool calls that ended in an error, over all runs, `[base, current]`.
     pub tool_errors: (usize, usize),
+    /// Every test of either report, by test name.
+    pub tasks: Vec<TaskDiff>,
     /// Servers whose tool tokens or coverage changed.
     pub servers: Vec<ServerChange>,
     /// Tools whose schema findings changed.
     pub schema: Vec<SchemaChange>,
+    /// The budgets asked for, checked (empty when none was).
+    pub budgets: Vec<BudgetCheck>,
 }
 
-/// A test whose current runs both passed and failed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FlakyChange {
-    /// The test name.
-    pub test_name: String,
-    /// Its pass rate in the base report; `None` when it is new.
-    pub base_rate: Option<f64>,
-    /// Its runs in the current report.
-    pub count: PassCount,
-}
-
-/// Pass rate per test over its runs.
-fn rates(report: &Report) -> BTreeMap<String, f64> {
-    pass_counts(&report.results)
-        .into_iter()
-        .map(|(name, count)| (name, count.rate()))
-        .collect()
-}
-
-/// Compares `current` with `base`. A test passes when all its runs passed; a test whose
-/// current runs both passed and failed is flaky, whatever it was in the base.
+/// Compares `current` with `base`, test by test (see [`Change`]).
 pub fn diff_reports(base: &Report, current: &Report) -> ReportDiff {
-    let before = rates(base);
-    let counts = pass_counts(&current.results);
-    let after: BTreeMap<String, f64> = counts.iter().map(|(n, c)| (n.clone(), c.rate())).collect();
-    let mut diff = ReportDiff {
+    ReportDiff {
         pass_rate: (base.summary.pass_rate, current.summary.pass_rate),
         tokens: (
             base.summary.prompt_tokens + base.summary.output_tokens,
             current.summary.prompt_tokens + current.summary.output_tokens,
         ),
         tool_errors: (base.summary.tool_errors, current.summary.tool_errors),
+        tasks: task_diffs(&base.results, &current.results),
         servers: server_changes(base, current),
         schema: schema_changes(base, current),
-        ..ReportDiff::default()
-    };
-    for (name, &now) in &after {
-        let count = counts[name];
-        if count.is_flaky() {
-            diff.flaky.push(FlakyChange {
-                test_name: name.clone(),
-                base_rate: before.get(name).copied(),
-                count,
-            });
-            continue;
-        }
-        match before.get(name) {
-            None => diff.new.push((name.clone(), now)),
-            Some(&then) if then >= 1.0 && now < 1.0 => {
-                diff.regressions.push((name.clone(), then, now))
-            }
-            Some(&then) if then < 1.0 && now >= 1.0 => diff.fixes.push((name.clone(), then, now)),
-            Some(_) => {}
-        }
+        budgets: Vec::new(),
     }
-    diff.removed = before
-        .iter()
-        .filter(|(name, _)| !after.contains_key(*name))
-        .map(|(n, r)| (n.clone(), *r))
-        .collect();
-    diff
 }
 
-fn percent(rate: f64) -> String {
+pub(super) fn percent(rate: f64) -> String {
     format!("{:.0}%", rate * 100.0)
 }
 
+/// The JSON output: the diff with its counts per change.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DiffJson<'a> {
+    marker: &'static str,
+    counts: BTreeMap<Change, usize>,
+    budgets_passed: bool,
+    #[serde(flatten)]
+    diff: &'a ReportDiff,
+}
+
 impl ReportDiff {
-    /// Whether anything regressed.
+    /// Whether a test regressed (one run each: passed, now fails; more runs: a drop the
+    /// one-sided Fisher test finds unlikely to be chance).
     pub fn has_regressions(&self) -> bool {
-        !self.regressions.is_empty()
+        self.tasks.iter().any(|t| t.change == Change::Regressed)
     }
 
-    /// The diff as text or markdown.
+    /// Whether every budget checked held.
+    pub fn budgets_passed(&self) -> bool {
+        self.budgets.iter().all(|b| b.passed)
+    }
+
+    /// The tests with `change`, by test name.
+    pub fn with(&self, change: Change) -> impl Iterator<Item = &TaskDiff> {
+        self.tasks.iter().filter(move |t| t.change == change)
+    }
+
+    /// How many tests had each change.
+    pub fn counts(&self) -> BTreeMap<Change, usize> {
+        let mut counts = BTreeMap::new();
+        for task in &self.tasks {
+            *counts.entry(task.change).or_default() += 1;
+        }
+        counts
+    }
+
+    /// The diff as text, markdown or JSON.
     pub fn render(&self, format: DiffFormat) -> String {
         match format {
-            DiffFormat::Markdown => self.render_markdown(),
+            DiffFormat::Markdown => super::markdown::diff_markdown(self, super::COMMENT_LIMIT),
             DiffFormat::Text => self.render_text(),
+            DiffFormat::Json => self.render_json(),
         }
     }
 
+    fn render_json(&self) -> String {
+        let json = DiffJson {
+            marker: super::MARKER,
+            counts: self.counts(),
+            budgets_passed: self.budgets_passed(),
+            diff: self,
+        };
+        // Plain data: serialising it cannot fail.
+        serde_json::to_string_pretty(&json).unwrap_or_default() + "\n"
+    }
+
     /// The change of the pass rate in points and of the tokens.
-    fn deltas(&self) -> (f64, i64) {
+    pub(super) fn deltas(&self) -> (f64, i64) {
         let (before, after) = self.pass_rate;
         let delta = (after - before) * 100.0;
         let token_delta = self.tokens.1 as i64 - self.tokens.0 as i64;
         (delta, token_delta)
     }
 
-    /// A heading, a one-line summary, a table of the changed tasks and one of the flaky tasks.
-    fn render_markdown(&self) -> String {
-        let mut out = String::new();
-        let (before, after) = self.pass_rate;
-        let (delta, token_delta) = self.deltas();
-        let _ = writeln!(
-            out,
-            "### mcpeval: {} → {} pass rate ({delta:+.1} points)\n",
-            percent(before),
-            percent(after)
-        );
-        let _ = writeln!(
-            out,
-            "{} regressed · {} fixed · {} flaky · {} new · {} removed · tokens {} → {} ({token_delta:+})\n",
-            self.regressions.len(),
-            self.fixes.len(),
-            self.flaky.len(),
-            self.new.len(),
-            self.removed.len(),
-            self.tokens.0,
-            self.tokens.1
-        );
-        let rows = self.markdown_rows();
-        if rows.is_empty() {
-            out.push_str("No task changed its verdict.\n");
-        } else {
-            out.push_str("| change | task | before | after |\n|---|---|---|---|\n");
-            out.push_str(&rows.join("\n"));
-            out.push('\n');
-        }
-        if !self.flaky.is_empty() {
-            out.push_str(
-                "\n**Flaky** (runs both passed and failed; not counted as regressions or fixes):\n\n\
-                 | task | before | runs passed | pass rate (95% Wilson interval) |\n|---|---|---|---|\n",
-            );
-            for flaky in &self.flaky {
-                let (low, high) = flaky.count.interval();
-                let _ = writeln!(
-                    out,
-                    "| `{}` | {} | {} of {} | {} ({}–{}) |",
-                    flaky.test_name,
-                    flaky.base_rate.map_or_else(|| "–".to_owned(), percent),
-                    flaky.count.passed,
-                    flaky.count.runs,
-                    percent(flaky.count.rate()),
-                    percent(low),
-                    percent(high)
-                );
-            }
-        }
-        let servers = self.server_lines("→");
-        if !servers.is_empty() {
-            out.push_str("\n**Servers**\n\n");
-            for line in servers {
-                let _ = writeln!(out, "- {line}");
-            }
-        }
-        out
-    }
-
     /// One line per changed figure about the servers: tool errors, each server's tokens
     /// and coverage, each tool's schema findings.
-    fn server_lines(&self, arrow: &str) -> Vec<String> {
+    pub(super) fn server_lines(&self, arrow: &str) -> Vec<String> {
         let mut lines = Vec::new();
         let (before, after) = self.tool_errors;
         if before != after {
@@ -215,33 +153,8 @@ impl ReportDiff {
         lines
     }
 
-    /// One table row per changed task: regressions, fixes, new, removed.
-    fn markdown_rows(&self) -> Vec<String> {
-        let changes = self
-            .regressions
-            .iter()
-            .map(|(n, b, a)| ("❌ regressed", n, Some(*b), Some(*a)));
-        let changes = changes
-            .chain(
-                self.fixes
-                    .iter()
-                    .map(|(n, b, a)| ("✅ fixed", n, Some(*b), Some(*a))),
-            )
-            .chain(self.new.iter().map(|(n, a)| ("🆕 new", n, None, Some(*a))))
-            .chain(
-                self.removed
-                    .iter()
-                    .map(|(n, b)| ("🗑️ removed", n, Some(*b), None)),
-            );
-        changes
-            .map(|(what, name, b, a)| {
-                let show = |r: Option<f64>| r.map(percent).unwrap_or_else(|| "–".to_owned());
-                format!("| {what} | `{name}` | {} | {} |", show(b), show(a))
-            })
-            .collect()
-    }
-
-    /// The pass rates, the tokens, one line per changed task and one per flaky task.
+    /// The pass rates, the tokens, one line per changed test (with a line of what changed
+    /// below it), the unchanged ones counted, the servers, the budgets.
     fn render_text(&self) -> String {
         let mut out = String::new();
         let (before, after) = self.pass_rate;
@@ -257,39 +170,113 @@ impl ReportDiff {
             "tokens (estimated): {} -> {} ({token_delta:+})",
             self.tokens.0, self.tokens.1
         );
-        for (label, items) in [("regressed", &self.regressions), ("fixed", &self.fixes)] {
-            for (name, b, a) in items.iter() {
-                let _ = writeln!(out, "{label}: {name} ({} -> {})", percent(*b), percent(*a));
+        let rate = |runs: Option<super::Runs>| runs.map_or(0.0, |r| r.pass_rate);
+        for change in [Change::Regressed, Change::Fixed] {
+            for task in self.with(change) {
+                let (b, a) = (rate(task.base), rate(task.current));
+                let _ = writeln!(
+                    out,
+                    "{}: {} ({} -> {})",
+                    change.label(),
+                    task.test_name,
+                    percent(b),
+                    percent(a)
+                );
+                write_details(&mut out, task);
             }
         }
-        for (name, rate) in &self.new {
-            let _ = writeln!(out, "new: {name} ({})", percent(*rate));
-        }
-        for (name, rate) in &self.removed {
-            let _ = writeln!(out, "removed: {name} (was {})", percent(*rate));
-        }
-        for flaky in &self.flaky {
-            let before = match flaky.base_rate {
-                Some(rate) => format!("was {}", percent(rate)),
-                None => "new".to_owned(),
-            };
+        for task in self.with(Change::New) {
             let _ = writeln!(
                 out,
-                "flaky: {} {}; {before}",
-                flaky.test_name,
-                flaky.count.describe()
+                "new: {} ({})",
+                task.test_name,
+                percent(rate(task.current))
             );
         }
-        if self.regressions.is_empty()
-            && self.fixes.is_empty()
-            && self.new.is_empty()
-            && self.removed.is_empty()
-        {
+        for task in self.with(Change::Removed) {
+            let shown = percent(rate(task.base));
+            let _ = writeln!(out, "removed: {} (was {shown})", task.test_name);
+        }
+        for task in self.with(Change::Flaky) {
+            let _ = writeln!(out, "flaky: {} {}", task.test_name, flaky_note(task));
+            write_details(&mut out, task);
+        }
+        for change in [Change::Lower, Change::Higher] {
+            for task in self.with(change) {
+                let (b, a) = (rate(task.base), rate(task.current));
+                let _ = writeln!(
+                    out,
+                    "{}: {} ({} -> {})",
+                    change.label(),
+                    task.test_name,
+                    percent(b),
+                    percent(a)
+                );
+                write_details(&mut out, task);
+            }
+        }
+        let unchanged: Vec<&TaskDiff> = self.with(Change::Unchanged).collect();
+        if !unchanged.is_empty() {
+            let s = if unchanged.len() == 1 { "" } else { "s" };
+            let _ = writeln!(out, "unchanged: {} test{s}", unchanged.len());
+            for task in unchanged.iter().filter(|t| !t.changes.is_empty()) {
+                let _ = writeln!(out, "  {}: {}", task.test_name, task.describe_changes("->"));
+            }
+        }
+        let counts = self.counts();
+        let verdicts = [
+            Change::Regressed,
+            Change::Fixed,
+            Change::New,
+            Change::Removed,
+        ];
+        if verdicts.iter().all(|c| !counts.contains_key(c)) {
             out.push_str("no task changed its verdict\n");
         }
         for line in self.server_lines("->") {
             let _ = writeln!(out, "{line}");
         }
+        for budget in &self.budgets {
+            let _ = writeln!(out, "{}", budget.describe("->"));
+        }
         out
+    }
+}
+
+/// `2 of 3 runs passed (…); was 100%`, or `; new`; with a pass count that moved, whether
+/// it moved clearly.
+pub(super) fn flaky_note(task: &TaskDiff) -> String {
+    let Some(count) = task.current_count() else {
+        return String::new();
+    };
+    let mut note = count.describe();
+    match task.base {
+        Some(base) => note.push_str(&format!("; was {}", percent(base.pass_rate))),
+        None => note.push_str("; new"),
+    }
+    if let Some(p) = task.p_value {
+        let direction = match task.base {
+            Some(base) if base.pass_rate > count.rate() => "lower",
+            _ => "higher",
+        };
+        note.push_str(&format!(
+            "; {direction}, not clearly (one-sided Fisher p = {p:.4})"
+        ));
+    }
+    note
+}
+
+/// The line below a test's line: its pass counts with the p-value (more runs), its changed
+/// figures.
+fn write_details(out: &mut String, task: &TaskDiff) {
+    let mut parts = Vec::new();
+    if task.p_value.is_some() && task.change != Change::Flaky {
+        parts.push(task.describe_runs("->"));
+    }
+    if !task.changes.is_empty() {
+        parts.push(task.describe_changes("->"));
+    }
+    if !parts.is_empty() {
+        let _ = writeln!(out, "  {}", parts.join("; "));
     }
 }

@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 use super::{Report, ToolSchemaCounts};
 
 /// One server's figures in the base and the current report (`None`: not in that report).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ServerChange {
     /// The server's name.
     pub server: String,
@@ -20,7 +21,8 @@ pub struct ServerChange {
 }
 
 /// One tool's schema findings in the base and the current report.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SchemaChange {
     /// `server/tool`.
     pub tool: String,

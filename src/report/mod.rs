@@ -2,15 +2,22 @@
 //! among it), JUnit XML for dashboards, a self-contained HTML page (`html/`), and the
 //! difference between two reports for a pull request.
 
+pub mod budgets;
 mod coverage;
 mod diff;
 mod diff_servers;
+mod fisher;
 mod flaky;
+pub mod github;
 mod html;
 mod junit;
+mod markdown;
+mod markdown_report;
+mod outcome;
 mod result;
 mod schema;
 mod stats;
+mod task_diff;
 mod tool_tokens;
 mod variant_matrix;
 mod variants;
@@ -21,12 +28,17 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use budgets::{BudgetCheck, Budgets, check_budgets, median_result_tokens};
 pub use coverage::{ServerCoverage, coverage, template_matches};
-pub use diff::{DiffFormat, FlakyChange, ReportDiff, diff_reports};
+pub use diff::{DiffFormat, ReportDiff, diff_reports};
 pub use diff_servers::{SchemaChange, ServerChange};
+pub use fisher::{ALPHA, drop_p_value, rise_p_value};
 pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval};
 pub use html::{HtmlError, anchor, render_html, write_html};
 pub use junit::junit_xml;
+pub use markdown::{COMMENT_LIMIT, MARKER, diff_markdown};
+pub use markdown_report::report_markdown;
+pub use outcome::{TestOutcome, test_outcomes};
 pub use result::{
     AppliedOverride, AssertionDetail, AssertionResult, CallHistory, CallRecord, DecoyCall,
     LlmCalls, LlmTurnTime, PhaseOutput, ServerFailureRecord, StepOutput, Surface, TaskResult,
@@ -34,6 +46,7 @@ pub use result::{
 };
 pub use schema::{SchemaSummary, ToolSchemaCounts};
 pub use stats::{SignFlip, Verdict, format_p, holm, mcnemar_exact, sign_flip, verdict};
+pub use task_diff::{Change, FigureChange, Runs, TaskDiff};
 pub use tool_tokens::{BiggestResult, ServerTokenSummary, ToolTokenSummary, tool_tokens};
 pub use variant_matrix::{MatrixCell, MatrixRow, VariantMatrix, variant_matrices};
 pub use variants::{Comparison, PairedTest, VariantReport, VariantSummary, render_variants};

@@ -3,6 +3,7 @@
 
 mod acp_agent;
 mod demo_server;
+mod reports;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -52,41 +53,12 @@ enum Command {
     },
     /// Merge results files into one `{summary, results}` report and print its summary.
     /// Several directories merge (e.g. the shards of `cargo nextest run --partition`).
-    Report {
-        /// Output directories (with `results/`), results folders, results files or reports;
-        /// default `target/mcpeval`.
-        #[arg(value_name = "DIR")]
-        dirs: Vec<PathBuf>,
-        /// Where to write the merged report (default: `report.json` in the first directory).
-        #[arg(long, value_name = "FILE")]
-        output: Option<PathBuf>,
-        /// Also write JUnit XML here (one test case per task run).
-        #[arg(long, value_name = "FILE")]
-        junit: Option<PathBuf>,
-        /// Also write the HTML report here: one self-contained page (summary, a filterable
-        /// table of task runs, each run's timeline, failed assertions and snapshot diff).
-        #[arg(long, value_name = "FILE")]
-        html: Option<PathBuf>,
-        /// Exit with code 1 when a server's surface coverage (the share of the tools,
-        /// resources, resource templates and prompts it advertised that some task used) is
-        /// below this share, from 0 to 1, or when no server advertised anything.
-        #[arg(long, value_name = "SHARE", value_parser = parse_share)]
-        min_coverage: Option<f64>,
-    },
-    /// Compare two reports (or results directories): regressions, fixes, new and removed
-    /// tasks, pass rate and token changes.
-    Diff {
-        /// The baseline.
-        base: PathBuf,
-        /// The current run.
-        current: PathBuf,
-        /// `text` or `markdown` (for a PR comment).
-        #[arg(long, value_enum, default_value = "text")]
-        format: Format,
-        /// Exit with code 1 when a task regressed.
-        #[arg(long)]
-        fail_on_regression: bool,
-    },
+    Report(reports::ReportArgs),
+    /// Compare two reports (or results directories), test by test: regressions (with
+    /// several runs, only drops the one-sided Fisher test finds unlikely to be chance), fixes,
+    /// new, removed, flaky, lower or higher but not clearly, unchanged; what changed about
+    /// each and about the servers; and the budgets asked for.
+    Diff(reports::DiffArgs),
     /// Write a starting eval from what a server offers: start it (--command, --url, or the
     /// Rust crate's binary), list its tools, resources and prompts, and write
     /// `evals/<server>/` with one task per tool (plus, in a Rust crate, `tests/evals.rs` and
@@ -140,19 +112,8 @@ fn main() -> ExitCode {
             record_mode,
             libtest,
         } => check(files, output, record_mode, libtest),
-        Command::Report {
-            dirs,
-            output,
-            junit,
-            html,
-            min_coverage,
-        } => report(dirs, output, Extra { junit, html }, min_coverage),
-        Command::Diff {
-            base,
-            current,
-            format,
-            fail_on_regression,
-        } => diff(&base, &current, format, fail_on_regression),
+        Command::Report(args) => reports::report(args),
+        Command::Diff(args) => reports::diff(args),
         Command::Init(args) => mcpeval::init::main(args),
         Command::ScriptAgent { mcp_config, prompt } => {
             mcpeval::script_agent::run_blocking(&mcp_config, &prompt)
@@ -179,144 +140,6 @@ fn block_on<T>(future: impl std::future::Future<Output = anyhow::Result<T>>) -> 
             eprintln!("mcpeval: {error:#}");
             None
         }
-    }
-}
-
-/// How `diff` prints.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum Format {
-    Text,
-    Markdown,
-}
-
-/// What `report` writes beside the merged report.
-struct Extra {
-    junit: Option<PathBuf>,
-    html: Option<PathBuf>,
-}
-
-fn report(
-    dirs: Vec<PathBuf>,
-    output: Option<PathBuf>,
-    Extra { junit, html }: Extra,
-    min_coverage: Option<f64>,
-) -> ExitCode {
-    let dirs = if dirs.is_empty() {
-        vec![mcpeval::harness::output_dir()]
-    } else {
-        dirs
-    };
-    let results = match mcpeval::report::load_results(&dirs) {
-        Ok(results) if !results.is_empty() => results,
-        Ok(_) => {
-            let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-            eprintln!("mcpeval: no results files in {}", shown.join(", "));
-            return ExitCode::from(exit::REPORT_ERROR);
-        }
-        Err(e) => {
-            eprintln!("mcpeval: {e}");
-            return ExitCode::from(exit::REPORT_ERROR);
-        }
-    };
-    let report = mcpeval::report::merge(results);
-    let output = output.unwrap_or_else(|| {
-        let first = &dirs[0];
-        if first.is_dir() {
-            first.join("report.json")
-        } else {
-            PathBuf::from("report.json")
-        }
-    });
-    let written = serde_json::to_string_pretty(&report)
-        .map_err(std::io::Error::other)
-        .and_then(|text| std::fs::write(&output, text + "\n"));
-    if let Err(e) = written {
-        eprintln!("mcpeval: cannot write {}: {e}", output.display());
-        return ExitCode::from(exit::REPORT_ERROR);
-    }
-    if let Some(junit) = &junit
-        && let Err(e) = std::fs::write(junit, mcpeval::report::junit_xml(&report))
-    {
-        eprintln!("mcpeval: cannot write {}: {e}", junit.display());
-        return ExitCode::from(exit::REPORT_ERROR);
-    }
-    if let Some(html) = &html
-        && let Err(e) = mcpeval::report::write_html(&report, "mcpeval report", html)
-    {
-        eprintln!("mcpeval: {e}");
-        return ExitCode::from(exit::REPORT_ERROR);
-    }
-    print!("{}", report.summary.render());
-    println!("  report: {}", output.display());
-    if let Some(junit) = junit {
-        println!("  junit: {}", junit.display());
-    }
-    if let Some(html) = html {
-        println!("  html: {}", html.display());
-    }
-    match min_coverage {
-        Some(minimum) => coverage_gate(&report.summary, minimum),
-        None => ExitCode::SUCCESS,
-    }
-}
-
-/// `--min-coverage`: every server that advertised something covers at least `minimum`.
-fn coverage_gate(summary: &mcpeval::report::Summary, minimum: f64) -> ExitCode {
-    let percent = minimum * 100.0;
-    if summary.coverage.is_empty() {
-        eprintln!(
-            "mcpeval: --min-coverage {minimum}: no server advertised anything in these results"
-        );
-        return ExitCode::from(exit::COVERAGE_BELOW_MINIMUM);
-    }
-    let below = summary.coverage_below(minimum);
-    if below.is_empty() {
-        return ExitCode::SUCCESS;
-    }
-    for (server, coverage) in below {
-        eprintln!(
-            "mcpeval: coverage of {server} is {:.1}%, below the minimum {percent:.1}%",
-            coverage * 100.0
-        );
-    }
-    ExitCode::from(exit::COVERAGE_BELOW_MINIMUM)
-}
-
-fn parse_share(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(share) if (0.0..=1.0).contains(&share) => Ok(share),
-        _ => Err(format!(
-            "expected a share from 0 to 1 (0.8 for 80%), not {text}"
-        )),
-    }
-}
-
-fn diff(
-    base: &std::path::Path,
-    current: &std::path::Path,
-    format: Format,
-    fail_on_regression: bool,
-) -> ExitCode {
-    let load = |path: &std::path::Path| {
-        mcpeval::report::load_results(&[path.to_path_buf()]).map(mcpeval::report::merge)
-    };
-    let (base, current) = match (load(base), load(current)) {
-        (Ok(base), Ok(current)) => (base, current),
-        (Err(e), _) | (_, Err(e)) => {
-            eprintln!("mcpeval: {e}");
-            return ExitCode::from(exit::REPORT_ERROR);
-        }
-    };
-    let diff = mcpeval::report::diff_reports(&base, &current);
-    let format = match format {
-        Format::Text => mcpeval::report::DiffFormat::Text,
-        Format::Markdown => mcpeval::report::DiffFormat::Markdown,
-    };
-    print!("{}", diff.render(format));
-    if fail_on_regression && diff.has_regressions() {
-        ExitCode::from(exit::REGRESSION)
-    } else {
-        ExitCode::SUCCESS
     }
 }
 
