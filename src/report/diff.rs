@@ -67,17 +67,6 @@ pub(super) fn percent(rate: f64) -> String {
     format!("{:.0}%", rate * 100.0)
 }
 
-/// The JSON output: the diff with its counts per change.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct DiffJson<'a> {
-    marker: &'static str,
-    counts: BTreeMap<Change, usize>,
-    budgets_passed: bool,
-    #[serde(flatten)]
-    diff: &'a ReportDiff,
-}
-
 impl ReportDiff {
     /// Whether a test regressed (one run each: passed, now fails; more runs: a drop the
     /// one-sided Fisher test finds unlikely to be chance).
@@ -102,26 +91,6 @@ impl ReportDiff {
             *counts.entry(task.change).or_default() += 1;
         }
         counts
-    }
-
-    /// The diff as text, markdown or JSON.
-    pub fn render(&self, format: DiffFormat) -> String {
-        match format {
-            DiffFormat::Markdown => super::markdown::diff_markdown(self, super::COMMENT_LIMIT),
-            DiffFormat::Text => self.render_text(),
-            DiffFormat::Json => self.render_json(),
-        }
-    }
-
-    fn render_json(&self) -> String {
-        let json = DiffJson {
-            marker: super::MARKER,
-            counts: self.counts(),
-            budgets_passed: self.budgets_passed(),
-            diff: self,
-        };
-        // Plain data: serialising it cannot fail.
-        serde_json::to_string_pretty(&json).unwrap_or_default() + "\n"
     }
 
     /// The change of the pass rate in points and of the tokens.
@@ -155,7 +124,7 @@ impl ReportDiff {
 
     /// The pass rates, the tokens, one line per changed test (with a line of what changed
     /// below it), the unchanged ones counted, the servers, the budgets.
-    fn render_text(&self) -> String {
+    pub(super) fn render_text(&self) -> String {
         let mut out = String::new();
         let (before, after) = self.pass_rate;
         let (delta, token_delta) = self.deltas();

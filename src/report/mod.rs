@@ -5,6 +5,7 @@
 pub mod budgets;
 mod coverage;
 mod diff;
+mod diff_format;
 mod diff_servers;
 mod fisher;
 mod flaky;
