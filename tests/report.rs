@@ -529,7 +529,7 @@ fn report_compares_the_variants_of_merged_directories_with_their_baseline() {
     // 8 tasks only the baseline passed: 2 / 2^8 = 0.0078125.
     assert!(
         shown.contains(
-            "  variants of e (baseline claude):\n    \
+            "  variants of e (baseline: claude):\n    \
              claude: 10/10 runs passed (100.0%, 95% interval 72%–100%)\n    \
              codex: 2/10 runs passed (20.0%, 95% interval 6%–51%)\n    \
              codex vs claude (baseline): 0 better, 8 worse, 2 same; McNemar exact p = 0.0078, \

@@ -219,7 +219,7 @@ impl Harness {
                 matches!(self.source, Source::Files(_)) || std::env::var_os("NEXTEST").is_some();
             let what = if must_have { "error" } else { "note" };
             eprintln!(
-                "{what}: no task is named `{name}` (--exact); `--list` shows the test names, `<eval>::<task>`"
+                "{what}: no task is named `{name}` (--exact); `--list` shows the test names, `<eval>::<task>` (`<eval>::<task>@<variant>` in an eval with variants)"
             );
             if must_have {
                 return ExitCode::from(crate::exit::INVALID_CONFIG);

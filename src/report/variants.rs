@@ -334,7 +334,7 @@ pub fn render_variants(variants: &[VariantSummary], comparisons: &[Comparison]) 
         lines.push(if baseline.is_empty() {
             format!("variants of {eval} (no baseline named):")
         } else {
-            format!("variants of {eval} (baseline {baseline}):")
+            format!("variants of {eval} (baseline: {baseline}):")
         });
         for variant in these {
             let [low, high] = variant.interval;

@@ -98,7 +98,7 @@ fn one_run_per_task_is_compared_by_mcnemar_exact() {
     assert_eq!(
         lines,
         [
-            "variants of e (baseline claude):",
+            "variants of e (baseline: claude):",
             "  claude: 27/30 runs passed (90.0%, 95% interval 74%–97%)",
             "  codex: 18/30 runs passed (60.0%, 95% interval 42%–75%)",
             "  codex vs claude (baseline): 3 better, 12 worse, 15 same; McNemar exact p = 0.0352, \
@@ -368,7 +368,7 @@ fn the_summary_carries_variants_and_comparisons_in_camel_case() {
     assert!(
         summary
             .render()
-            .contains("  variants of e (baseline claude):\n    claude: 7/8 runs passed"),
+            .contains("  variants of e (baseline: claude):\n    claude: 7/8 runs passed"),
         "{}",
         summary.render()
     );
