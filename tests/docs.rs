@@ -534,6 +534,42 @@ fn the_action_and_its_sample_workflow_pass_actionlint() {
     }
 }
 
+/// actionlint reads a composite action only for its inputs: its steps, put in a workflow's
+/// job (the inputs as `workflow_dispatch` inputs), get the whole check — expressions, step
+/// ids, the inputs of the actions they use.
+#[test]
+fn the_actions_steps_pass_actionlint_as_a_job() {
+    let Some(actionlint) = support::peers::require("venv/bin/actionlint") else {
+        return;
+    };
+    let action: serde_json::Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(root().join("action.yml")).unwrap())
+            .unwrap();
+    let inputs: serde_json::Map<String, serde_json::Value> = (action["inputs"].as_object())
+        .unwrap()
+        .keys()
+        .map(|name| (name.clone(), serde_json::json!({"type": "string"})))
+        .collect();
+    assert_eq!(action["runs"]["using"], "composite");
+    // JSON is YAML.
+    let workflow = serde_json::json!({
+        "name": "action",
+        "on": {"workflow_dispatch": {"inputs": inputs}},
+        "permissions": {"contents": "read"},
+        "jobs": {"action": {"runs-on": "ubuntu-latest", "steps": action["runs"]["steps"]}},
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("action.yml");
+    std::fs::write(&file, serde_json::to_string_pretty(&workflow).unwrap()).unwrap();
+    let out = Command::new(&actionlint).arg(&file).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn the_book_builds() {
     let Some(mdbook) = support::peers::require("tools/bin/mdbook") else {
