@@ -1,8 +1,8 @@
 //! The README and the book (`docs/src`) cannot drift from the code: every whole-file YAML or
 //! JSON example loads with mcpeval's own loaders, every `mcpeval …` command line parses with
 //! the real command line, every `MCPEVAL_*` variable the code reads is in the reference, every
-//! key the loaders accept is documented, the CI chapter's workflow passes actionlint, and the
-//! book builds with mdBook.
+//! key the loaders accept is documented, the CI chapter's workflows (and the action they use,
+//! `action.yml`) pass actionlint, and the book builds with mdBook.
 
 mod support;
 
@@ -478,12 +478,90 @@ fn every_key_the_loaders_accept_is_documented() {
 }
 
 #[test]
-fn the_ci_chapters_workflow_passes_actionlint() {
+fn the_ci_chapters_workflows_pass_actionlint() {
     let Some(actionlint) = support::peers::require("venv/bin/actionlint") else {
         return;
     };
-    let workflow = root().join("docs/src/ci/evals.yml");
-    let out = Command::new(actionlint).arg(&workflow).output().unwrap();
+    for workflow in ["docs/src/ci/evals.yml", "docs/src/ci/gate.yml"] {
+        let out = Command::new(&actionlint)
+            .arg(root().join(workflow))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{workflow}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// The sample workflow of the action, in a repository of its own that holds `action.yml`
+/// and uses it as `./`: actionlint then reads the action and checks its inputs too.
+#[test]
+fn the_action_and_its_sample_workflow_pass_actionlint() {
+    let Some(actionlint) = support::peers::require("venv/bin/actionlint") else {
+        return;
+    };
+    let repo = tempfile::tempdir().unwrap();
+    let workflows = repo.path().join(".github/workflows");
+    std::fs::create_dir_all(&workflows).unwrap();
+    std::fs::copy(root().join("action.yml"), repo.path().join("action.yml")).unwrap();
+    let sample = std::fs::read_to_string(root().join("docs/src/ci/gate.yml")).unwrap();
+    assert!(sample.contains("uses: your-org/mcpeval@v0.1.0"), "{sample}");
+    // actionlint finds the repository's root (where `./` is) by its .git.
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(repo.path())
+        .status()
+        .unwrap();
+    assert!(git.success());
+    for workflow in [sample.clone(), sample.replace("mode: gate", "mood: gate")] {
+        let local = workflow.replace("uses: your-org/mcpeval@v0.1.0", "uses: ./");
+        std::fs::write(workflows.join("gate.yml"), local).unwrap();
+        let out = Command::new(&actionlint)
+            .arg(".github/workflows/gate.yml")
+            .current_dir(repo.path())
+            .output()
+            .unwrap();
+        let shown = String::from_utf8_lossy(&out.stdout);
+        if workflow == sample {
+            assert!(out.status.success(), "{shown}");
+        } else {
+            // The check can fail: an input the action does not have.
+            assert!(shown.contains(r#"input "mood" is not defined"#), "{shown}");
+        }
+    }
+}
+
+/// actionlint reads a composite action only for its inputs: its steps, put in a workflow's
+/// job (the inputs as `workflow_dispatch` inputs), get the whole check — expressions, step
+/// ids, the inputs of the actions they use.
+#[test]
+fn the_actions_steps_pass_actionlint_as_a_job() {
+    let Some(actionlint) = support::peers::require("venv/bin/actionlint") else {
+        return;
+    };
+    let action: serde_json::Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(root().join("action.yml")).unwrap())
+            .unwrap();
+    let inputs: serde_json::Map<String, serde_json::Value> = (action["inputs"].as_object())
+        .unwrap()
+        .keys()
+        .map(|name| (name.clone(), serde_json::json!({"type": "string"})))
+        .collect();
+    assert_eq!(action["runs"]["using"], "composite");
+    // JSON is YAML.
+    let workflow = serde_json::json!({
+        "name": "action",
+        "on": {"workflow_dispatch": {"inputs": inputs}},
+        "permissions": {"contents": "read"},
+        "jobs": {"action": {"runs-on": "ubuntu-latest", "steps": action["runs"]["steps"]}},
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("action.yml");
+    std::fs::write(&file, serde_json::to_string_pretty(&workflow).unwrap()).unwrap();
+    let out = Command::new(&actionlint).arg(&file).output().unwrap();
     assert!(
         out.status.success(),
         "{}{}",
