@@ -58,6 +58,23 @@ else
     timeout 1200 cargo install --locked --quiet mdbook --version "$MDBOOK_VERSION" --root "$peers/tools"
 fi
 
+# jq, curl and unzip for the GitHub Action's script (action/run.sh, tests/action.rs), as
+# GitHub's ubuntu runners have them: Debian's packages, when missing.
+missing=()
+for tool in jq curl unzip; do
+    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+    echo "peers: jq, curl and unzip already installed"
+else
+    echo "peers: installing ${missing[*]} (apt-get)"
+    sudo_cmd=""
+    if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
+    timeout 600 $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" \
+        || { timeout 300 $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get update \
+            && timeout 600 $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }
+fi
+
 # Headless Chromium for the HTML report's browser test (tests/html_report.rs): Debian's
 # package, skipped when `chromium` is already on PATH.
 if command -v chromium >/dev/null 2>&1; then
