@@ -140,20 +140,24 @@ impl ReportDiff {
             self.tokens.0, self.tokens.1
         );
         let rate = |runs: Option<super::Runs>| runs.map_or(0.0, |r| r.pass_rate);
-        for change in [Change::Regressed, Change::Fixed] {
-            for task in self.with(change) {
-                let (b, a) = (rate(task.base), rate(task.current));
-                let _ = writeln!(
-                    out,
-                    "{}: {} ({} -> {})",
-                    change.label(),
-                    task.test_name,
-                    percent(b),
-                    percent(a)
-                );
-                write_details(&mut out, task);
+        // A test whose pass rate moved: its change, both rates, what else changed.
+        let write_moved = |out: &mut String, changes: [Change; 2]| {
+            for change in changes {
+                for task in self.with(change) {
+                    let (b, a) = (rate(task.base), rate(task.current));
+                    let _ = writeln!(
+                        out,
+                        "{}: {} ({} -> {})",
+                        change.label(),
+                        task.test_name,
+                        percent(b),
+                        percent(a)
+                    );
+                    write_details(out, task);
+                }
             }
-        }
+        };
+        write_moved(&mut out, [Change::Regressed, Change::Fixed]);
         for task in self.with(Change::New) {
             let _ = writeln!(
                 out,
@@ -170,20 +174,7 @@ impl ReportDiff {
             let _ = writeln!(out, "flaky: {} {}", task.test_name, flaky_note(task));
             write_details(&mut out, task);
         }
-        for change in [Change::Lower, Change::Higher] {
-            for task in self.with(change) {
-                let (b, a) = (rate(task.base), rate(task.current));
-                let _ = writeln!(
-                    out,
-                    "{}: {} ({} -> {})",
-                    change.label(),
-                    task.test_name,
-                    percent(b),
-                    percent(a)
-                );
-                write_details(&mut out, task);
-            }
-        }
+        write_moved(&mut out, [Change::Lower, Change::Higher]);
         let unchanged: Vec<&TaskDiff> = self.with(Change::Unchanged).collect();
         if !unchanged.is_empty() {
             let s = if unchanged.len() == 1 { "" } else { "s" };
