@@ -45,8 +45,10 @@ fn a_run_in_actions_annotates_each_failed_test_and_writes_the_job_summary() {
         // An assertion's failure: the line of its key in the eval file.
         "\n::error file=tests/fixtures/failing/eval.yaml,line=15,title=failing%3A%3Atools-used::toolsUsed (config.taskSets[0]): expected a tool call matching each of: demo/add, demo/~^lookup; actual none of them; tool calls made: demo/echo\n",
         "\n::error file=tests/fixtures/failing/eval.yaml,line=51,title=failing%3A%3Acall-order::callOrder (config.taskSets[9]): ",
+        // A failed agent: the prompt's line of the task file; a failed step: the step's.
+        "\n::error file=tests/fixtures/failing/tasks/agent-crashes.yaml,line=5,title=failing%3A%3Aagent-crashes::agent: the agent failed with exit code 3\n",
+        "\n::error file=tests/fixtures/failing/tasks/verify-fails.yaml,line=9,title=failing%3A%3Averify-fails::verify[0] ",
         // Anything else: the task file's first line; a message's newline escaped.
-        "\n::error file=tests/fixtures/failing/tasks/agent-crashes.yaml,line=1,title=failing%3A%3Aagent-crashes::agent: the agent failed with exit code 3\n",
         "\n::error file=tests/fixtures/failing/tasks/broken.yaml,line=1,title=failing%3A%3Abroken::the task file does not load:%0Atests/fixtures/failing/tasks/broken.yaml:5:12: ",
     ] {
         assert!(stderr.contains(line), "lacks {line:?}:\n{stderr}");

@@ -1,6 +1,7 @@
 //! Under GitHub Actions (`GITHUB_ACTIONS=true`), the end of a run: a workflow command per
 //! failed test (`::error`, at the failing assertion's line of the eval file when its first
-//! reason is an assertion's, else line 1 of the task file) and per flaky test that passed
+//! reason is an assertion's, at the failing step's or the prompt's line of the task file
+//! when it is a step's or the agent's, else line 1 of the task file) and per flaky test that passed
 //! (`::warning`), on stderr, where the runner reads them too; and the run's summary as
 //! markdown appended to the job summary. Nothing of the kind elsewhere.
 
@@ -64,8 +65,56 @@ pub(super) fn place(
             }
         }
     }
+    let task_file = Path::new(&run.task_path);
     Place {
-        file: workspace_path(Path::new(&run.task_path), workspace),
-        line: 1,
+        file: workspace_path(task_file, workspace),
+        line: reason
+            .and_then(|reason| task_line(task_file, reason))
+            .unwrap_or(1),
+    }
+}
+
+/// The line of the task file a reason is about: the step of a failed setup, verify or
+/// cleanup step (`verify[1] script check.sh: …`), the prompt of a failed agent (`agent: …`);
+/// both task versions (`spec.verify[1]`, `steps.verify`).
+fn task_line(task_file: &Path, reason: &str) -> Option<u64> {
+    let key_paths: Vec<String> = if reason.starts_with("agent: ") {
+        vec!["spec.prompt".into(), "steps.prompt".into()]
+    } else {
+        let (phase, rest) = reason.split_once('[')?;
+        let (index, _) = rest.split_once(']')?;
+        if !matches!(phase, "setup" | "verify" | "cleanup") || index.parse::<usize>().is_err() {
+            return None;
+        }
+        vec![format!("spec.{phase}[{index}]"), format!("steps.{phase}")]
+    };
+    let source = std::fs::read_to_string(task_file).ok()?;
+    let locations = LocationIndex::build(&source);
+    key_paths
+        .iter()
+        .find_map(|key_path| locations.find(key_path))
+        .map(|(line, _)| line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TASK: &str = "kind: Task\napiVersion: mcpchecker/v1alpha2\nmetadata: {name: t}\nspec:\n  prompt:\n    inline: hi\n  verify:\n    - script: {inline: 'true'}\n    - script: {inline: 'false'}\n";
+
+    #[test]
+    fn a_failed_step_or_agent_points_at_its_line_of_the_task_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("t.yaml");
+        std::fs::write(&file, TASK).unwrap();
+        let line = |reason: &str| task_line(&file, reason);
+        assert_eq!(line("verify[1] inline script: exit code 1"), Some(9));
+        assert_eq!(
+            line("verify[0] `check` inline script: exit code 1"),
+            Some(8)
+        );
+        assert_eq!(line("agent: the agent failed with exit code 1"), Some(5));
+        assert_eq!(line("toolsUsed (config.taskSets[0]): expected …"), None);
+        assert_eq!(line("verify[x] script: no"), None);
     }
 }
