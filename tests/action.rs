@@ -5,6 +5,8 @@
 
 #[path = "support/fake_release.rs"]
 mod fake_release;
+#[path = "support/result_template.rs"]
+mod result_template;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -14,6 +16,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use result_template::run_result;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -55,23 +58,7 @@ impl FakeGithub {
         let router = axum::Router::new()
             .fallback(answer)
             .with_state(state.clone());
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let stop = CancellationToken::new();
-        let shutdown = stop.clone();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                let _ = axum::serve(listener, router)
-                    .with_graceful_shutdown(shutdown.cancelled_owned())
-                    .await;
-            });
-        });
+        let (url, stop) = fake_release::serve(router);
         FakeGithub { url, state, stop }
     }
 
@@ -330,18 +317,8 @@ impl Runner {
 
 /// One run of `test` in `dir/results`, from the diff tests' template.
 fn write_result(dir: &Path, test: &str, passed: bool) {
-    let template = root().join("tests/fixtures/results/base/results/k8s__list-pods.json");
-    let mut result: Value =
-        serde_json::from_str(&std::fs::read_to_string(template).unwrap()).unwrap();
-    let (eval, task) = test.split_once("::").unwrap();
-    result["testName"] = test.into();
-    result["evalName"] = eval.into();
-    result["taskName"] = task.into();
-    result["taskPassed"] = passed.into();
-    if !passed {
-        result["reasons"] = json!(["agent: exited with 1"]);
-        result["taskError"] = "agent: exited with 1".into();
-    }
+    let reason = (!passed).then_some("agent: exited with 1");
+    let result = run_result(test, passed, reason);
     let results = dir.join("results");
     std::fs::create_dir_all(&results).unwrap();
     let file = results.join(format!("{}.json", test.replace("::", "__")));

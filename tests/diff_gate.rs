@@ -3,9 +3,13 @@
 //! findings, coverage), the markdown comment under GitHub's limit however large the suite,
 //! and the JSON output against `schema/diff.schema.json`.
 
+#[path = "support/result_template.rs"]
+mod result_template;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use result_template::run_result;
 use serde_json::{Value, json};
 
 fn mcpeval(args: &[&str]) -> Output {
@@ -21,24 +25,10 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn template() -> Value {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/results/base/results/k8s__list-pods.json");
-    serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
-}
-
 /// One run of `test` (`eval::task`), changed by `edit`.
 fn result(test: &str, passed: bool, edit: &dyn Fn(&mut Value)) -> Value {
-    let (eval, task) = test.split_once("::").unwrap();
-    let mut result = template();
-    result["testName"] = test.into();
-    result["evalName"] = eval.into();
-    result["taskName"] = task.into();
-    result["taskPassed"] = passed.into();
-    if !passed {
-        result["reasons"] = json!(["agent: exited with 1"]);
-        result["taskError"] = "agent: exited with 1".into();
-    }
+    let reason = (!passed).then_some("agent: exited with 1");
+    let mut result = run_result(test, passed, reason);
     edit(&mut result);
     result
 }

@@ -1,8 +1,13 @@
 //! `mcpeval report` (merge, summary, JUnit) and `mcpeval diff` on prepared result sets, and
 //! the summary the harness prints at the end of a run.
 
+#[path = "support/result_template.rs"]
+mod result_template;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use result_template::run_result;
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -272,19 +277,11 @@ fn the_harness_prints_the_summary_at_the_end_of_a_run() {
 /// Writes the results of `runs` runs of `test` (`eval::task`) into `dir/results`, one file per
 /// run as the harness names them, run k passing when `passed[k]` is true.
 fn write_runs(dir: &Path, test: &str, passed: &[bool]) {
-    let template: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(fixture("base/results/k8s__list-pods.json")).unwrap(),
-    )
-    .unwrap();
     let (eval, task) = test.split_once("::").unwrap();
     let results = dir.join("results");
     std::fs::create_dir_all(&results).unwrap();
     for (index, &ok) in passed.iter().enumerate() {
-        let mut result = template.clone();
-        result["testName"] = test.into();
-        result["evalName"] = eval.into();
-        result["taskName"] = task.into();
-        result["taskPassed"] = ok.into();
+        let mut result = run_result(test, ok, None);
         let file = if passed.len() == 1 {
             format!("{eval}__{task}.json")
         } else {
@@ -486,18 +483,10 @@ fn junit_has_one_testcase_per_test_with_failed_runs_of_a_passing_test_as_flaky_f
 /// Writes one run of each task `t<i>` of eval `e` in `variant` (baseline `claude`) into
 /// `dir/results`, task i passing when `passed[i]` is true.
 fn write_variant(dir: &Path, variant: &str, passed: &[bool]) {
-    let template: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(fixture("base/results/k8s__list-pods.json")).unwrap(),
-    )
-    .unwrap();
     let results = dir.join("results");
     std::fs::create_dir_all(&results).unwrap();
     for (i, &ok) in passed.iter().enumerate() {
-        let mut result = template.clone();
-        result["testName"] = format!("e::t{i}@{variant}").into();
-        result["evalName"] = "e".into();
-        result["taskName"] = format!("t{i}").into();
-        result["taskPassed"] = ok.into();
+        let mut result = run_result(&format!("e::t{i}@{variant}"), ok, None);
         result["variant"] = variant.into();
         result["variantDetails"] = serde_json::json!({"baseline": "claude"});
         let file = results.join(format!("e__t{i}@{variant}.json"));

@@ -19,6 +19,29 @@ struct Served {
     asked: Mutex<Vec<String>>,
 }
 
+/// Serves `router` on `127.0.0.1` (a free port) on a runtime thread of its own, as fake HTTP
+/// servers of the tests do: its base URL, and the token that stops it.
+pub fn serve(router: axum::Router) -> (String, CancellationToken) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let url = format!("http://{}", listener.local_addr().expect("address"));
+    let stop = CancellationToken::new();
+    let shutdown = stop.clone();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+            let _ = axum::serve(listener, router)
+                .with_graceful_shutdown(shutdown.cancelled_owned())
+                .await;
+        });
+    });
+    (url, stop)
+}
+
 /// A running fake release server; stops when dropped.
 pub struct FakeRelease {
     /// `http://127.0.0.1:PORT`: the download base URL.
@@ -34,23 +57,7 @@ impl FakeRelease {
         let router = axum::Router::new()
             .fallback(answer)
             .with_state(served.clone());
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let url = format!("http://{}", listener.local_addr().expect("address"));
-        let stop = CancellationToken::new();
-        let shutdown = stop.clone();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime");
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-                let _ = axum::serve(listener, router)
-                    .with_graceful_shutdown(shutdown.cancelled_owned())
-                    .await;
-            });
-        });
+        let (url, stop) = serve(router);
         FakeRelease { url, served, stop }
     }
 
