@@ -3,6 +3,7 @@
 //! current), from the hypergeometric distribution, at α = 0.05.
 
 use super::PassCount;
+use super::stats::ln_choose;
 
 /// The significance level: a change with a p-value at or below it is not put down to chance.
 pub const ALPHA: f64 = 0.05;
@@ -41,12 +42,6 @@ fn hypergeometric(x: usize, passes: usize, runs: usize, drawn: usize) -> f64 {
         return 0.0;
     }
     (ln_choose(passes, x) + ln_choose(runs - passes, drawn - x) - ln_choose(runs, drawn)).exp()
-}
-
-/// The natural logarithm of `n` choose `k`.
-fn ln_choose(n: usize, k: usize) -> f64 {
-    let k = k.min(n - k);
-    (1..=k).map(|i| ((n - k + i) as f64 / i as f64).ln()).sum()
 }
 
 #[cfg(test)]

@@ -52,10 +52,7 @@ pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
     }
     // ln P(X = k) = ln C(n, k) − n ln 2, in logarithms so that thousands of pairs neither
     // overflow nor underflow.
-    let ln_choose: f64 = (1..=k)
-        .map(|i| ((n - k + i) as f64).ln() - (i as f64).ln())
-        .sum();
-    let ln_at_k = ln_choose - n as f64 * std::f64::consts::LN_2;
+    let ln_at_k = ln_choose(n, k) - n as f64 * std::f64::consts::LN_2;
     // P(X ≤ k) / P(X = k), adding P(X = i − 1) / P(X = k) = that of i · i / (n − i + 1)
     // downwards (each term smaller than the last, as k ≤ n / 2).
     let mut ratio = 1.0;
@@ -68,6 +65,12 @@ pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
         }
     }
     (2.0 * ln_at_k.exp() * total).min(1.0)
+}
+
+/// The natural logarithm of `n` choose `k` (`k ≤ n`), without overflow for any `n`.
+pub(super) fn ln_choose(n: usize, k: usize) -> f64 {
+    let k = k.min(n - k);
+    (1..=k).map(|i| ((n - k + i) as f64 / i as f64).ln()).sum()
 }
 
 /// The outcome of a sign-flip test.
