@@ -138,7 +138,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         min_pass_rate: run.map(|(_, _, rate)| rate),
         variant: eval.variant.as_ref().map(|v| v.name.clone()),
         variant_details: variant_run::details(eval, &report.rewrites, &report.skipped_assertions),
-        decoy_calls: variant_run::decoy_calls(eval, &report.rewrites, &report.trace),
+        decoy_calls: report.decoy_calls.clone(),
     }
 }
 

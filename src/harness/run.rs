@@ -113,7 +113,8 @@ pub async fn run_task(
     report.trace = recorder.trace();
     report.schema = schema_checks::check(&report.trace, &options.schemas);
     report.tokens = TraceTokens::of(&report.trace);
-    report.variant_problems = variant_run::problems(&eval, &rewrites, &report.trace);
+    report.decoy_calls = variant_run::decoy_calls(&eval, &rewrites, &report.trace);
+    report.variant_problems = variant_run::problems(&eval, &rewrites, &report.decoy_calls);
     report.rewrites = rewrites;
     report
 }

@@ -88,6 +88,8 @@ pub struct RunReport {
     /// What each proxy's rewrite of its server's tools did (a variant's `toolOverrides` and
     /// `decoys`), by server.
     pub rewrites: std::collections::BTreeMap<String, crate::proxy::RewriteNotes>,
+    /// The calls of the variant's decoys, in the order made.
+    pub decoy_calls: Vec<crate::report::DecoyCall>,
     /// What fails the run in its variant: overrides of tools the server does not
     /// advertise, decoys named as its tools, calls of decoys.
     pub variant_problems: Vec<String>,

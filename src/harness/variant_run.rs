@@ -52,11 +52,11 @@ pub(super) fn decoy_names(eval: &Eval, server: &str) -> Vec<String> {
 
 /// What fails a variant's run beyond the task's own checks: an override of a tool (or an
 /// input-schema property) the server does not advertise, a decoy with the name of one of
-/// the server's tools, and every call of a decoy.
+/// the server's tools, and every call of a decoy (`decoy_calls`, see [`decoy_calls`]).
 pub(super) fn problems(
     eval: &Eval,
     notes: &BTreeMap<String, RewriteNotes>,
-    trace: &CallTrace,
+    decoy_calls: &[DecoyCall],
 ) -> Vec<String> {
     let Some(variant) = &eval.variant else {
         return Vec::new();
@@ -89,7 +89,7 @@ pub(super) fn problems(
             ));
         }
     }
-    for call in decoy_calls(eval, notes, trace) {
+    for call in decoy_calls {
         problems.push(format!(
             "the agent called decoy tool `{}` of server `{}` (call {}); decoys are offered by variant `{}` and never do anything",
             call.tool, call.server, call.position, variant.name

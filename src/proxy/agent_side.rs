@@ -322,7 +322,7 @@ impl ServerHandler for AgentSession {
             request.arguments.clone().map(serde_json::Value::Object),
         );
         let rewrite = &self.shared.options.tools;
-        if rewrite.answers(&request.name, &lock(&self.shared.rewrite_notes))
+        if rewrite.answers(&request.name, &self.shared.rewrite_notes)
             && let Some(answer) = ToolRewrite::decoy_call_result()
         {
             let result = ToolRewrite::decoy_result();

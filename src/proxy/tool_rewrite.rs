@@ -4,10 +4,12 @@
 //! tools go to the server unchanged, so a rewrite costs nothing per call.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rmcp::model::{CallToolResult, ListToolsResult, Tool};
 use serde_json::{Map, Value};
+
+use crate::lock::lock;
 
 /// What one tool's definition becomes.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -60,10 +62,11 @@ impl ToolRewrite {
         decoy.get("name").and_then(Value::as_str).unwrap_or("")
     }
 
-    /// Whether `name` is a decoy the proxy answers (not one the server has a tool of).
-    pub(crate) fn answers(&self, name: &str, notes: &RewriteNotes) -> bool {
+    /// Whether `name` is a decoy the proxy answers (not one the server has a tool of). The
+    /// notes are locked only for a decoy's name: other calls pay a look-up of the names.
+    pub(crate) fn answers(&self, name: &str, notes: &Mutex<RewriteNotes>) -> bool {
         (self.decoys.iter()).any(|decoy| Self::decoy_name(decoy) == name)
-            && !notes.decoy_conflicts.contains(name)
+            && !lock(notes).decoy_conflicts.contains(name)
     }
 
     /// The error result a decoy call gets.
@@ -214,6 +217,7 @@ mod tests {
         assert!(notes.decoy_conflicts.contains("echo"));
         assert!(notes.missing_properties.contains("add.z"));
         assert!(notes.patched.contains("add"));
+        let notes = Mutex::new(notes);
         assert!(rewrite.answers("sum", &notes));
         assert!(
             !rewrite.answers("echo", &notes),
