@@ -24,6 +24,7 @@ pub(super) fn call(
         outcome: Outcome::Ok { result: json!({}) },
         start_offset: Duration::ZERO,
         duration: Duration::ZERO,
+        injected: None,
     }
 }
 

@@ -64,6 +64,8 @@ pub mod exit;
 #[doc(hidden)]
 pub mod extension;
 #[doc(hidden)]
+pub mod fault;
+#[doc(hidden)]
 pub mod file_stem;
 #[doc(hidden)]
 pub mod harness;

@@ -18,6 +18,7 @@ fn call(kind: CallKind, server: &str, name: &str, outcome: Outcome) -> RecordedC
         outcome,
         start_offset: Duration::ZERO,
         duration: Duration::ZERO,
+        injected: None,
     }
 }
 

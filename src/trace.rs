@@ -44,12 +44,20 @@ impl CallTrace {
             .unwrap_or_else(|_| String::from("{\"calls\":[],\"discovery\":[]}"))
     }
 
-    /// Tool calls that ended in an error: an `isError` result or a JSON-RPC error.
+    /// Tool calls that ended in an error: an `isError` result or a JSON-RPC error. Errors
+    /// the proxy injected (a task's `faults`) are not the server's and are not counted.
     pub fn tool_errors(&self) -> usize {
         self.calls
             .iter()
             .filter(|call| call.kind == CallKind::Tool && call.outcome.is_tool_error())
+            .filter(|call| !call.answer_injected())
             .count()
+    }
+
+    /// The calls whose answer came from the server: those without an injected answer (a
+    /// delayed call's answer is the server's). What coverage and schema checks read.
+    pub fn served_calls(&self) -> impl Iterator<Item = &RecordedCall> {
+        self.calls.iter().filter(|call| !call.answer_injected())
     }
 
     /// The recorded calls of one server, in order.
@@ -79,6 +87,91 @@ pub struct RecordedCall {
     /// How long the server took to answer (or the call took to fail).
     #[serde(with = "duration_ms")]
     pub duration: Duration,
+    /// The fault the proxy injected into this call, if any (a task's `faults` rule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injected: Option<Injected>,
+}
+
+impl RecordedCall {
+    /// Whether the agent's answer was made by the proxy (a fault) rather than the server.
+    pub fn answer_injected(&self) -> bool {
+        self.injected
+            .as_ref()
+            .is_some_and(Injected::replaces_answer)
+    }
+}
+
+/// A fault the proxy injected on purpose, as the trace records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Injected {
+    /// What it was.
+    pub fault: FaultKind,
+    /// The key path of the rule that injected it, e.g. `config.taskSets[0].faults[1]` or
+    /// `spec.faults[0]` (in the task file).
+    pub rule: String,
+}
+
+impl Injected {
+    /// Whether the answer the agent got is the proxy's, not the server's: every fault but
+    /// a delay (the server's answer, late) and a tool-list change (the call itself is
+    /// answered by the server).
+    pub fn replaces_answer(&self) -> bool {
+        !matches!(self.fault, FaultKind::Delay | FaultKind::ToolsChanged)
+    }
+}
+
+impl std::fmt::Display for Injected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "injected {} ({})", self.fault, self.rule)
+    }
+}
+
+/// The kinds of fault a task's `faults` rules inject, named as the rules write them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FaultKind {
+    /// `error`: a JSON-RPC error.
+    Error,
+    /// `toolError`: a tool result with `isError: true`.
+    ToolError,
+    /// `delay`: the server's answer, late.
+    Delay,
+    /// `timeout`: no answer at all.
+    Timeout,
+    /// `disconnect`: the agent's session ended, its HTTP connection closed.
+    Disconnect,
+    /// `malformed`: an HTTP 200 whose body is not JSON-RPC.
+    Malformed,
+    /// `replace`: a result of the task's own.
+    Replace,
+    /// `toolsChanged`: the server's tool list changed after this call.
+    ToolsChanged,
+    /// A call of a tool that a `toolsChanged` rule removed: answered "unknown tool".
+    RemovedTool,
+}
+
+impl FaultKind {
+    /// The name as rules write it (`toolError`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FaultKind::Error => "error",
+            FaultKind::ToolError => "toolError",
+            FaultKind::Delay => "delay",
+            FaultKind::Timeout => "timeout",
+            FaultKind::Disconnect => "disconnect",
+            FaultKind::Malformed => "malformed",
+            FaultKind::Replace => "replace",
+            FaultKind::ToolsChanged => "toolsChanged",
+            FaultKind::RemovedTool => "removedTool",
+        }
+    }
+}
+
+impl std::fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The kind of a recorded call.
@@ -155,6 +248,9 @@ pub struct DiscoveryEvent {
     /// How long the server took to answer.
     #[serde(with = "duration_ms")]
     pub duration: Duration,
+    /// The fault the proxy injected into this list call, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injected: Option<Injected>,
 }
 
 /// Which list a [`DiscoveryEvent`] asked for.
@@ -253,6 +349,7 @@ mod tests {
                 },
                 start_offset: Duration::from_micros(1500),
                 duration: Duration::from_millis(3),
+                injected: None,
             }],
             discovery: vec![],
             advertised: BTreeMap::new(),

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::lock::lock;
 use crate::trace::{
-    Advertised, CallKind, CallTrace, DiscoveryEvent, ListKind, Outcome, RecordedCall,
+    Advertised, CallKind, CallTrace, DiscoveryEvent, Injected, ListKind, Outcome, RecordedCall,
 };
 
 /// JSON-RPC code recorded for a call that never got an answer (the agent cancelled it or
@@ -117,6 +117,7 @@ impl CallRecorder {
                 },
                 start_offset,
                 duration: Duration::ZERO,
+                injected: None,
             }),
         }
     }
@@ -141,6 +142,7 @@ impl CallRecorder {
                 error: None,
                 start_offset,
                 duration: Duration::ZERO,
+                injected: None,
             },
         }
     }
@@ -156,6 +158,13 @@ pub(crate) struct PendingCall {
 }
 
 impl PendingCall {
+    /// Marks the call with the fault the proxy injected into it.
+    pub(crate) fn inject(&mut self, injected: Option<Injected>) {
+        if let Some(call) = self.call.as_mut() {
+            call.injected = injected;
+        }
+    }
+
     /// Records the call with its outcome.
     pub(crate) fn finish(mut self, outcome: Outcome) {
         if let Some(call) = self.call.as_mut() {
@@ -188,6 +197,11 @@ pub(crate) struct PendingList {
 }
 
 impl PendingList {
+    /// Marks the list call with the fault the proxy injected into it.
+    pub(crate) fn inject(&mut self, injected: Option<Injected>) {
+        self.event.injected = injected;
+    }
+
     /// Records the list call: `Ok` with the page's items (added to what the server
     /// advertised), or the error message.
     pub(crate) fn finish(mut self, outcome: Result<Vec<serde_json::Value>, String>) {
@@ -205,7 +219,8 @@ impl PendingList {
         let seq = self.seq;
         let recorder = self.recorder.clone();
         let mut state = recorder.lock();
-        if self.event.items.is_some() {
+        let served = !(self.event.injected.as_ref()).is_some_and(Injected::replaces_answer);
+        if self.event.items.is_some() && served {
             let server = state.advertised.entry(self.event.server.clone());
             server.or_default().add(self.event.list, page);
         }

@@ -25,6 +25,7 @@ fn call(name: &str, arguments: Value, outcome: Outcome) -> RecordedCall {
         outcome,
         start_offset: Duration::ZERO,
         duration: Duration::ZERO,
+        injected: None,
     }
 }
 

@@ -21,6 +21,7 @@ fn call(
         outcome,
         start_offset: Duration::from_millis(5),
         duration: Duration::from_millis(12),
+        injected: None,
     }
 }
 
