@@ -338,6 +338,7 @@ fn several_task_sets_each_apply_and_are_named_in_failures() {
                 ..Default::default()
             }
             .into(),
+            faults: Vec::new().into(),
         },
         AssertionSet {
             task_set: "config.taskSets[2]".into(),
@@ -346,6 +347,7 @@ fn several_task_sets_each_apply_and_are_named_in_failures() {
                 ..Default::default()
             }
             .into(),
+            faults: Vec::new().into(),
         },
         AssertionSet {
             task_set: "config.taskSets[3]".into(),
@@ -354,6 +356,7 @@ fn several_task_sets_each_apply_and_are_named_in_failures() {
                 ..Default::default()
             }
             .into(),
+            faults: Vec::new().into(),
         },
     ];
     let all = check_all(&sets, &t);

@@ -528,6 +528,7 @@ fn skill_assertions_match_the_serialized_input_of_the_skill_tool() {
             ..Assertions::default()
         }
         .into(),
+        faults: Vec::new().into(),
     };
     let calls = [
         AgentToolCall {

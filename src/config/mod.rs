@@ -16,6 +16,7 @@ mod check;
 mod error;
 mod eval;
 mod extensions;
+mod faults;
 mod header_events;
 mod http_step;
 mod judge;

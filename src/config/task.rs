@@ -10,6 +10,7 @@ use serde::Deserialize;
 use super::check::Checker;
 use super::extensions::ExtensionStep;
 use super::steps::{Step, TaskStep};
+use crate::fault::FaultRule;
 
 /// `limits` of a task, or `defaultTaskLimits` of an eval, as written.
 #[derive(Debug, Deserialize)]
@@ -91,6 +92,9 @@ pub struct Task {
     pub cleanup: Vec<TaskStep>,
     /// `spec.limits` (v1alpha2 only).
     pub limits: Limits,
+    /// `spec.faults` (v1alpha2 only): faults on purpose in this task's calls, after its
+    /// task sets' rules.
+    pub faults: Vec<FaultRule>,
 }
 
 impl Task {
@@ -116,4 +120,6 @@ pub struct TaskContext {
     pub has_judge: bool,
     /// The names of the eval's extensions (`config.extensions`).
     pub extensions: Vec<String>,
+    /// The MCP config's server names (`None` when unknown: nothing checks them).
+    pub servers: Option<Vec<String>>,
 }

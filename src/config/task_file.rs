@@ -10,6 +10,7 @@ use serde::de::IgnoredAny;
 use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};
 use super::extensions::{RawRequirement, validate_requires};
+use super::faults::{RawFaultRule, fault_rules};
 use super::steps::{RawJudge, RawScript, RawStepEntry, Step, TaskStep};
 use super::task::{Difficulty, Limits, RawLimits, Task, TaskContext, TaskVersion};
 use super::yaml::read_file;
@@ -77,6 +78,8 @@ struct RawSpecV2 {
     #[serde(default)]
     cleanup: Vec<RawStepEntry>,
     prompt: Option<RawPrompt>,
+    #[serde(default)]
+    faults: Vec<RawFaultRule>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -202,12 +205,16 @@ fn load_v2(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
     let setup = phase("setup", spec.setup);
     let verify = phase("verify", spec.verify);
     let cleanup = phase("cleanup", spec.cleanup);
+    let servers: Option<Vec<&str>> =
+        (context.servers.as_ref()).map(|names| names.iter().map(String::as_str).collect());
+    let faults = fault_rules(&mut check, "spec.faults", spec.faults, servers.as_deref());
     let meta = check.finish(meta)?.ok_or_else(ConfigErrors::default)?;
     Ok(Task {
         prompt: prompt.unwrap_or_default(),
         setup,
         verify,
         cleanup,
+        faults,
         ..meta.into_task(path, TaskVersion::V1Alpha2, limits)
     })
 }
@@ -240,6 +247,7 @@ impl TaskMetadata {
             verify: Vec::new(),
             cleanup: Vec::new(),
             limits,
+            faults: Vec::new(),
         }
     }
 }

@@ -10,6 +10,8 @@ use serde::de::IgnoredAny;
 use super::assertions::{Assertions, RawAssertions};
 use super::check::Checker;
 use super::error::did_you_mean;
+use super::faults::{RawFaultRule, fault_rules};
+use crate::fault::FaultRule;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -21,6 +23,8 @@ pub(super) struct RawTaskSet {
     min_pass_rate: Option<f64>,
     schema_violations: Option<String>,
     assertions: Option<RawAssertions>,
+    #[serde(default)]
+    faults: Vec<RawFaultRule>,
     source: Option<IgnoredAny>,
 }
 
@@ -40,6 +44,8 @@ pub struct TaskSet {
     pub schema_violations: SchemaViolations,
     /// Assertions for every task of the set.
     pub assertions: Assertions,
+    /// `faults`: what the proxy does to chosen calls of every task of the set.
+    pub faults: Vec<FaultRule>,
 }
 
 /// What tool calls whose arguments break the tool's `inputSchema` mean for a task (a task
@@ -178,7 +184,9 @@ impl RawTaskSet {
             &format!("{key_path}.assertions"),
             servers,
         );
+        let faults = fault_rules(check, &format!("{key_path}.faults"), self.faults, servers);
         Some(TaskSet {
+            faults,
             key_path,
             source: source?,
             label_selector: self.label_selector,

@@ -139,6 +139,8 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         variant: eval.variant.as_ref().map(|v| v.name.clone()),
         variant_details: variant_run::details(eval, &report.rewrites, &report.skipped_assertions),
         decoy_calls: report.decoy_calls.clone(),
+        faults: report.faults.clone(),
+        fault_seed: report.fault_seed,
     }
 }
 
@@ -256,6 +258,7 @@ fn call_history(report: &RunReport) -> CallHistory {
             start_offset_ms: call.start_offset.as_secs_f64() * 1000.0,
             duration_ms: call.duration.as_secs_f64() * 1000.0,
             result_tokens: report.tokens.results.get(i).copied().flatten(),
+            injected: call.injected.clone(),
         };
         match call.kind {
             CallKind::Tool => history.tool_calls.push(record),

@@ -15,7 +15,9 @@ use crate::config::{Eval, McpServer, Task};
 use crate::interrupt;
 use crate::lock::lock;
 use crate::plan::TaskCase;
-use crate::proxy::{CallRecorder, Proxy, ProxyHandle, ProxyOptions, ServerFailure};
+use crate::fault::{self, FaultRule};
+use crate::proxy::{CallRecorder, FaultPlan, Proxy, ProxyHandle, ProxyOptions, ServerFailure};
+use crate::report::FaultNote;
 use crate::schema_checks;
 use crate::steps::{Phase, StepResult, run_phase};
 use crate::tokens::{self, TraceTokens};
@@ -52,7 +54,15 @@ pub async fn run_task(
     }
     let recorder = CallRecorder::new();
     report.run_start = Some(recorder.run_start());
-    let proxies = match start_proxies(&eval, &options, &recorder, &run_dir).await {
+    let faults = match fault_plan(case, &task, &options) {
+        Ok(faults) => faults,
+        Err(error) => {
+            report.errors.push(error);
+            return report;
+        }
+    };
+    let started = start_proxies(&eval, &options, &recorder, &run_dir, faults.as_ref()).await;
+    let proxies = match started {
         Ok(proxies) => proxies,
         Err(errors) => {
             report.errors = errors;
@@ -116,7 +126,51 @@ pub async fn run_task(
     report.decoy_calls = variant_run::decoy_calls(&eval, &rewrites, &report.trace);
     report.variant_problems = variant_run::problems(&eval, &rewrites, &report.decoy_calls);
     report.rewrites = rewrites;
+    if let Some((seed, plan, rules)) = &faults {
+        report.fault_seed = Some(*seed);
+        report.faults = fault_notes(rules, plan);
+    }
     report
+}
+
+/// The run's faults: its task sets' rules, then the task's own; the seed of its
+/// `probability` rules (`MCPEVAL_SEED`, 0 when unset). `None` without rules.
+fn fault_plan(
+    case: &TaskCase,
+    task: &Task,
+    options: &RunOptions,
+) -> Result<Option<RunFaults>, String> {
+    let rules: Vec<FaultRule> = (case.assertion_sets.iter())
+        .flat_map(|set| set.faults.iter().cloned())
+        .chain(task.faults.iter().cloned())
+        .collect();
+    if rules.is_empty() {
+        return Ok(None);
+    }
+    let seed = fault::seed_of(options.var(fault::SEED_VARIABLE).as_deref())?;
+    // The variants of a task draw the same faults: they are compared pair by pair.
+    let name = match &case.variant {
+        Some(variant) => (case.name.strip_suffix(&format!("@{}", variant.name))).unwrap_or(&case.name),
+        None => &case.name,
+    };
+    let plan = Arc::new(FaultPlan::new(rules.clone(), seed, name));
+    Ok(Some((seed, plan, rules)))
+}
+
+/// A run's seed, its fault plan (shared by its proxies) and its rules.
+type RunFaults = (u64, Arc<FaultPlan>, Vec<FaultRule>);
+
+/// What each rule did, for the results.
+fn fault_notes(rules: &[FaultRule], plan: &FaultPlan) -> Vec<FaultNote> {
+    (rules.iter().zip(plan.notes()))
+        .map(|(rule, note)| FaultNote {
+            rule: note.rule,
+            target: rule.describe_target(),
+            fault: rule.action.kind(),
+            matched: note.matched,
+            injected: note.injected,
+        })
+        .collect()
 }
 
 /// One recording proxy per enabled server of the eval; every failure to start one.
@@ -125,6 +179,7 @@ async fn start_proxies(
     options: &RunOptions,
     recorder: &CallRecorder,
     run_dir: &Path,
+    faults: Option<&RunFaults>,
 ) -> Result<Vec<ProxyHandle>, Vec<String>> {
     let mut proxies = Vec::new();
     let mut errors = Vec::new();
@@ -132,6 +187,7 @@ async fn start_proxies(
         let upstream = upstream_of(server, &options.vars);
         let proxy_options = ProxyOptions {
             tools: variant_run::tool_rewrite(eval, &server.name),
+            faults: faults.map(|(_, plan, _)| plan.clone()),
             ..ProxyOptions::default()
         };
         match Proxy::start_with_options(&server.name, upstream, recorder, run_dir, proxy_options)

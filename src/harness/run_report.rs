@@ -90,6 +90,10 @@ pub struct RunReport {
     pub rewrites: std::collections::BTreeMap<String, crate::proxy::RewriteNotes>,
     /// The calls of the variant's decoys, in the order made.
     pub decoy_calls: Vec<crate::report::DecoyCall>,
+    /// What each `faults` rule of the run did.
+    pub faults: Vec<crate::report::FaultNote>,
+    /// The seed of the run's `probability` rules, when it has rules.
+    pub fault_seed: Option<u64>,
     /// What fails the run in its variant: overrides of tools the server does not
     /// advertise, decoys named as its tools, calls of decoys.
     pub variant_problems: Vec<String>,

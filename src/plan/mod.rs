@@ -11,6 +11,7 @@ use std::sync::Arc;
 pub use glob::glob_files;
 use planner::Planner;
 
+use crate::fault::FaultRule;
 use crate::config::{
     Assertions, ConfigError, ConfigErrors, Eval, SchemaViolations, Task, TaskContext, Variant,
     load_task,
@@ -52,6 +53,8 @@ pub struct AssertionSet {
     pub task_set: String,
     /// Its assertions (shared by every case of the set).
     pub assertions: Arc<Assertions>,
+    /// Its `faults` rules.
+    pub faults: Arc<[FaultRule]>,
 }
 
 impl TaskCase {
@@ -79,6 +82,7 @@ impl TaskCase {
             TaskContext {
                 has_judge: eval.llm_judge.is_some(),
                 extensions: eval.extensions.keys().cloned().collect(),
+                servers: Some(eval.mcp.servers.keys().cloned().collect()),
             },
         )
     }

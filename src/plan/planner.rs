@@ -268,6 +268,7 @@ impl<'e> SetPlan<'e> {
             assertions: AssertionSet {
                 task_set: set.key_path.clone(),
                 assertions: Arc::new(set.assertions.clone()),
+                faults: Arc::from(set.faults.clone()),
             },
         }
     }

@@ -17,7 +17,6 @@
 //! a proxied call costs over HTTP (see the README's performance section).
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -35,12 +34,12 @@ use rmcp::service::serve_server_with_ct;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::agent_side::AgentSession;
+use super::fault_session::FaultySession;
 use super::http_checks::{
     EVENT_STREAM, Refusal, SESSION_ID, SESSION_NOT_FOUND, SESSION_REQUIRED, accepts,
     check_loopback, check_post, json, jsonrpc_error, parse_message, plain,
 };
-use super::session::{Outbox, SessionTransport};
+use super::session::{HttpFault, Outbox, SessionTransport};
 use super::shared::Shared;
 use crate::lock::lock;
 
@@ -118,7 +117,7 @@ impl AgentHttp {
         let http = self.clone();
         let ct = session.ct.clone();
         let outbox = session.outbox.clone();
-        let service = AgentSession::new(self.shared.clone());
+        let service = FaultySession::new(self.shared.clone(), outbox.clone());
         tokio::spawn(async move {
             if let Ok(running) = serve_server_with_ct(service, transport, ct.clone()).await {
                 let _ = running.waiting().await;
@@ -239,6 +238,7 @@ async fn reply(
         id: id.clone(),
         outbox: session.outbox.clone(),
         inbox: session.inbox.clone(),
+        session: session.ct.clone(),
     };
     let first = tokio::select! {
         first = tokio::time::timeout(JSON_WINDOW, replies.recv()) => first,
@@ -247,7 +247,10 @@ async fn reply(
     match first {
         Ok(Some(message)) if is_final(&message) => {
             drop(guard);
-            json(&message)
+            match session.outbox.take_broken(&id) {
+                Some(fault) => broken_reply(fault, &session.ct),
+                None => json(&message),
+            }
         }
         Ok(Some(message)) => sse(Some(message), replies, Some(guard)),
         Ok(None) => {
@@ -265,6 +268,36 @@ async fn reply(
     }
 }
 
+/// The body of a reply made malformed on purpose: HTTP 200, not JSON-RPC.
+pub(crate) const MALFORMED_BODY: &str =
+    "mcpeval: an injected malformed answer; this body is not JSON-RPC";
+
+/// A reply broken on purpose (a `faults` rule): a malformed body, or the session ended and
+/// the connection closed before the reply's body (the body fails, so the server aborts the
+/// connection).
+fn broken_reply(fault: HttpFault, session: &CancellationToken) -> Response {
+    match fault {
+        HttpFault::Malformed => (
+            StatusCode::OK,
+            [(axum::http::header::CONTENT_TYPE, "application/json")],
+            MALFORMED_BODY,
+        )
+            .into_response(),
+        HttpFault::Disconnect => {
+            session.cancel();
+            let failing = futures::stream::once(async {
+                Err::<Bytes, _>(std::io::Error::other("injected disconnect"))
+            });
+            let mut response = axum::body::Body::from_stream(failing).into_response();
+            response.headers_mut().insert(
+                axum::http::header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            response
+        }
+    }
+}
+
 /// An SSE stream of `first` and then what arrives on `rest`, with keep-alive comments;
 /// it ends when `rest` closes: after the answer, or when the session ends.
 fn sse(
@@ -278,9 +311,21 @@ fn sse(
     let events = futures::stream::iter(first)
         .chain(rest)
         .map(move |message| {
-            let _guard = &guard;
-            let data = serde_json::to_string(&message).unwrap_or_default();
-            Ok::<_, Infallible>(Event::default().event("message").data(data))
+            let fault = match &guard {
+                Some(guard) if is_final(&message) => guard.outbox.take_broken(&guard.id),
+                _ => None,
+            };
+            let data = match fault {
+                None => serde_json::to_string(&message).unwrap_or_default(),
+                Some(HttpFault::Malformed) => MALFORMED_BODY.to_owned(),
+                Some(HttpFault::Disconnect) => {
+                    if let Some(guard) = &guard {
+                        guard.session.cancel();
+                    }
+                    return Err(std::io::Error::other("injected disconnect"));
+                }
+            };
+            Ok(Event::default().event("message").data(data))
         });
     Sse::new(events)
         .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
@@ -293,6 +338,8 @@ struct Unanswered {
     id: RequestId,
     outbox: Arc<Outbox>,
     inbox: mpsc::UnboundedSender<ClientJsonRpcMessage>,
+    /// The session's token: a reply broken by a disconnect ends the session.
+    session: CancellationToken,
 }
 
 impl Drop for Unanswered {

@@ -29,7 +29,7 @@ use super::shared::Shared;
 use super::tool_rewrite::ToolRewrite;
 use super::upstream::{Connection, connect};
 use crate::lock::lock;
-use crate::trace::{CallKind, ListKind};
+use crate::trace::{CallKind, Injected, ListKind};
 
 /// The proxy as one agent session sees it: an MCP server that mirrors the real one.
 pub(crate) struct AgentSession {
@@ -65,6 +65,12 @@ impl AgentSession {
     fn server(&self) -> &str {
         &self.shared.server
     }
+}
+
+/// The fault a [`super::fault_session::FaultySession`] injected into this request while
+/// letting the server answer it (a delay, a tool-list change), if any.
+fn injected(context: &RequestContext<RoleServer>) -> Option<Injected> {
+    context.extensions.get::<Injected>().cloned()
 }
 
 fn paginated(params: Option<PaginatedRequestParams>) -> (Option<String>, ListArgs) {
@@ -167,12 +173,13 @@ impl ServerHandler for AgentSession {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let pending = self.shared.recorder.begin_call(
+        let mut pending = self.shared.recorder.begin_call(
             self.server(),
             CallKind::Prompt,
             request.name.clone(),
             request.arguments.clone().map(serde_json::Value::Object),
         );
+        pending.inject(injected(&context));
         let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(request));
         let response = match self.send(request, context).await {
             Ok(ServerResult::GetPromptResult(result)) => Ok(GetPromptResponse::Complete(result)),
@@ -196,10 +203,11 @@ impl ServerHandler for AgentSession {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         let (cursor, args) = paginated(request);
-        let pending = self
+        let mut pending = self
             .shared
             .recorder
             .begin_list(self.server(), ListKind::Prompts, cursor);
+        pending.inject(injected(&context));
         let request = ClientRequest::ListPromptsRequest(args.request());
         let response: Result<ListPromptsResult, McpError> = match self.send(request, context).await
         {
@@ -217,10 +225,11 @@ impl ServerHandler for AgentSession {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let (cursor, args) = paginated(request);
-        let pending = self
+        let mut pending = self
             .shared
             .recorder
             .begin_list(self.server(), ListKind::Resources, cursor);
+        pending.inject(injected(&context));
         let request: ListResourcesRequest = args.request();
         let response: Result<ListResourcesResult, McpError> = match self
             .send(ClientRequest::ListResourcesRequest(request), context)
@@ -240,10 +249,11 @@ impl ServerHandler for AgentSession {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         let (cursor, args) = paginated(request);
-        let pending =
+        let mut pending =
             self.shared
                 .recorder
                 .begin_list(self.server(), ListKind::ResourceTemplates, cursor);
+        pending.inject(injected(&context));
         let request: ListResourceTemplatesRequest = args.request();
         let response: Result<ListResourceTemplatesResult, McpError> = match self
             .send(
@@ -265,12 +275,13 @@ impl ServerHandler for AgentSession {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let pending = self.shared.recorder.begin_call(
+        let mut pending = self.shared.recorder.begin_call(
             self.server(),
             CallKind::Resource,
             request.uri.clone(),
             None,
         );
+        pending.inject(injected(&context));
         let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(request));
         let response = match self.send(request, context).await {
             Ok(ServerResult::ReadResourceResult(result)) => {
@@ -315,12 +326,13 @@ impl ServerHandler for AgentSession {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let pending = self.shared.recorder.begin_call(
+        let mut pending = self.shared.recorder.begin_call(
             self.server(),
             CallKind::Tool,
             request.name.to_string(),
             request.arguments.clone().map(serde_json::Value::Object),
         );
+        pending.inject(injected(&context));
         let rewrite = &self.shared.options.tools;
         if rewrite.answers(&request.name, &self.shared.rewrite_notes)
             && let Some(answer) = ToolRewrite::decoy_call_result()
@@ -354,10 +366,12 @@ impl ServerHandler for AgentSession {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let (cursor, args) = paginated(request);
-        let pending = self
+        let mut pending = self
             .shared
             .recorder
             .begin_list(self.server(), ListKind::Tools, cursor);
+        let delayed = injected(&context);
+        pending.inject(delayed.clone());
         let request: ListToolsRequest = args.request();
         let mut response: Result<ListToolsResult, McpError> = match self
             .send(ClientRequest::ListToolsRequest(request), context)
@@ -372,6 +386,13 @@ impl ServerHandler for AgentSession {
             && !rewrite.is_empty()
         {
             rewrite.apply(page, &mut lock(&self.shared.rewrite_notes));
+        }
+        if let Ok(page) = &mut response
+            && let Some(plan) = &self.shared.options.faults
+            && let Some(changed) = plan.change_page(self.server(), page)
+            && delayed.is_none()
+        {
+            pending.inject(Some(changed));
         }
         pending.finish(list_outcome(&response, |r| &r.tools));
         response

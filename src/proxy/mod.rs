@@ -54,11 +54,13 @@
 mod agent_http;
 mod agent_side;
 mod error;
+mod fault_session;
 mod faults;
 mod forward;
 mod http_checks;
 mod http_client;
 mod http_sse;
+mod inject;
 pub(crate) mod lines;
 mod pending;
 mod process;
@@ -82,6 +84,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use error::ProxyError;
 pub use faults::ServerFailure;
+pub use inject::{FaultPlan, RuleNote};
 pub use record::{CANCELLED_CODE, CallRecorder};
 pub use spec::{ProxyOptions, Upstream};
 pub use stdio::MAX_MESSAGE_SIZE;

@@ -36,6 +36,17 @@ struct Routing {
     standalone: Option<mpsc::UnboundedSender<ServerJsonRpcMessage>>,
     backlog: VecDeque<ServerJsonRpcMessage>,
     closed: bool,
+    /// Requests whose HTTP reply an injected fault breaks, by request id.
+    broken: HashMap<RequestId, HttpFault>,
+}
+
+/// A fault of the HTTP reply itself, injected on purpose (`faults` rules).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HttpFault {
+    /// The session ends and the reply's connection is closed without an answer.
+    Disconnect,
+    /// HTTP 200 with a body that is not JSON-RPC.
+    Malformed,
 }
 
 struct OpenRequest {
@@ -73,6 +84,16 @@ impl Outbox {
     pub(crate) fn cancelled(&self, id: &RequestId) -> bool {
         let mut state = self.lock();
         state.finish(id).is_some()
+    }
+
+    /// Breaks the HTTP reply to request `id` (set before its answer is sent).
+    pub(crate) fn break_reply(&self, id: RequestId, fault: HttpFault) {
+        self.lock().broken.insert(id, fault);
+    }
+
+    /// How the reply to request `id` is to be broken, if it is (asked once, with its answer).
+    pub(crate) fn take_broken(&self, id: &RequestId) -> Option<HttpFault> {
+        self.lock().broken.remove(id)
     }
 
     /// The standalone stream: the backlog first, then what comes. A new GET replaces an

@@ -3,6 +3,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use std::sync::Arc;
+
+use super::inject::FaultPlan;
 use super::tool_rewrite::ToolRewrite;
 
 /// How to reach the real MCP server. The proxy's own input type: the harness maps the MCP
@@ -50,6 +53,9 @@ pub struct ProxyOptions {
     /// What the agent is shown of the server's tools: patched definitions and decoys
     /// (default: the server's own, unchanged).
     pub tools: ToolRewrite,
+    /// The run's faults on purpose (a task's `faults` rules), shared by its proxies
+    /// (default: none).
+    pub faults: Option<Arc<FaultPlan>>,
 }
 
 impl Default for ProxyOptions {
@@ -57,6 +63,7 @@ impl Default for ProxyOptions {
         Self {
             startup_timeout: Duration::from_secs(60),
             tools: ToolRewrite::default(),
+            faults: None,
         }
     }
 }

@@ -41,7 +41,7 @@ pub use markdown::{COMMENT_LIMIT, MARKER, diff_markdown};
 pub use markdown_report::report_markdown;
 pub use outcome::{TestOutcome, test_outcomes};
 pub use result::{
-    AppliedOverride, AssertionDetail, AssertionResult, CallHistory, CallRecord, DecoyCall,
+    AppliedOverride, AssertionDetail, AssertionResult, CallHistory, CallRecord, DecoyCall, FaultNote,
     LlmCalls, LlmTurnTime, PhaseOutput, ServerFailureRecord, StepOutput, Surface, TaskResult,
     TokenEstimate, ToolTokens, VariantDetails,
 };

@@ -137,6 +137,14 @@ pub struct TaskResult {
     /// Calls of decoy tools (each fails the task), in the order made.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decoy_calls: Vec<DecoyCall>,
+    /// What each `faults` rule of the task did (absent without rules); a rule that never
+    /// matched says `matched: 0`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<FaultNote>,
+    /// The seed the run's `probability` rules drew with (`MCPEVAL_SEED`; absent without
+    /// rules).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault_seed: Option<u64>,
     /// The nextest run (`NEXTEST_RUN_ID`) whose test made this result, under nextest: the
     /// results of one run make its HTML report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -190,6 +198,23 @@ pub struct DecoyCall {
     pub tool: String,
     /// Its position among all calls of the run, from 1.
     pub position: usize,
+}
+
+/// What one `faults` rule did in a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FaultNote {
+    /// The rule's key path: `config.taskSets[0].faults[1]` (the eval file) or
+    /// `spec.faults[0]` (the task file).
+    pub rule: String,
+    /// Which calls it hits, e.g. "tool `add` of server `demo`".
+    pub target: String,
+    /// What it injects.
+    pub fault: crate::trace::FaultKind,
+    /// The calls it matched, hit or not.
+    pub matched: u32,
+    /// The faults it injected.
+    pub injected: u32,
 }
 
 /// A server under test that failed: could not be started or reached, exited, answered with
@@ -271,6 +296,9 @@ pub struct CallRecord {
     /// resource reads, prompt gets and results files written before it was counted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_tokens: Option<usize>,
+    /// The fault the proxy injected into the call (a `faults` rule), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injected: Option<crate::trace::Injected>,
 }
 
 /// One phase: whether it succeeded and its steps.
