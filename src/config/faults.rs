@@ -46,8 +46,7 @@ struct RawToolsChanged {
 }
 
 const WHEN_KEYS: &str = "`call`, `calls`, `every` or `probability`";
-const WHAT_KEYS: &str =
-    "`error`, `toolError`, `delay`, `timeout`, `disconnect`, `malformed`, `replace` or `toolsChanged`";
+const WHAT_KEYS: &str = "`error`, `toolError`, `delay`, `timeout`, `disconnect`, `malformed`, `replace` or `toolsChanged`";
 
 /// Validates the rules written at `key` (`config.taskSets[0].faults`, `spec.faults`);
 /// `servers` are the MCP config's server names when known.
@@ -84,7 +83,14 @@ impl RawFaultRule {
             );
         }
         let target = target(check, key, self.tool, self.method);
-        let when = when(check, key, self.call, self.calls, self.every, self.probability);
+        let when = when(
+            check,
+            key,
+            self.call,
+            self.calls,
+            self.every,
+            self.probability,
+        );
         let what = What {
             error: self.error,
             tool_error: self.tool_error,
@@ -114,10 +120,10 @@ fn target(
     method: Option<String>,
 ) -> Option<FaultTarget> {
     match (tool, method) {
-        (Some(tool), None) => match check.non_empty(&format!("{key}.tool"), Some(&tool)) {
-            Some(_) => Some(FaultTarget::Tool(tool)),
-            None => None,
-        },
+        (Some(tool), None) => check
+            .non_empty(&format!("{key}.tool"), Some(&tool))
+            .is_some()
+            .then(|| FaultTarget::Tool(tool.clone())),
         (None, Some(method)) if METHODS.contains(&method.as_str()) => {
             Some(FaultTarget::Method(method))
         }
@@ -205,7 +211,10 @@ fn when(
         let numbers: Vec<Option<u32>> = (list.into_iter().enumerate())
             .map(|(i, n)| number(check, format!("{key}.calls[{i}]"), n))
             .collect();
-        return numbers.into_iter().collect::<Option<_>>().map(FaultWhen::Calls);
+        return numbers
+            .into_iter()
+            .collect::<Option<_>>()
+            .map(FaultWhen::Calls);
     }
     if let Some(every) = every {
         if !every {
@@ -328,7 +337,10 @@ fn json_rpc_error(check: &mut Checker<'_>, key: &str, raw: RawError) -> Option<F
     let code = match raw.code.map(i32::try_from) {
         Some(Ok(code)) => Some(code),
         Some(Err(_)) => {
-            check.error(format!("{key}.code"), "expected a JSON-RPC error code (a 32-bit integer)");
+            check.error(
+                format!("{key}.code"),
+                "expected a JSON-RPC error code (a 32-bit integer)",
+            );
             None
         }
         None => {
@@ -355,7 +367,10 @@ fn replacement(
     tool_call: Option<bool>,
 ) -> Option<FaultAction> {
     if !result.is_object() {
-        check.error(key, format!("expected the result object the agent gets, found {result}"));
+        check.error(
+            key,
+            format!("expected the result object the agent gets, found {result}"),
+        );
         return None;
     }
     if tool_call == Some(true)
@@ -370,20 +385,22 @@ fn replacement(
     Some(FaultAction::Replace(result))
 }
 
-fn tools_changed(
-    check: &mut Checker<'_>,
-    key: &str,
-    raw: RawToolsChanged,
-) -> Option<FaultAction> {
+fn tools_changed(check: &mut Checker<'_>, key: &str, raw: RawToolsChanged) -> Option<FaultAction> {
     let errors = check.error_count();
     if raw.add.is_empty() && raw.remove.is_empty() {
-        check.error(key, "expected `add` (tool definitions) or `remove` (tool names)");
+        check.error(
+            key,
+            "expected `add` (tool definitions) or `remove` (tool names)",
+        );
     }
     let mut add = Vec::new();
     for (i, tool) in raw.add.into_iter().enumerate() {
         let at = format!("{key}.add[{i}]");
         let Value::Object(tool) = tool else {
-            check.error(at, "expected a tool definition: name, description, inputSchema");
+            check.error(
+                at,
+                "expected a tool definition: name, description, inputSchema",
+            );
             continue;
         };
         match serde_json::from_value::<rmcp::model::Tool>(Value::Object(with_schema(&tool))) {

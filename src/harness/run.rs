@@ -12,10 +12,10 @@ use super::secrets::{redact_files, run_secrets};
 use super::servers::upstream_of;
 use super::variant_run;
 use crate::config::{Eval, McpServer, Task};
+use crate::fault::{self, FaultRule};
 use crate::interrupt;
 use crate::lock::lock;
 use crate::plan::TaskCase;
-use crate::fault::{self, FaultRule};
 use crate::proxy::{CallRecorder, FaultPlan, Proxy, ProxyHandle, ProxyOptions, ServerFailure};
 use crate::report::FaultNote;
 use crate::schema_checks;
@@ -150,7 +150,9 @@ fn fault_plan(
     let seed = fault::seed_of(options.var(fault::SEED_VARIABLE).as_deref())?;
     // The variants of a task draw the same faults: they are compared pair by pair.
     let name = match &case.variant {
-        Some(variant) => (case.name.strip_suffix(&format!("@{}", variant.name))).unwrap_or(&case.name),
+        Some(variant) => {
+            (case.name.strip_suffix(&format!("@{}", variant.name))).unwrap_or(&case.name)
+        }
         None => &case.name,
     };
     let plan = Arc::new(FaultPlan::new(rules.clone(), seed, name));

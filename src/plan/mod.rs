@@ -11,11 +11,11 @@ use std::sync::Arc;
 pub use glob::glob_files;
 use planner::Planner;
 
-use crate::fault::FaultRule;
 use crate::config::{
     Assertions, ConfigError, ConfigErrors, Eval, SchemaViolations, Task, TaskContext, Variant,
     load_task,
 };
+use crate::fault::FaultRule;
 
 /// The planned cases of one eval, in task-set order (files sorted within a glob).
 #[derive(Debug, Clone)]

@@ -23,6 +23,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
+use super::fault_session::Delayed;
 use super::forward::{forward, result_as};
 use super::record_outcome::{call_outcome, json, list_outcome};
 use super::shared::Shared;
@@ -59,6 +60,12 @@ impl AgentSession {
         request: ClientRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<ServerResult, McpError> {
+        if let Some(Delayed(delay)) = context.extensions.get::<Delayed>().copied() {
+            tokio::select! {
+                () = tokio::time::sleep(delay) => {}
+                () = context.ct.cancelled() => {}
+            }
+        }
         forward(self.connection()?, request, context).await
     }
 
@@ -225,10 +232,10 @@ impl ServerHandler for AgentSession {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let (cursor, args) = paginated(request);
-        let mut pending = self
-            .shared
-            .recorder
-            .begin_list(self.server(), ListKind::Resources, cursor);
+        let mut pending =
+            self.shared
+                .recorder
+                .begin_list(self.server(), ListKind::Resources, cursor);
         pending.inject(injected(&context));
         let request: ListResourcesRequest = args.request();
         let response: Result<ListResourcesResult, McpError> = match self
@@ -387,6 +394,9 @@ impl ServerHandler for AgentSession {
         {
             rewrite.apply(page, &mut lock(&self.shared.rewrite_notes));
         }
+        // Recorded as the server answered it: a tool-list change of a `faults` rule is the
+        // proxy's, and the call is marked with it.
+        let outcome = list_outcome(&response, |r| &r.tools);
         if let Ok(page) = &mut response
             && let Some(plan) = &self.shared.options.faults
             && let Some(changed) = plan.change_page(self.server(), page)
@@ -394,7 +404,7 @@ impl ServerHandler for AgentSession {
         {
             pending.inject(Some(changed));
         }
-        pending.finish(list_outcome(&response, |r| &r.tools));
+        pending.finish(outcome);
         response
     }
 

@@ -23,6 +23,11 @@ use super::shared::Shared;
 use crate::fault::{FaultAction, FaultRule};
 use crate::trace::{CallKind, Injected, ListKind};
 
+/// How long a request waits before the proxy forwards it (a `delay` rule), once the call
+/// is recorded as received: the delay is part of its recorded duration.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Delayed(pub(crate) std::time::Duration);
+
 /// The service of one agent session: faults first, then the proxy.
 pub(crate) struct FaultySession {
     inner: AgentSession,
@@ -64,7 +69,10 @@ impl FaultySession {
             && let Some(injected) = plan.removed(server, tool)
         {
             let record = Recording::begin(&self.shared, &request, injected);
-            let answer = Err(McpError::invalid_params(format!("Unknown tool: {tool}"), None));
+            let answer = Err(McpError::invalid_params(
+                format!("Unknown tool: {tool}"),
+                None,
+            ));
             record.finish(&answer);
             return answer;
         }
@@ -77,11 +85,8 @@ impl FaultySession {
         };
         match &rule.action {
             FaultAction::Delay(delay) => {
-                tokio::select! {
-                    () = tokio::time::sleep(*delay) => {}
-                    () = context.ct.cancelled() => {}
-                }
                 context.extensions.insert(injected);
+                context.extensions.insert(Delayed(*delay));
                 self.inner.handle_request(request, context).await
             }
             FaultAction::ToolsChanged(_) => {

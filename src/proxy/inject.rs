@@ -143,7 +143,8 @@ impl FaultPlan {
         let state = lock(&self.state);
         let tools = state.changed.get(server)?;
         let last = page.next_cursor.is_none();
-        page.tools.retain(|tool| !tools.removed.contains_key(tool.name.as_ref()));
+        page.tools
+            .retain(|tool| !tools.removed.contains_key(tool.name.as_ref()));
         for definition in &tools.added {
             let Ok(tool) = serde_json::from_value::<Tool>(Value::Object(definition.clone())) else {
                 continue;
@@ -188,13 +189,21 @@ mod tests {
             vec![
                 rule("r[0]", add(), FaultWhen::Call(2), FaultAction::Timeout),
                 rule("r[1]", add(), FaultWhen::Every, FaultAction::Malformed),
-                rule("r[2]", FaultTarget::Tool("nope".into()), FaultWhen::Every, FaultAction::Timeout),
+                rule(
+                    "r[2]",
+                    FaultTarget::Tool("nope".into()),
+                    FaultWhen::Every,
+                    FaultAction::Timeout,
+                ),
             ],
             0,
             "t",
         );
         let hits: Vec<&str> = (0..3)
-            .map(|_| plan.hit("demo", "tools/call", Some("add")).map_or("-", |r| &r.key_path))
+            .map(|_| {
+                plan.hit("demo", "tools/call", Some("add"))
+                    .map_or("-", |r| &r.key_path)
+            })
             .map(|key| if key == "-" { "-" } else { &key[..4] })
             .collect();
         assert_eq!(hits, ["r[1]", "r[0]", "r[1]"]);
@@ -202,7 +211,11 @@ mod tests {
         let notes = plan.notes();
         assert_eq!((notes[0].matched, notes[0].injected), (3, 1));
         assert_eq!((notes[1].matched, notes[1].injected), (3, 2));
-        assert_eq!((notes[2].matched, notes[2].injected), (0, 0), "never matched");
+        assert_eq!(
+            (notes[2].matched, notes[2].injected),
+            (0, 0),
+            "never matched"
+        );
     }
 
     #[test]
@@ -246,7 +259,10 @@ mod tests {
         let names: Vec<&str> = after.tools.iter().map(|t| t.name.as_ref()).collect();
         assert_eq!(names, ["echo", "sub"]);
         assert_eq!(after.tools[0].description.as_deref(), Some("new"));
-        assert_eq!(plan.removed("demo", "add").unwrap().fault, FaultKind::RemovedTool);
+        assert_eq!(
+            plan.removed("demo", "add").unwrap().fault,
+            FaultKind::RemovedTool
+        );
         assert!(plan.removed("demo", "echo").is_none());
     }
 }

@@ -33,6 +33,7 @@ fn with_results(tokens: &[usize]) -> Report {
         start_offset_ms: 0.0,
         duration_ms: 0.0,
         result_tokens: Some(t),
+        injected: None,
     };
     let result = TaskResult {
         call_history: CallHistory {

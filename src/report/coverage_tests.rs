@@ -14,6 +14,7 @@ fn result(test: &str, surface: Surface, tools: &[&str], reads: &[&str]) -> TaskR
         start_offset_ms: 0.0,
         duration_ms: 0.0,
         result_tokens: None,
+        injected: None,
     };
     TaskResult {
         test_name: test.into(),

@@ -41,9 +41,9 @@ pub use markdown::{COMMENT_LIMIT, MARKER, diff_markdown};
 pub use markdown_report::report_markdown;
 pub use outcome::{TestOutcome, test_outcomes};
 pub use result::{
-    AppliedOverride, AssertionDetail, AssertionResult, CallHistory, CallRecord, DecoyCall, FaultNote,
-    LlmCalls, LlmTurnTime, PhaseOutput, ServerFailureRecord, StepOutput, Surface, TaskResult,
-    TokenEstimate, ToolTokens, VariantDetails,
+    AppliedOverride, AssertionDetail, AssertionResult, CallHistory, CallRecord, DecoyCall,
+    FaultNote, LlmCalls, LlmTurnTime, PhaseOutput, ServerFailureRecord, StepOutput, Surface,
+    TaskResult, TokenEstimate, ToolTokens, VariantDetails,
 };
 pub use schema::{SchemaSummary, ToolSchemaCounts};
 pub use stats::{SignFlip, Verdict, format_p, holm, mcnemar_exact, sign_flip, verdict};
@@ -146,6 +146,69 @@ pub struct Summary {
     /// variants).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub comparisons: Vec<Comparison>,
+    /// Faults injected on purpose (`faults` rules), over all runs (absent without rules).
+    #[serde(default, skip_serializing_if = "FaultSummary::is_empty")]
+    pub faults: FaultSummary,
+}
+
+/// The faults of the runs' `faults` rules.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct FaultSummary {
+    /// Faults injected.
+    pub injected: u64,
+    /// Runs with rules.
+    pub runs: usize,
+    /// The seeds the runs drew with, each once.
+    pub seeds: Vec<u64>,
+    /// Rules that matched no call in a run: `(run name, rule, target)`.
+    pub never_matched: Vec<(String, String, String)>,
+}
+
+impl FaultSummary {
+    /// No run had rules.
+    pub fn is_empty(&self) -> bool {
+        self.runs == 0
+    }
+
+    fn of(results: &[TaskResult]) -> Self {
+        let mut summary = FaultSummary::default();
+        for result in results.iter().filter(|r| !r.faults.is_empty()) {
+            summary.runs += 1;
+            if let Some(seed) = result.fault_seed
+                && !summary.seeds.contains(&seed)
+            {
+                summary.seeds.push(seed);
+            }
+            for note in &result.faults {
+                summary.injected += u64::from(note.injected);
+                if note.matched == 0 {
+                    let never = (run_name(result), note.rule.clone(), note.target.clone());
+                    summary.never_matched.push(never);
+                }
+            }
+        }
+        summary
+    }
+
+    fn render(&self) -> Vec<String> {
+        if self.is_empty() {
+            return Vec::new();
+        }
+        let seeds: Vec<String> = self.seeds.iter().map(u64::to_string).collect();
+        let mut lines = vec![format!(
+            "faults: {} injected on purpose in {} runs with rules (MCPEVAL_SEED {})",
+            self.injected,
+            self.runs,
+            seeds.join(", ")
+        )];
+        for (run, rule, target) in &self.never_matched {
+            lines.push(format!(
+                "fault rule never matched: {run}: {rule} ({target}) hit no call"
+            ));
+        }
+        lines
+    }
 }
 
 /// How the runs with an LLM proxy used their cassettes.
@@ -245,6 +308,7 @@ impl Summary {
         summary.tool_tokens = tool_tokens(results);
         let variants = VariantReport::of(results);
         (summary.variants, summary.comparisons) = (variants.variants, variants.comparisons);
+        summary.faults = FaultSummary::of(results);
         summary
     }
 
@@ -349,6 +413,9 @@ impl Summary {
             for line in coverage.render(server) {
                 let _ = writeln!(out, "  {line}");
             }
+        }
+        for line in self.faults.render() {
+            let _ = writeln!(out, "  {line}");
         }
         out
     }

@@ -15,6 +15,7 @@ fn tool_call(position: usize, name: &str, tokens: Option<usize>) -> CallRecord {
         start_offset_ms: 0.0,
         duration_ms: 0.0,
         result_tokens: tokens,
+        injected: None,
     }
 }
 

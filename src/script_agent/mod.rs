@@ -12,6 +12,9 @@
 //! list SERVER                 tools/list
 //! list-all SERVER             tools/list, resources/list, resources/templates/list and
 //!                             prompts/list, every page
+//! reconnect SERVER            a new session with the server (a fresh initialize)
+//! give-up SECONDS             later tool calls are cancelled after SECONDS without an
+//!                             answer (0: wait for ever)
 //! say TEXT                    part of the final answer
 //! sleep SECONDS
 //! exit CODE                   stop at once with this exit code
@@ -27,6 +30,7 @@ mod script;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use rmcp::service::{ClientInitializeError, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -143,9 +147,12 @@ pub async fn run(mcp_config: &Path, prompt: &str) -> Result<i32, ScriptAgentErro
     let mut said = Vec::new();
     let mut last = String::new();
     let mut code = 0;
+    let mut give_up = None;
     for directive in directives {
         match &directive {
             Directive::Say(text) => said.push(text.clone()),
+            Directive::GiveUp(after) => give_up = *after,
+            Directive::Reconnect { server } => servers.disconnect(server).await,
             Directive::Sleep(duration) => tokio::time::sleep(*duration).await,
             Directive::Exit(exit) => {
                 code = *exit;
@@ -164,7 +171,7 @@ pub async fn run(mcp_config: &Path, prompt: &str) -> Result<i32, ScriptAgentErro
                     );
                     continue;
                 };
-                match send_request(&directive, client).await {
+                match send_request(&directive, client, give_up).await {
                     Ok(Some(result)) => last = crate::trace::result_text(&result),
                     Ok(None) => {}
                     Err(error) => eprintln!("script-agent: {directive:?} failed: {error}"),
@@ -236,6 +243,14 @@ impl ScriptServers {
         Ok(self.clients.get(server))
     }
 
+    /// Closes the session with `server`, if one is open: the next directive naming it
+    /// connects again.
+    async fn disconnect(&mut self, server: &str) {
+        if let Some(client) = self.clients.remove(server) {
+            let _ = client.cancel().await;
+        }
+    }
+
     /// Closes every connection made.
     async fn close(self) {
         for (_, client) in self.clients {
@@ -249,11 +264,12 @@ impl ScriptServers {
 async fn send_request(
     directive: &Directive,
     client: &RunningService<RoleClient, ()>,
+    give_up: Option<Duration>,
 ) -> Result<Option<Value>, String> {
     let result = match directive {
         Directive::Call {
             tool, arguments, ..
-        } => call_tool(client, tool, arguments).await,
+        } => call_tool_within(client, tool, arguments, give_up).await,
         Directive::Read { uri, .. } => read_resource(client, uri).await,
         Directive::Prompt {
             name, arguments, ..
@@ -262,16 +278,18 @@ async fn send_request(
             server,
             pattern,
             arguments,
-        } => return pick(client, server, pattern, arguments).await,
+        } => return pick(client, server, pattern, arguments, give_up).await,
         Directive::List { .. } => client
             .list_all_tools()
             .await
             .map(|tools| json!({"tools": tools.len()}))
             .map_err(|e| e.to_string()),
         Directive::ListAll { .. } => list_all(client).await,
-        Directive::Say(_) | Directive::Sleep(_) | Directive::Exit(_) => {
-            Err(format!("{directive:?} sends no request"))
-        }
+        Directive::Say(_)
+        | Directive::Sleep(_)
+        | Directive::Exit(_)
+        | Directive::GiveUp(_)
+        | Directive::Reconnect { .. } => Err(format!("{directive:?} sends no request")),
     };
     result.map(Some)
 }
@@ -283,6 +301,7 @@ async fn pick(
     server: &str,
     pattern: &ToolPattern,
     arguments: &Option<Value>,
+    give_up: Option<Duration>,
 ) -> Result<Option<Value>, String> {
     let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
     let Some(tool) = tools.iter().find(|tool| pattern.describes(tool)) else {
@@ -293,7 +312,7 @@ async fn pick(
         "script-agent: {pattern} picks `{}` of `{server}`",
         tool.name
     );
-    call_tool(client, &tool.name, arguments).await.map(Some)
+    (call_tool_within(client, &tool.name, arguments, give_up).await).map(Some)
 }
 
 /// Every list of a server, every page, each asked for even when another fails (a server
@@ -317,6 +336,29 @@ pub async fn call_tool(
     tool: &str,
     arguments: &Option<Value>,
 ) -> Result<Value, String> {
+    call_tool_within(client, tool, arguments, None).await
+}
+
+/// [`call_tool`], cancelled (`notifications/cancelled`) after `give_up` without an answer.
+async fn call_tool_within(
+    client: &RunningService<RoleClient, ()>,
+    tool: &str,
+    arguments: &Option<Value>,
+    give_up: Option<Duration>,
+) -> Result<Value, String> {
+    if let Some(after) = give_up {
+        let params = json!({"name": tool, "arguments": arguments.clone().unwrap_or(json!({}))});
+        let params = serde_json::from_value::<model::CallToolRequestParams>(params)
+            .map_err(|e| e.to_string())?;
+        let request = model::ClientRequest::CallToolRequest(model::CallToolRequest::new(params));
+        let options = rmcp::service::PeerRequestOptions::with_timeout(after);
+        let handle =
+            (client.send_request_with_option(request, options).await).map_err(|e| e.to_string())?;
+        return match handle.await_response().await.map_err(|e| e.to_string())? {
+            model::ServerResult::CallToolResult(result) => Ok(to_json(&result)),
+            other => Ok(to_json(&other)),
+        };
+    }
     let params = json!({"name": tool, "arguments": arguments.clone().unwrap_or(json!({}))});
     let params = serde_json::from_value::<model::CallToolRequestParams>(params)
         .map_err(|e| e.to_string())?;

@@ -54,6 +54,14 @@ pub enum Directive {
         /// The server's name in the MCP config.
         server: String,
     },
+    /// `reconnect SERVER`: a new session (a fresh `initialize`) with the server.
+    Reconnect {
+        /// The server's name in the MCP config.
+        server: String,
+    },
+    /// `give-up SECONDS`: later tool calls are cancelled after this long without an answer
+    /// (`notifications/cancelled`); `give-up 0` waits for ever again.
+    GiveUp(Option<Duration>),
     /// `say TEXT`
     Say(String),
     /// `sleep SECONDS`
@@ -184,6 +192,9 @@ pub fn parse_script(prompt: &str) -> Result<Vec<Directive>, ScriptError> {
             "list-all" if !rest.is_empty() => Directive::ListAll {
                 server: rest.to_owned(),
             },
+            "reconnect" if !rest.is_empty() => Directive::Reconnect {
+                server: rest.to_owned(),
+            },
             "say" => Directive::Say(rest.to_owned()),
             "sleep" => Directive::Sleep(Duration::from_secs_f64(
                 rest.parse::<f64>()
@@ -191,6 +202,12 @@ pub fn parse_script(prompt: &str) -> Result<Vec<Directive>, ScriptError> {
                     .filter(|s| s.is_finite() && *s >= 0.0)
                     .ok_or_else(|| error("expected seconds".into()))?,
             )),
+            "give-up" => {
+                let seconds = (rest.parse::<f64>().ok())
+                    .filter(|s| s.is_finite() && *s >= 0.0)
+                    .ok_or_else(|| error("expected seconds".into()))?;
+                Directive::GiveUp((seconds > 0.0).then(|| Duration::from_secs_f64(seconds)))
+            }
             "exit" => Directive::Exit(
                 rest.parse()
                     .map_err(|_| error("expected an exit code".into()))?,

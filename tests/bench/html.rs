@@ -96,6 +96,7 @@ fn task(i: usize, result_bytes: usize) -> TaskResult {
             start_offset_ms: 100.0 + c as f64 * 300.0,
             duration_ms: 25.0,
             result_tokens: Some(result_bytes / 4),
+            injected: None,
         })
         .collect();
     let mut assertions = BTreeMap::new();

@@ -1,0 +1,386 @@
+//! Faults on purpose (`faults` rules) through the file agent (the script agent) and the
+//! demo server: every fault kind reaches the agent as what it is, the trace and the
+//! results say it was injected, a rule that never matched is noted, a `probability` rule is
+//! reproduced by its seed, and bad rules are load errors at their key paths.
+
+mod support;
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+use support::cli::{result_file, text};
+use support::eval_run::AGENT;
+
+const MCP: &str = "mcpServers:\n  demo:\n    command: ${MCPEVAL_BIN}\n    args: [demo-server]\n";
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A task running the script `lines` (one directive per line) with `faults` (YAML list
+/// items, indented for `spec.faults`).
+fn task(name: &str, lines: &[&str], faults: &str) -> String {
+    let prompt = lines.join("\n      ");
+    let faults = if faults.is_empty() {
+        String::new()
+    } else {
+        format!("  faults:\n{faults}")
+    };
+    format!(
+        "kind: Task\napiVersion: mcpchecker/v1alpha2\nmetadata: {{name: {name}}}\nspec:\n  \
+         limits: {{timeout: 60s}}\n{faults}  prompt:\n    inline: |\n      {prompt}\n"
+    )
+}
+
+const ADD: &str = "call demo add {\"a\": 2, \"b\": 3}";
+
+/// An eval whose task set adds `set_faults` (YAML list items) and `assertions`, with the
+/// tasks given.
+fn eval_dir(set_faults: &str, assertions: &str, tasks: &[(&str, String)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut eval = "kind: Eval\nmetadata: {name: faulty}\nconfig:\n  agent: {type: file, path: agent.yaml}\n  \
+         mcpConfigFile: mcp.yaml\n  snapshot: off\n  taskSets:\n    - glob: tasks/*.yaml\n"
+        .to_owned();
+    if !set_faults.is_empty() {
+        eval.push_str(&format!("      faults:\n{set_faults}"));
+    }
+    if !assertions.is_empty() {
+        eval.push_str(&format!("      assertions:\n{assertions}"));
+    }
+    write(dir.path(), "eval.yaml", &eval);
+    write(dir.path(), "agent.yaml", AGENT);
+    write(dir.path(), "mcp.yaml", MCP);
+    for (name, text) in tasks {
+        write(dir.path(), &format!("tasks/{name}.yaml"), text);
+    }
+    dir
+}
+
+fn check(dir: &Path, seed: Option<&str>, libtest: &[&str]) -> Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcpeval"));
+    command
+        .arg("check")
+        .arg(dir.join("eval.yaml"))
+        .arg("--")
+        .args(libtest)
+        .env("MCPEVAL_OUTPUT_DIR", dir.join("out"))
+        .env("RUST_BACKTRACE", "0")
+        .env_remove("MCPEVAL_SEED");
+    if let Some(seed) = seed {
+        command.env("MCPEVAL_SEED", seed);
+    }
+    command.output().expect("run mcpeval check")
+}
+
+fn result(dir: &Path, task: &str) -> Value {
+    result_file(&dir.join("out"), &format!("faulty__{task}"))
+}
+
+fn calls(result: &Value) -> Vec<Value> {
+    result["callHistory"]["toolCalls"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn injected(call: &Value) -> Option<&str> {
+    call["injected"]["fault"].as_str()
+}
+
+#[test]
+fn every_fault_kind_reaches_the_file_agent_and_is_recorded_as_injected() {
+    let tool_error = "    - {tool: add, call: 1, toolError: \"rate limited, try again\"}\n";
+    let error =
+        "    - {server: demo, tool: add, call: 1, error: {code: -32000, message: upstream busy}}\n";
+    let delay = "    - {tool: add, every: true, delay: 1s}\n";
+    let timeout = "    - {tool: add, call: 1, timeout: true}\n";
+    let disconnect = "    - {tool: add, call: 1, disconnect: true}\n";
+    let malformed = "    - {tool: add, call: 1, malformed: true}\n";
+    let replace = "    - tool: add\n      call: 1\n      replace: {content: [{type: text, text: forty-two}]}\n";
+    let changed = "    - tool: add\n      call: 1\n      toolsChanged:\n        \
+                   add: [{name: multiply, description: Multiplies, inputSchema: {type: object}}]\n        \
+                   remove: [echo]\n";
+    let resource =
+        "    - {method: resources/read, call: 1, error: {code: -32002, message: resource gone}}\n";
+    let tasks = [
+        ("tool-error", task("tool-error", &[ADD, ADD], tool_error)),
+        ("error", task("error", &[ADD, ADD], error)),
+        ("delay", task("delay", &[ADD], delay)),
+        (
+            "timeout",
+            task("timeout", &["give-up 1", ADD, ADD], timeout),
+        ),
+        (
+            "disconnect",
+            task("disconnect", &[ADD, ADD, "reconnect demo", ADD], disconnect),
+        ),
+        ("malformed", task("malformed", &[ADD, ADD], malformed)),
+        ("replace", task("replace", &[ADD], replace)),
+        (
+            "tools-changed",
+            task(
+                "tools-changed",
+                &[
+                    "list demo",
+                    ADD,
+                    "list demo",
+                    "call demo echo {\"text\": \"hi\"}",
+                ],
+                changed,
+            ),
+        ),
+        (
+            "resource",
+            task(
+                "resource",
+                &["read demo demo://readme", "read demo demo://readme"],
+                resource,
+            ),
+        ),
+    ];
+    let dir = eval_dir("", "", &tasks);
+    let out = check(dir.path(), None, &["--test-threads", "4"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+
+    // toolError: the agent got an isError result with the rule's text; the retry is real.
+    let r = result(dir.path(), "tool-error");
+    let c = calls(&r);
+    assert_eq!(injected(&c[0]), Some("toolError"), "{c:?}");
+    assert_eq!(c[0]["injected"]["rule"], "spec.faults[0]");
+    assert_eq!(c[0]["outcome"], "is_error");
+    assert_eq!(
+        c[0]["result"]["content"][0]["text"],
+        "rate limited, try again"
+    );
+    assert_eq!(
+        (
+            injected(&c[1]),
+            c[1]["result"]["content"][0]["text"].as_str()
+        ),
+        (None, Some("5"))
+    );
+    assert_eq!(r["toolErrors"], 0, "an injected error is not the server's");
+    assert_eq!(r["faultSeed"], 0);
+    let note = &r["faults"][0];
+    assert_eq!(
+        (note["matched"].as_u64(), note["injected"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(note["fault"], "toolError");
+    assert_eq!(note["target"], "tool `add`");
+
+    // error: a JSON-RPC error with the rule's code and message.
+    let c = calls(&result(dir.path(), "error"));
+    assert_eq!(injected(&c[0]), Some("error"));
+    assert_eq!(
+        c[0]["result"],
+        serde_json::json!({"code": -32000, "message": "upstream busy"})
+    );
+    assert_eq!(c[1]["outcome"], "ok");
+
+    // delay: the server's answer, a second late.
+    let c = calls(&result(dir.path(), "delay"));
+    assert_eq!(
+        (injected(&c[0]), c[0]["outcome"].as_str()),
+        (Some("delay"), Some("ok"))
+    );
+    assert!(c[0]["durationMs"].as_f64().unwrap() >= 1000.0, "{c:?}");
+
+    // timeout: no answer until the agent gave up (after 1 s) and cancelled.
+    let c = calls(&result(dir.path(), "timeout"));
+    assert_eq!(injected(&c[0]), Some("timeout"), "{c:?}");
+    assert_eq!(c[0]["result"]["code"], -32800, "{c:?}");
+    assert!(c[0]["durationMs"].as_f64().unwrap() >= 1000.0);
+    assert_eq!(c[1]["outcome"], "ok");
+
+    // disconnect: the session ends with the connection; rmcp's client, refused (404) on
+    // its old session, opens a new one by itself, and later calls are the server's.
+    let r = result(dir.path(), "disconnect");
+    let c = calls(&r);
+    assert_eq!(injected(&c[0]), Some("disconnect"), "{c:?}");
+    assert_eq!(c.len(), 3, "{c:?}");
+    assert!(
+        c[1..]
+            .iter()
+            .all(|c| injected(c).is_none() && c["outcome"] == "ok"),
+        "{c:?}"
+    );
+    let agent = r["agentOutput"]["steps"][0]["output"].as_str().unwrap();
+    assert!(
+        agent.contains("failed"),
+        "the agent saw its call fail: {agent}"
+    );
+
+    // malformed: the agent's request failed on a body that is not JSON-RPC.
+    let r = result(dir.path(), "malformed");
+    let c = calls(&r);
+    assert_eq!(injected(&c[0]), Some("malformed"));
+    assert_eq!(c[1]["outcome"], "ok");
+    let agent = r["agentOutput"]["steps"][0]["output"].as_str().unwrap();
+    assert!(agent.contains("failed"), "{agent}");
+
+    // replace: the task's own result, which the agent answers with.
+    let r = result(dir.path(), "replace");
+    assert_eq!(injected(&calls(&r)[0]), Some("replace"));
+    let agent = r["agentOutput"]["steps"][0]["output"].as_str().unwrap();
+    assert!(agent.starts_with("forty-two"), "{agent}");
+
+    // toolsChanged: the add call is the server's; the list after it has multiply and lacks
+    // echo; calling echo then is an "unknown tool" error.
+    let r = result(dir.path(), "tools-changed");
+    let c = calls(&r);
+    assert_eq!(
+        (injected(&c[0]), c[0]["outcome"].as_str()),
+        (Some("toolsChanged"), Some("ok"))
+    );
+    assert_eq!(injected(&c[1]), Some("removedTool"), "{c:?}");
+    assert_eq!(c[1]["result"]["message"], "Unknown tool: echo");
+    assert_eq!(r["toolErrors"], 0);
+    let surface = &r["surface"]["demo"]["tools"];
+    assert!(
+        !surface.to_string().contains("multiply"),
+        "what the server advertised: {surface}"
+    );
+
+    // A method rule: resources/read.
+    let r = result(dir.path(), "resource");
+    let reads = r["callHistory"]["resourceReads"].as_array().unwrap();
+    assert_eq!(injected(&reads[0]), Some("error"));
+    assert_eq!(reads[1]["outcome"], "ok");
+}
+
+#[test]
+fn a_rule_that_never_matches_is_noted_and_a_task_set_rule_reaches_every_task() {
+    let set = "        - {tool: no_such_tool, every: true, toolError: never}\n        \
+               - {server: demo, tool: echo, call: 2, toolError: second echo fails}\n";
+    let echo = "call demo echo {\"text\": \"hi\"}";
+    let tasks = [
+        ("one", task("one", &[echo, echo], "")),
+        ("two", task("two", &[echo, echo, echo], "")),
+    ];
+    let dir = eval_dir(set, "", &tasks);
+    let out = check(dir.path(), None, &[]);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    for name in ["one", "two"] {
+        let r = result(dir.path(), name);
+        let faults = r["faults"].as_array().unwrap();
+        assert_eq!(faults[0]["rule"], "config.taskSets[0].faults[0]");
+        assert_eq!(faults[0]["matched"], 0, "never matched: {faults:?}");
+        assert_eq!(faults[1]["injected"], 1);
+        let c = calls(&r);
+        assert_eq!(injected(&c[1]), Some("toolError"));
+        assert_eq!(c[1]["injected"]["rule"], "config.taskSets[0].faults[1]");
+    }
+    let stdout = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        stdout.contains("config.taskSets[0].faults[0]") && stdout.contains("never matched"),
+        "a rule that never matched is said: {stdout}"
+    );
+}
+
+#[test]
+fn a_probability_rule_is_reproduced_by_its_seed() {
+    let echo = "call demo echo {\"text\": \"hi\"}";
+    let lines = vec![echo; 24];
+    let faults = "    - {tool: echo, probability: 0.5, toolError: flaky}\n";
+    let tasks = [("coin", task("coin", &lines, faults))];
+    let dir = eval_dir("", "", &tasks);
+    let pattern = |seed: &str| -> (Vec<bool>, Value) {
+        let out = check(dir.path(), Some(seed), &[]);
+        assert!(out.status.success(), "{}", text(&out.stdout));
+        let r = result(dir.path(), "coin");
+        let hits = calls(&r).iter().map(|c| injected(c).is_some()).collect();
+        (hits, r["faultSeed"].clone())
+    };
+    let (first, seed) = pattern("7");
+    assert_eq!(seed, 7);
+    assert_eq!(first.len(), 24);
+    let hits = first.iter().filter(|hit| **hit).count();
+    assert!((3..=21).contains(&hits), "about half: {first:?}");
+    assert_eq!(pattern("7").0, first, "the same seed, the same faults");
+    assert_ne!(pattern("8").0, first, "another seed, other faults");
+    let out = check(dir.path(), Some("seven"), &[]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stdout).contains("MCPEVAL_SEED=\"seven\""),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn bad_rules_are_load_errors_at_their_key_paths() {
+    let set = "        - {tool: add, call: 0, toolError: x}\n        \
+               - {tool: add, method: tools/call, every: true, timeout: true}\n        \
+               - {server: demo2, tool: add, every: true, timeout: true}\n        \
+               - {method: resources/reed, every: true, timeout: true}\n        \
+               - {method: tools/list, every: true, toolError: x}\n        \
+               - {tool: add, every: true, delay: soon}\n        \
+               - {tool: add, probability: 1.5, timeout: true}\n        \
+               - {tool: add, every: true}\n        \
+               - {tool: add, every: true, timeout: true, malformed: true}\n        \
+               - {tool: add, every: true, replace: {content: 3}}\n";
+    let dir = eval_dir(set, "", &[("t", task("t", &[ADD], ""))]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .arg("validate")
+        .arg(dir.path().join("eval.yaml"))
+        .output()
+        .unwrap();
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(!out.status.success(), "{all}");
+    let f = "config.taskSets[0].faults";
+    for expected in [
+        format!("{f}[0].call"),
+        "expected a call number from 1".to_owned(),
+        format!("{f}[1]"),
+        "both `tool` and `method`".to_owned(),
+        format!("{f}[2].server"),
+        "did you mean demo?".to_owned(),
+        format!("{f}[3].method"),
+        "did you mean resources/read?".to_owned(),
+        format!("{f}[4].toolError"),
+        format!("{f}[5].delay"),
+        format!("{f}[6].probability"),
+        format!("{f}[7]"),
+        "no fault".to_owned(),
+        "expected only one fault".to_owned(),
+        format!("{f}[9].replace"),
+    ] {
+        assert!(all.contains(&expected), "missing {expected:?} in:\n{all}");
+    }
+    // The task file's own rules are checked when it loads: that task fails, the others run.
+    let bad = task(
+        "bad",
+        &[ADD],
+        "    - {tool: add, calls: [], timeout: true}\n",
+    );
+    let tasks = [("bad", bad), ("good", task("good", &[ADD], ""))];
+    let dir = eval_dir("", "", &tasks);
+    let out = check(dir.path(), None, &[]);
+    let stdout = text(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("spec.faults[0].calls: expected at least one call number"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("test faulty::good ... ok"), "{stdout}");
+
+    // A misspelled key is named, with what was meant.
+    let set = "        - {tool: add, every: true, toolErorr: x}\n";
+    let dir = eval_dir(set, "", &[("t", task("t", &[ADD], ""))]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .arg("validate")
+        .arg(dir.path().join("eval.yaml"))
+        .output()
+        .unwrap();
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        all.contains("config.taskSets[0].faults[0].toolErorr")
+            && all.contains("did you mean toolError"),
+        "{all}"
+    );
+}
