@@ -1,6 +1,7 @@
 //! Assertions over a recorded call trace. Failures are data ([`AssertionFailure`]), rendered
 //! once; every failed assertion lists every offending entry or call.
 
+mod after_fault;
 mod closest;
 mod duplicates;
 mod order;
@@ -147,6 +148,11 @@ pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<
     if a.no_duplicate_calls {
         check.no_duplicate_calls();
     }
+    if let Some((expected, actual)) =
+        (a.after_fault.as_ref()).and_then(|after| after_fault::check(after, trace))
+    {
+        check.fail(AssertionKind::AfterFault, expected, actual);
+    }
     check.failures
 }
 
@@ -274,17 +280,35 @@ impl TraceCheck<'_> {
     }
 
     /// `maxToolErrors`: tool calls that ended in an `isError` result or a JSON-RPC error.
+    /// Answers the proxy injected (a task's `faults`) are not the server's and not counted
+    /// ([`CallTrace::tool_errors`]); a failure names them apart.
     fn tool_errors(&mut self, max: Option<u32>) {
         let Some(max) = max else { return };
-        let errors: Vec<String> = calls_of(self.trace, CallKind::Tool)
+        let (injected, errors): (Vec<_>, Vec<_>) = calls_of(self.trace, CallKind::Tool)
             .filter(|(_, call)| call.outcome.is_tool_error())
-            .map(|(i, call)| format!("#{i} {}/{} ({})", call.server, call.name, outcome_of(call)))
-            .collect();
+            .partition(|(_, call)| call.answer_injected());
         if errors.len() > max as usize {
+            let errors: Vec<String> = (errors.iter())
+                .map(|(i, call)| {
+                    format!("#{i} {}/{} ({})", call.server, call.name, outcome_of(call))
+                })
+                .collect();
+            let injected: Vec<String> = (injected.iter())
+                .filter_map(|(i, call)| Some(format!("#{i} {}", call.injected.as_ref()?)))
+                .collect();
+            let not_counted = if injected.is_empty() {
+                String::new()
+            } else {
+                format!("; not counted: {}", injected.join(", "))
+            };
             self.fail(
                 AssertionKind::MaxToolErrors,
                 format!("at most {max} tool errors (isError results and protocol errors)"),
-                format!("{} tool errors: {}", errors.len(), errors.join(", ")),
+                format!(
+                    "{} tool errors: {}{not_counted}",
+                    errors.len(),
+                    errors.join(", ")
+                ),
             );
         }
     }
@@ -377,3 +401,6 @@ mod arguments_tests;
 
 #[cfg(test)]
 mod tokens_tests;
+
+#[cfg(test)]
+mod after_fault_tests;

@@ -13,7 +13,8 @@
 //! - a tool result is its text as the model receives it ([`result_text`]): the text of each
 //!   `content` item (an embedded resource's text; any other item, an image too, as its JSON),
 //!   or the `structuredContent` as JSON when there is no content. A JSON-RPC error counts its
-//!   message. Resource reads and prompt gets are not counted.
+//!   message. Resource reads and prompt gets are not counted, nor are answers the proxy
+//!   injected (a task's `faults`): they are not the server's.
 //!
 //! The provider's own framing (its tool-use system prompt, message wrappers) is not counted,
 //! nor is what the agent itself reported ([`crate::llm::TokenUsage`]): that is the whole
@@ -77,9 +78,10 @@ pub fn definition_tokens(tool: &Value) -> usize {
 }
 
 /// The tokens of a tool call's result as the model receives it (see the module docs);
-/// `None` for resource reads and prompt gets.
+/// `None` for resource reads, prompt gets and answers the proxy injected (a task's
+/// `faults`: not the server's output).
 pub fn result_tokens(call: &RecordedCall) -> Option<usize> {
-    if call.kind != CallKind::Tool {
+    if call.kind != CallKind::Tool || call.answer_injected() {
         return None;
     }
     Some(match &call.outcome {

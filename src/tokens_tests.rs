@@ -151,3 +151,36 @@ fn counts_are_grouped_by_thousands() {
     assert_eq!(describe(1), "1 token");
     assert_eq!(describe(12345), "12,345 tokens");
 }
+
+#[test]
+fn answers_the_proxy_injected_are_not_counted() {
+    use crate::trace::{FaultKind, Injected};
+    let injected = |fault| RecordedCall {
+        injected: Some(Injected {
+            fault,
+            rule: "spec.faults[0]".into(),
+        }),
+        ..call(CallKind::Tool, "demo", "echo", text_result("hello world"))
+    };
+    assert_eq!(result_tokens(&injected(FaultKind::Replace)), None);
+    assert_eq!(result_tokens(&injected(FaultKind::ToolError)), None);
+    // A delayed answer is the server's.
+    assert_eq!(result_tokens(&injected(FaultKind::Delay)), Some(2));
+    let trace = CallTrace {
+        calls: vec![
+            injected(FaultKind::Replace),
+            call(CallKind::Tool, "demo", "echo", text_result("Hello, world!")),
+        ],
+        discovery: vec![],
+        advertised: BTreeMap::new(),
+    };
+    let tokens = TraceTokens::of(&trace);
+    assert_eq!(tokens.results, [None, Some(4)]);
+    assert_eq!(
+        (
+            tokens.servers["demo"].tool_calls,
+            tokens.servers["demo"].result_tokens
+        ),
+        (1, 4)
+    );
+}

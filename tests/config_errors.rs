@@ -351,6 +351,24 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         &["unknown MCP server `kubernets`", "did you mean kubernetes?"],
     ),
     (
+        "after-fault-empty",
+        "after-fault-empty.yaml",
+        "config.taskSets[0].assertions.afterFault",
+        &["expected `retried`, `toolsUsed` or both"],
+    ),
+    (
+        "after-fault-unknown-key",
+        "after-fault-unknown-key.yaml",
+        "config.taskSets[0].assertions.afterFault.retryed",
+        &["unknown field", "did you mean retried?"],
+    ),
+    (
+        "after-fault-unknown-server",
+        "after-fault-unknown-server.yaml",
+        "config.taskSets[0].assertions.afterFault.toolsUsed[0].server",
+        &["unknown MCP server `kubernets`", "did you mean kubernetes?"],
+    ),
+    (
         "unknown-server-in-call-order",
         "unknown-server-in-call-order.yaml",
         "config.taskSets[0].assertions.callOrder[0].server",

@@ -97,3 +97,24 @@ fn max_tool_definition_tokens_names_each_server_above_it_with_its_biggest_tools(
         "demo: 69 tokens for 2 tools (biggest: lookup_user 36 tokens, echo 33 tokens)"
     );
 }
+
+#[test]
+fn max_tool_result_tokens_leaves_out_injected_answers() {
+    let mut replaced = answered(
+        tool("demo", "echo"),
+        "The quick brown fox jumps over the lazy dog.",
+    );
+    replaced.injected = Some(crate::trace::Injected {
+        fault: crate::trace::FaultKind::Replace,
+        rule: "spec.faults[0]".into(),
+    });
+    let t = trace(vec![
+        replaced,
+        answered(tool("demo", "echo"), "hello world"),
+    ]);
+    let max = Assertions {
+        max_tool_result_tokens: Some(3),
+        ..Default::default()
+    };
+    assert!(failures(max, &t).is_empty());
+}

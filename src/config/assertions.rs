@@ -34,10 +34,32 @@ pub struct RawAssertions {
     call_order: Vec<RawCallOrder>,
     #[serde(default)]
     no_duplicate_calls: bool,
+    after_fault: Option<RawAfterFault>,
     #[serde(default)]
     skills_loaded: Vec<RawSkillMatcher>,
     #[serde(default)]
     skills_not_loaded: Vec<RawSkillMatcher>,
+}
+
+/// `afterFault` as written: what the agent must do after the first fault injected into a
+/// tool call.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawAfterFault {
+    retried: Option<bool>,
+    tools_used: Option<Vec<RawMatcher>>,
+}
+
+/// `afterFault`: what the agent does after the first tool call whose answer the proxy
+/// injected (a task's `faults`; see [`crate::trace::RecordedCall::answer_injected`]). At
+/// least one of the two is set.
+#[derive(Debug, Clone, Default)]
+pub struct AfterFault {
+    /// `retried`: `true` when the same server's same tool must be called again after the
+    /// fault, `false` when it must not.
+    pub retried: Option<bool>,
+    /// `toolsUsed`: every entry matches some tool call after the fault.
+    pub tools_used: Vec<CallMatcher>,
 }
 
 /// An entry of `skillsLoaded` / `skillsNotLoaded`: a skill by name or by pattern.
@@ -108,6 +130,8 @@ pub enum AssertionKind {
     CallOrder,
     /// `noDuplicateCalls`
     NoDuplicateCalls,
+    /// `afterFault`
+    AfterFault,
     /// `skillsLoaded`
     SkillsLoaded,
     /// `skillsNotLoaded`
@@ -132,6 +156,7 @@ impl AssertionKind {
             AssertionKind::PromptsNotUsed => "promptsNotUsed",
             AssertionKind::CallOrder => "callOrder",
             AssertionKind::NoDuplicateCalls => "noDuplicateCalls",
+            AssertionKind::AfterFault => "afterFault",
             AssertionKind::SkillsLoaded => "skillsLoaded",
             AssertionKind::SkillsNotLoaded => "skillsNotLoaded",
         }
@@ -177,6 +202,8 @@ pub struct Assertions {
     pub call_order: Vec<OrderedCall>,
     /// `noDuplicateCalls`.
     pub no_duplicate_calls: bool,
+    /// `afterFault`: the agent's recovery from the first fault injected into a tool call.
+    pub after_fault: Option<AfterFault>,
     /// `skillsLoaded`: every entry matches a call of the agent's skill tool.
     pub skills_loaded: Vec<SkillMatcher>,
     /// `skillsNotLoaded`: no entry matches one.
@@ -219,6 +246,9 @@ impl RawAssertions {
         );
         let prompts_used = list(K::PromptsUsed, CallKind::Prompt, self.prompts_used);
         let prompts_not_used = list(K::PromptsNotUsed, CallKind::Prompt, self.prompts_not_used);
+        let after_fault = self
+            .after_fault
+            .map(|raw| raw.validate(check, &format!("{path}.{}", K::AfterFault), servers));
 
         let min_tool_calls = self
             .min_tool_calls
@@ -270,6 +300,7 @@ impl RawAssertions {
             prompts_not_used,
             call_order,
             no_duplicate_calls: self.no_duplicate_calls,
+            after_fault,
             skills_loaded,
             skills_not_loaded,
         }
@@ -301,12 +332,41 @@ impl Assertions {
             (K::PromptsNotUsed, !self.prompts_not_used.is_empty()),
             (K::CallOrder, !self.call_order.is_empty()),
             (K::NoDuplicateCalls, self.no_duplicate_calls),
+            (K::AfterFault, self.after_fault.is_some()),
             (K::SkillsLoaded, !self.skills_loaded.is_empty()),
             (K::SkillsNotLoaded, !self.skills_not_loaded.is_empty()),
         ]
         .into_iter()
         .filter_map(|(kind, on)| on.then_some(kind))
         .collect()
+    }
+}
+
+impl RawAfterFault {
+    /// Validates `afterFault` written at `path`: at least one of `retried` and a non-empty
+    /// `toolsUsed`, whose entries are validated as `toolsUsed`'s.
+    fn validate(self, check: &mut Checker<'_>, path: &str, servers: Option<&[&str]>) -> AfterFault {
+        let raw = self.tools_used.unwrap_or_default();
+        if self.retried.is_none() && raw.is_empty() {
+            check.error(
+                path,
+                "expected `retried`, `toolsUsed` or both; an empty afterFault asserts nothing",
+            );
+        }
+        let tools_used = (raw.into_iter().enumerate())
+            .filter_map(|(i, m)| {
+                m.validate(
+                    check,
+                    &format!("{path}.toolsUsed[{i}]"),
+                    CallKind::Tool,
+                    servers,
+                )
+            })
+            .collect();
+        AfterFault {
+            retried: self.retried,
+            tools_used,
+        }
     }
 }
 
@@ -333,4 +393,67 @@ fn skill_matchers(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::config::yaml::parse_str;
+
+    /// `assertions` written as `yaml`, validated with the servers `demo` and `other`: the
+    /// assertions, or the errors as `key path: message`.
+    fn validate(yaml: &str) -> Result<Assertions, Vec<String>> {
+        let file = Path::new("eval.yaml");
+        let parsed =
+            parse_str::<RawAssertions>(file, yaml).map_err(|e| vec![e.key_path.clone()])?;
+        let mut check = Checker::new(file, &parsed.locations);
+        let assertions = parsed
+            .value
+            .validate(&mut check, "a", Some(&["demo", "other"]));
+        check.finish(assertions).map_err(|errors| {
+            (errors.0.iter())
+                .map(|e| format!("{}: {}", e.key_path, e.message))
+                .collect()
+        })
+    }
+
+    #[test]
+    fn after_fault_reads_retried_and_tools_used_entries() {
+        let a = validate(
+            "afterFault:\n  retried: false\n  toolsUsed:\n    - {server: demo, toolPattern: ^echo, arguments: {text: {$type: string}}}\n",
+        )
+        .unwrap();
+        let after = a.after_fault.as_ref().unwrap();
+        assert_eq!(after.retried, Some(false));
+        assert_eq!(
+            after.tools_used[0].describe(),
+            r#"demo/~^echo with arguments {"text":{"$type":"string"}}"#
+        );
+        assert_eq!(a.configured(), [AssertionKind::AfterFault]);
+        let only_retried = validate("afterFault: {retried: true}\n").unwrap();
+        assert_eq!(
+            (only_retried.after_fault.as_ref())
+                .map(|after| (after.retried, after.tools_used.len())),
+            Some((Some(true), 0))
+        );
+    }
+
+    #[test]
+    fn after_fault_needs_retried_or_a_tools_used_entry() {
+        let needs = "a.afterFault: expected `retried`, `toolsUsed` or both; an empty afterFault asserts nothing";
+        assert_eq!(validate("afterFault: {}\n").unwrap_err(), [needs]);
+        assert_eq!(
+            validate("afterFault: {toolsUsed: []}\n").unwrap_err(),
+            [needs]
+        );
+        assert_eq!(
+            validate("afterFault: {retried: true, toolsUsed: [{server: demo, tool: x, uri: y}]}\n")
+                .unwrap_err(),
+            [
+                "a.afterFault.toolsUsed[0].uri: `uri` does not belong in a tool entry; expected server, tool or toolPattern"
+            ]
+        );
+    }
 }

@@ -45,7 +45,7 @@ pub use agent::{
 pub use agent_file::load_agent_file;
 pub use arguments::{ArgumentPattern, ValueType};
 pub use arguments_match::{Comparison, Difference};
-pub use assertions::{AssertionKind, Assertions, SkillMatcher};
+pub use assertions::{AfterFault, AssertionKind, Assertions, SkillMatcher};
 pub(crate) use builtin::BUILTIN_TYPES;
 pub use builtin::llm_agent_model;
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};

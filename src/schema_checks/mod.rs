@@ -4,6 +4,8 @@
 //!
 //! Reads only the trace: the definitions are the ones the agent was shown
 //! ([`CallTrace::advertised`]), so a call to a tool the agent never listed is not checked.
+//! A call whose answer the proxy injected (a task's `faults`) has its arguments checked (they
+//! are the agent's) but not its result (it is the proxy's).
 //! What the findings mean for a verdict is the harness's decision: a result that breaks its
 //! output schema and a broken definition are server bugs; arguments that break an input
 //! schema are the agent's error, counted (and failing only where the task set says so).
@@ -163,6 +165,10 @@ pub fn check(trace: &CallTrace, cache: &SchemaCache) -> SchemaChecks {
         let arguments = check_arguments(tool, call, cache);
         if !arguments.is_empty() {
             checks.arguments.push(finding(arguments));
+        }
+        if call.answer_injected() {
+            // The answer is the proxy's (a task's `faults`), not the server's.
+            continue;
         }
         let result = check_result(tool, &call.outcome, cache);
         if !result.is_empty() {

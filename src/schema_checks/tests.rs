@@ -249,3 +249,37 @@ fn the_cache_compiles_a_schema_once() {
     let second = cache.compiled(&json!({"type": "object"}));
     assert!(Arc::ptr_eq(&first, &second));
 }
+
+#[test]
+fn an_injected_answer_is_not_checked_but_the_agents_arguments_are() {
+    let injected = |fault| {
+        let mut call = call(
+            "report",
+            json!({"id": 7}),
+            ok(json!({"content": [{"type": "text", "text": "injected"}]})),
+        );
+        call.injected = Some(crate::trace::Injected {
+            fault,
+            rule: "spec.faults[0]".into(),
+        });
+        call
+    };
+    let replaced = injected(crate::trace::FaultKind::Replace);
+    let checks = check(
+        &trace(vec![report_tool()], vec![replaced]),
+        &SchemaCache::default(),
+    );
+    assert!(checks.results.is_empty(), "{checks:?}");
+    assert!(!checks.server_erred());
+    assert_eq!(
+        checks.arguments[0].describe(),
+        r#"#1 demo/report: at /id (schema /properties/id/type) 7 is not of type "string""#
+    );
+    // A delayed answer is still the server's, and checked.
+    let delayed = injected(crate::trace::FaultKind::Delay);
+    let checks = check(
+        &trace(vec![report_tool()], vec![delayed]),
+        &SchemaCache::default(),
+    );
+    assert_eq!(checks.results.len(), 1, "{checks:?}");
+}

@@ -15,19 +15,31 @@ pub use crate::config::SnapshotMode;
 use crate::config::kind_name;
 use crate::text::shorten;
 use crate::tokens::describe;
-use crate::trace::{CallTrace, Outcome, RecordedCall, result_text};
+use crate::trace::{
+    CallTrace, DiscoveryEvent, Injected, ListKind, Outcome, RecordedCall, result_text,
+};
 
 /// The snapshot text of a trace: one YAML entry per call, in order, without timestamps,
 /// durations, ids or ports, and with the varying part of each path masked (the run's
 /// directories `dirs`, temporary directories: see [`Normalizer`]). Arguments are compact
-/// JSON with sorted keys.
+/// JSON with sorted keys. A fault the proxy injected (a task's `faults`) is an `injected:`
+/// line of its call; a list call with one (`tools/list`, …; other list calls are not in
+/// snapshots) is an entry of its own, where it came among the calls.
 pub fn render_snapshot(trace: &CallTrace, dirs: &RunDirs) -> String {
-    if trace.calls.is_empty() {
+    let entries = entries(trace);
+    if entries.is_empty() {
         return "[] # no calls\n".to_owned();
     }
     let mut normalizer = Normalizer::new(dirs);
     let mut out = String::new();
-    for call in &trace.calls {
+    for entry in entries {
+        let call = match entry {
+            Entry::Call(_, call) => call,
+            Entry::List(event) => {
+                out.push_str(&list_entry(event, &mut normalizer));
+                continue;
+            }
+        };
         let target = normalizer.text(&format!("{}/{}", call.server, call.name));
         out.push_str(&format!(
             "- {}: {}\n",
@@ -46,8 +58,74 @@ pub fn render_snapshot(trace: &CallTrace, dirs: &RunDirs) -> String {
             }
         };
         out.push_str(&format!("  outcome: {outcome}\n"));
+        if let Some(injected) = &call.injected {
+            out.push_str(&injected_line(injected));
+        }
     }
     out
+}
+
+/// A call, or a list call the proxy injected a fault into, in the order the proxies
+/// received them.
+enum Entry<'t> {
+    /// A call and its index in the trace.
+    Call(usize, &'t RecordedCall),
+    /// A list call with an injected fault.
+    List(&'t DiscoveryEvent),
+}
+
+/// The calls of `trace` with its list calls that carry an injected fault, each of these
+/// placed before the first call received after it.
+fn entries(trace: &CallTrace) -> Vec<Entry<'_>> {
+    let mut lists = (trace.discovery.iter())
+        .filter(|event| event.injected.is_some())
+        .peekable();
+    let mut entries = Vec::new();
+    for (i, call) in trace.calls.iter().enumerate() {
+        while let Some(event) = lists.next_if(|event| event.start_offset < call.start_offset) {
+            entries.push(Entry::List(event));
+        }
+        entries.push(Entry::Call(i, call));
+    }
+    entries.extend(lists.map(Entry::List));
+    entries
+}
+
+/// A list call with an injected fault as a snapshot entry: `- tools/list: demo`, its outcome
+/// and its `injected:` line.
+fn list_entry(event: &DiscoveryEvent, normalizer: &mut Normalizer) -> String {
+    let outcome = match &event.error {
+        Some(message) => yaml_scalar(&format!("error: {}", normalizer.text(message))),
+        None => "ok".to_owned(),
+    };
+    let server = normalizer.text(&event.server);
+    let mut out = format!(
+        "- {}: {}\n  outcome: {outcome}\n",
+        list_method(event.list),
+        yaml_scalar(&server)
+    );
+    if let Some(injected) = &event.injected {
+        out.push_str(&injected_line(injected));
+    }
+    out
+}
+
+/// `  injected: toolError (config.taskSets[0].faults[1])`.
+fn injected_line(injected: &Injected) -> String {
+    format!(
+        "  injected: {}\n",
+        yaml_scalar(&format!("{} ({})", injected.fault, injected.rule))
+    )
+}
+
+/// The MCP method of a list: `tools/list`, `resources/templates/list`, …
+fn list_method(list: ListKind) -> &'static str {
+    match list {
+        ListKind::Tools => "tools/list",
+        ListKind::Resources => "resources/list",
+        ListKind::ResourceTemplates => "resources/templates/list",
+        ListKind::Prompts => "prompts/list",
+    }
 }
 
 fn is_empty(value: &Value) -> bool {
@@ -74,17 +152,20 @@ fn yaml_scalar(text: &str) -> String {
 /// outcome, duration and, for a tool call, its result's tokens (`result_tokens`, one per
 /// call of the trace: [`TraceTokens::results`](crate::tokens::TraceTokens)). Only here, not
 /// in snapshots: a token count is the server's output size, not the agent's behaviour.
+/// An answer the proxy injected (a task's `faults`) reads `→ injected <kind> (<rule>): …`,
+/// never as the server's; a list call with an injected fault is a line without a number.
 pub fn render_call_lines(trace: &CallTrace, result_tokens: &[Option<usize>]) -> String {
-    if trace.calls.is_empty() {
+    let entries = entries(trace);
+    if entries.is_empty() {
         return "  (no calls)".to_owned();
     }
-    trace
-        .calls
-        .iter()
-        .enumerate()
-        .map(|(i, call)| {
-            let tokens = result_tokens.get(i).copied().flatten();
-            format!("  #{} {}", i + 1, call_line(call, tokens))
+    (entries.into_iter())
+        .map(|entry| match entry {
+            Entry::Call(i, call) => {
+                let tokens = result_tokens.get(i).copied().flatten();
+                format!("  #{} {}", i + 1, call_line(call, tokens))
+            }
+            Entry::List(event) => format!("  - {}", list_line(event)),
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -103,12 +184,38 @@ fn call_line(call: &RecordedCall, tokens: Option<usize>) -> String {
         Outcome::Error { code, message } => format!("error {code}: {}", shorten(message, 120)),
     };
     let tokens = tokens.map_or(String::new(), |n| format!(", {}", describe(n)));
+    let (outcome, kept) = match &call.injected {
+        Some(injected) if injected.replaces_answer() => {
+            (format!("{injected}: {outcome}"), String::new())
+        }
+        Some(injected) => (outcome, format!("; {injected}")),
+        None => (outcome, String::new()),
+    };
     format!(
-        "{} {}/{}{arguments} → {outcome} ({:.0?}{tokens})",
+        "{} {}/{}{arguments} → {outcome} ({:.0?}{tokens}{kept})",
         kind_name(call.kind),
         call.server,
         call.name,
         call.duration
+    )
+}
+
+/// `tools/list demo → injected error (spec.faults[0]): error: boom (2ms)`.
+fn list_line(event: &DiscoveryEvent) -> String {
+    let outcome = match &event.error {
+        Some(message) => format!("error: {}", shorten(message, 120)),
+        None => "ok".to_owned(),
+    };
+    let outcome = match &event.injected {
+        Some(injected) if injected.replaces_answer() => format!("{injected}: {outcome}"),
+        Some(injected) => format!("{outcome}; {injected}"),
+        None => outcome,
+    };
+    format!(
+        "{} {} → {outcome} ({:.0?})",
+        list_method(event.list),
+        event.server,
+        event.duration
     )
 }
 
