@@ -2,15 +2,17 @@
 //! advertised during the runs, how many tests used it, and the share used.
 //!
 //! A results file names what each server advertised ([`Surface`]); its `callHistory` holds
-//! what was used. An item counts a test once however many of its runs used it. A resource
-//! template is used by a `resources/read` whose URI matches it ([`template_matches`]).
+//! what was used, but for the calls whose answer the proxy injected (a task's `faults`): the
+//! server's item did not answer them. An item counts a test once however many of its runs
+//! used it. A resource template is used by a `resources/read` whose URI matches it
+//! ([`template_matches`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
 use super::result::{CallRecord, Surface, TaskResult};
-use crate::trace::ListKind;
+use crate::trace::{Injected, ListKind};
 
 /// The lists in the order reports show them.
 const LISTS: [ListKind; 4] = [
@@ -141,9 +143,14 @@ pub fn coverage(results: &[TaskResult]) -> BTreeMap<String, ServerCoverage> {
             (ListKind::Prompts, &history.prompt_gets),
         ];
         for (list, records) in calls {
+            // A call whose answer the proxy injected (a task's `faults`) did not use the
+            // server's item.
+            let served = records.iter().filter(|record| {
+                !(record.injected.as_ref()).is_some_and(Injected::replaces_answer)
+            });
             for CallRecord {
                 server_name, name, ..
-            } in records.iter()
+            } in served
             {
                 let Some(lists) = users.get_mut(server_name.as_str()) else {
                     continue;

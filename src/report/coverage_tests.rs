@@ -82,6 +82,36 @@ fn coverage_merges_what_different_runs_advertised_and_ignores_unadvertised_calls
 }
 
 #[test]
+fn a_call_whose_answer_was_injected_does_not_use_the_servers_item() {
+    use crate::trace::{FaultKind, Injected};
+    let mut results = [result(
+        "e::a",
+        demo(),
+        &["add", "echo"],
+        &["demo://users/7"],
+    )];
+    let history = &mut results[0].call_history;
+    let inject = |fault| {
+        Some(Injected {
+            fault,
+            rule: "spec.faults[0]".into(),
+        })
+    };
+    history.tool_calls[0].injected = inject(FaultKind::ToolError);
+    history.resource_reads[0].injected = inject(FaultKind::Timeout);
+    // A delayed answer is still the server's.
+    history.tool_calls[1].injected = inject(FaultKind::Delay);
+    let demo = &coverage(&results)["demo"];
+    assert_eq!(
+        demo.tools,
+        BTreeMap::from([("add".into(), 0), ("echo".into(), 1)])
+    );
+    assert_eq!(demo.resource_templates["demo://users/{id}"], 0);
+    assert_eq!(demo.untouched.tools, ["add"]);
+    assert_eq!((demo.used, demo.advertised), (1, 5));
+}
+
+#[test]
 fn a_server_that_advertised_nothing_has_no_coverage() {
     let results = [result("e::a", Surface::default(), &["add"], &[])];
     assert!(coverage(&results).is_empty());

@@ -57,14 +57,9 @@ pub fn render_html(
     base: &Path,
     page_dir: &Path,
 ) -> Result<String, HtmlError> {
-    let mut env = Environment::new();
-    env.add_template("report.html", TEMPLATE)?;
-    env.add_template("runs.html", RUNS)?;
-    env.add_template("variants.html", VARIANTS)?;
+    let env = environment()?;
     let page = Value::from_serialize(view::page(report, title, base, page_dir));
-    let runs = env
-        .get_template("runs.html")?
-        .render(minijinja::context! { page => page.clone() })?;
+    let runs = render_runs(&env, &page)?;
     let template = env.get_template("report.html")?;
     let html = template.render(minijinja::context! {
         page => page,
@@ -75,6 +70,21 @@ pub fn render_html(
         script => Value::from_safe_string(SCRIPT.to_owned()),
     })?;
     Ok(html)
+}
+
+/// The templates of the page.
+fn environment() -> Result<Environment<'static>, minijinja::Error> {
+    let mut env = Environment::new();
+    env.add_template("report.html", TEMPLATE)?;
+    env.add_template("runs.html", RUNS)?;
+    env.add_template("variants.html", VARIANTS)?;
+    Ok(env)
+}
+
+/// The runs' details (`runs.html`) of `page`, as markup.
+fn render_runs(env: &Environment<'_>, page: &Value) -> Result<String, minijinja::Error> {
+    env.get_template("runs.html")?
+        .render(minijinja::context! { page => page.clone() })
 }
 
 /// `text` gzip-compressed, then base64-encoded (standard alphabet, padded): what
@@ -111,4 +121,59 @@ pub fn write_html(report: &Report, title: &str, path: &Path) -> Result<(), HtmlE
         let _ = std::fs::remove_file(&temporary);
         write(e)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{CallHistory, CallRecord, TaskResult, merge};
+    use crate::trace::{FaultKind, Injected};
+
+    #[test]
+    fn the_timeline_labels_an_injected_answer_as_the_proxys() {
+        let call = |position: usize, injected: Option<Injected>| CallRecord {
+            server_name: "demo".into(),
+            name: "add".into(),
+            position,
+            arguments: None,
+            outcome: "is_error".into(),
+            result: serde_json::json!({"content": [{"type": "text", "text": "try again"}]}),
+            start_offset_ms: 1.0,
+            duration_ms: 1.0,
+            result_tokens: None,
+            injected,
+        };
+        let fault = Injected {
+            fault: FaultKind::ToolError,
+            rule: "config.taskSets[0].faults[1]".into(),
+        };
+        let result = TaskResult {
+            test_name: "demo::add".into(),
+            call_history: CallHistory {
+                tool_calls: vec![call(1, Some(fault)), call(2, None)],
+                ..CallHistory::default()
+            },
+            ..TaskResult::default()
+        };
+        let report = merge(vec![result]);
+        let page = Value::from_serialize(view::page(&report, "t", Path::new("."), Path::new(".")));
+        let runs = render_runs(&environment().unwrap(), &page).unwrap();
+        let events: Vec<&str> = runs.split("<li class=\"ev ").skip(1).collect();
+        assert_eq!(events.len(), 2, "{runs}");
+        assert!(events[0].starts_with("mcp injected\">"), "{}", events[0]);
+        assert!(
+            events[0].contains(
+                "<span class=\"injected\">injected toolError (config.taskSets[0].faults[1])</span>"
+            ),
+            "{}",
+            events[0]
+        );
+        assert!(
+            events[0].contains("<span class=\"block-label\">injected result</span>"),
+            "{}",
+            events[0]
+        );
+        assert!(events[1].starts_with("mcp is_error\">"), "{}", events[1]);
+        assert!(!events[1].contains("injected"), "{}", events[1]);
+    }
 }

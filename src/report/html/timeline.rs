@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::shown::{MAX_SHOWN, MAX_SHOWN_PASSED, Shown, millis};
 use crate::llm_proxy::{RecordedTurn, recorded_turns};
 use crate::report::{CallRecord, LlmTurnTime, PhaseOutput, TaskResult};
+use crate::trace::Injected;
 
 /// One entry of a timeline.
 #[derive(Serialize)]
@@ -18,8 +19,12 @@ pub(super) struct Event {
     /// `setup`, `agent`, `llm`, `mcp`, `verify`, `cleanup` or `note`.
     kind: &'static str,
     title: String,
-    /// `ok`, `fail`, `is_error` (an MCP call the server answered with `isError`), `error`.
+    /// `ok`, `fail`, `is_error` (an MCP call the server answered with `isError`), `error`,
+    /// `injected` (an MCP call the proxy answered: a task's `faults`).
     status: &'static str,
+    /// The fault the proxy injected into an MCP call, `injected toolError
+    /// (config.taskSets[0].faults[1])`; empty for none.
+    injected: String,
     /// `+1.2 s`, or empty when unknown.
     at: String,
     /// `35 ms`, or empty when unknown.
@@ -145,6 +150,7 @@ fn steps(
             kind,
             title: step.label.clone(),
             status: if step.passed { "ok" } else { "fail" },
+            injected: String::new(),
             at: timing.map_or_else(String::new, |(at, _)| at_text(at)),
             took: timing.map_or_else(String::new, |(_, took)| millis(took)),
             bar: timing.map(|(at, took)| span.bar(at, took)),
@@ -154,15 +160,19 @@ fn steps(
     }
 }
 
+/// An MCP call. One whose answer the proxy injected (a task's `faults`) has the status
+/// `injected` and its result labelled as the proxy's, never passed off as the server's.
 fn call_event(call: &CallRecord, (span, limit): (Span, usize)) -> Event {
     let mut blocks = Vec::new();
     if let Some(arguments) = &call.arguments {
         blocks.push(("arguments", Shown::json(arguments, limit)));
     }
-    let label = if call.outcome == "error" {
-        "error"
-    } else {
-        "result"
+    let replaced = (call.injected.as_ref()).is_some_and(Injected::replaces_answer);
+    let label = match (replaced, call.outcome == "error") {
+        (false, false) => "result",
+        (false, true) => "error",
+        (true, false) => "injected result",
+        (true, true) => "injected error",
     };
     blocks.push((label, result_text(&call.result, limit)));
     let tokens = call
@@ -175,10 +185,12 @@ fn call_event(call: &CallRecord, (span, limit): (Span, usize)) -> Event {
             call.position, call.server_name, call.name
         ),
         status: match call.outcome.as_str() {
+            _ if replaced => "injected",
             "ok" => "ok",
             "is_error" => "is_error",
             _ => "error",
         },
+        injected: (call.injected.as_ref()).map_or_else(String::new, Injected::to_string),
         at: at_text(call.start_offset_ms),
         took: millis(call.duration_ms),
         bar: Some(span.bar(call.start_offset_ms, call.duration_ms)),
@@ -213,6 +225,7 @@ fn llm_event(turn: &RecordedTurn, times: &[LlmTurnTime], (span, limit): (Span, u
         kind: "llm",
         title: format!("LLM turn {} {} {model}", turn.seq, turn.path),
         status: if turn.status < 400 { "ok" } else { "error" },
+        injected: String::new(),
         at: time.map_or_else(String::new, |t| at_text(t.start_offset_ms)),
         took: match time {
             Some(LlmTurnTime {
@@ -236,6 +249,7 @@ fn note_event(note: String) -> Event {
         kind: "note",
         title: note,
         status: "ok",
+        injected: String::new(),
         at: String::new(),
         took: String::new(),
         bar: None,
