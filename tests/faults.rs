@@ -367,7 +367,12 @@ fn bad_rules_are_load_errors_at_their_key_paths() {
         stdout.contains("spec.faults[0].calls: expected at least one call number"),
         "{stdout}"
     );
-    assert!(stdout.contains("test faulty::good ... ok"), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("test faulty::good ") && l.ends_with("... ok")),
+        "{stdout}"
+    );
 
     // A misspelled key is named, with what was meant.
     let set = "        - {tool: add, every: true, toolErorr: x}\n";
@@ -383,4 +388,35 @@ fn bad_rules_are_load_errors_at_their_key_paths() {
             && all.contains("did you mean toolError"),
         "{all}"
     );
+}
+
+#[test]
+fn after_fault_reads_the_recovery_and_max_tool_errors_leaves_injected_errors_out() {
+    let assertions = "        maxToolErrors: 0\n        afterFault:\n          retried: true\n          \
+                      toolsUsed: [{server: demo, tool: echo}]\n";
+    let fault = "    - {tool: add, call: 1, toolError: \"try again\"}\n";
+    let echo = "call demo echo {\"text\": \"done\"}";
+    let tasks = [
+        ("recovers", task("recovers", &[ADD, ADD, echo], fault)),
+        ("gives-up", task("gives-up", &[ADD, echo], fault)),
+        ("unfaulted", task("unfaulted", &[ADD, echo], "")),
+    ];
+    let dir = eval_dir("", assertions, &tasks);
+    let out = check(dir.path(), None, &[]);
+    let stdout = text(&out.stdout);
+    let line = |test: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("test {test} ")))
+            .unwrap_or("")
+    };
+    assert!(line("faulty::recovers").ends_with("... ok"), "{stdout}");
+    let gives_up = support::cli::failure_of(&stdout, "faulty::gives-up");
+    assert!(gives_up.contains("afterFault"), "{gives_up}");
+    assert!(gives_up.contains("injected toolError"), "{gives_up}");
+    let unfaulted = support::cli::failure_of(&stdout, "faulty::unfaulted");
+    assert!(unfaulted.contains("no fault was injected"), "{unfaulted}");
+    let r = result(dir.path(), "recovers");
+    assert_eq!(r["assertionResults"]["afterFault"]["passed"], true);
+    assert_eq!(r["assertionResults"]["maxToolErrors"]["passed"], true);
 }

@@ -8,6 +8,7 @@
 //! - `names`: task and eval names never share or escape a results file.
 //! - `origin`: the proxies refuse foreign `Origin` and `Host` headers.
 //! - `broken_files`: a task file that does not load still has a results file.
+//! - `faults`: faults on purpose on 50 parallel tasks lose no call and leave no process.
 //! - `holds`: what held before this suite existed (loopback only, parallel load, reaping,
 //!   no secrets in results).
 
@@ -17,6 +18,7 @@ mod support;
 mod big_answers;
 mod broken_files;
 mod common;
+mod faults;
 mod holds;
 mod names;
 mod origin;
