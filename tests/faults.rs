@@ -413,6 +413,10 @@ fn after_fault_reads_the_recovery_and_max_tool_errors_leaves_injected_errors_out
     assert!(line("faulty::recovers").ends_with("... ok"), "{stdout}");
     let gives_up = support::cli::failure_of(&stdout, "faulty::gives-up");
     assert!(gives_up.contains("afterFault"), "{gives_up}");
+    assert!(
+        gives_up.contains("faults injected on purpose: 1 (MCPEVAL_SEED=0 injects the same again)"),
+        "{gives_up}"
+    );
     assert!(gives_up.contains("injected toolError"), "{gives_up}");
     let unfaulted = support::cli::failure_of(&stdout, "faulty::unfaulted");
     assert!(unfaulted.contains("no fault was injected"), "{unfaulted}");

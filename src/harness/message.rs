@@ -25,6 +25,7 @@ pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &Snapsho
     }
     let calls = render_call_lines(&report.trace, &report.tokens.results);
     let _ = writeln!(out, "\ncall trace:\n{calls}");
+    write_faults(&mut out, report);
     if let SnapshotStatus::Changed(diff) = snapshot {
         let _ = writeln!(out, "\nsnapshot diff:\n{}", diff.trim_end());
     }
@@ -35,6 +36,26 @@ pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &Snapsho
         report.run_dir.display()
     );
     out
+}
+
+/// What the run's `faults` rules did: how many faults were injected, the seed that draws
+/// them again, and each rule that never matched a call.
+fn write_faults(out: &mut String, report: &RunReport) {
+    let Some(seed) = report.fault_seed else {
+        return;
+    };
+    let injected: u32 = report.faults.iter().map(|note| note.injected).sum();
+    let _ = writeln!(
+        out,
+        "\nfaults injected on purpose: {injected} (MCPEVAL_SEED={seed} injects the same again)"
+    );
+    for note in report.faults.iter().filter(|note| note.matched == 0) {
+        let _ = writeln!(
+            out,
+            "  rule {} ({} {}) never matched a call",
+            note.rule, note.fault, note.target
+        );
+    }
 }
 
 /// Every reason of the verdict, in the order the run met them.
