@@ -126,7 +126,7 @@ fn every_fault_kind_reaches_the_file_agent_and_is_recorded_as_injected() {
                 &[
                     "list demo",
                     ADD,
-                    "list demo",
+                    "pick demo /^Multiplies$/ {}",
                     "call demo echo {\"text\": \"hi\"}",
                 ],
                 changed,
@@ -237,9 +237,19 @@ fn every_fault_kind_reaches_the_file_agent_and_is_recorded_as_injected() {
         (injected(&c[0]), c[0]["outcome"].as_str()),
         (Some("toolsChanged"), Some("ok"))
     );
-    assert_eq!(injected(&c[1]), Some("removedTool"), "{c:?}");
-    assert_eq!(c[1]["result"]["message"], "Unknown tool: echo");
-    assert_eq!(r["toolErrors"], 0);
+    // The agent listed again (pick lists every page) and found the added tool: its call
+    // goes to the server, which has no such tool.
+    assert_eq!(
+        (c[1]["name"].as_str(), injected(&c[1])),
+        (Some("multiply"), None),
+        "{c:?}"
+    );
+    assert_eq!(injected(&c[2]), Some("removedTool"), "{c:?}");
+    assert_eq!(c[2]["result"]["message"], "Unknown tool: echo");
+    assert_eq!(
+        r["toolErrors"], 1,
+        "the server's error for multiply; not the removed echo"
+    );
     let surface = &r["surface"]["demo"]["tools"];
     assert!(
         !surface.to_string().contains("multiply"),
