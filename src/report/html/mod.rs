@@ -176,4 +176,28 @@ mod tests {
         assert!(events[1].starts_with("mcp is_error\">"), "{}", events[1]);
         assert!(!events[1].contains("injected"), "{}", events[1]);
     }
+
+    #[test]
+    fn a_run_lists_what_its_fault_rules_did() {
+        let note = |rule: &str, matched: u32, injected: u32| crate::report::FaultNote {
+            rule: rule.into(),
+            target: "tool `add` of server `demo`".into(),
+            fault: FaultKind::Timeout,
+            matched,
+            injected,
+        };
+        let result = TaskResult {
+            test_name: "demo::add".into(),
+            faults: vec![note("spec.faults[0]", 3, 1), note("spec.faults[1]", 0, 0)],
+            fault_seed: Some(7),
+            ..TaskResult::default()
+        };
+        let report = merge(vec![result]);
+        let page = Value::from_serialize(view::page(&report, "t", Path::new("."), Path::new(".")));
+        let runs = render_runs(&environment().unwrap(), &page).unwrap();
+        let expected = "<h3>Faults on purpose</h3>\n    <ul class=\"faults\"><li>MCPEVAL_SEED=7</li>\
+                        <li>spec.faults[0]: timeout on tool `add` of server `demo`, injected 1 of 3 matching calls</li>\
+                        <li>spec.faults[1]: timeout on tool `add` of server `demo`, never matched a call</li></ul>";
+        assert!(runs.contains(expected), "{runs}");
+    }
 }

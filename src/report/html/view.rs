@@ -100,6 +100,8 @@ pub(super) struct TaskView {
     assertions: Vec<FailedAssertion>,
     snapshot_diff: Vec<DiffLine>,
     server_failures: Vec<String>,
+    /// What the run's `faults` rules did, one line each.
+    faults: Vec<String>,
     llm: Vec<String>,
     timeline: Vec<Event>,
     answer: Option<Shown>,
@@ -267,6 +269,7 @@ fn task(result: &TaskResult, flaky: bool, base: &Path, page_dir: &Path) -> TaskV
         server_failures: (result.server_failures.iter())
             .map(|f| format!("{}: {}", f.server, f.message))
             .collect(),
+        faults: fault_lines(result),
         llm: (result.llm_calls.iter())
             .map(|c| {
                 format!(
@@ -313,4 +316,26 @@ fn percent(share: f64) -> String {
 
 fn interval(low: f64, high: f64) -> String {
     format!("{:.0}–{:.0}%", low * 100.0, high * 100.0)
+}
+
+/// What each `faults` rule of a run did: `rule: fault on target, injected i of m matching
+/// calls` (or never matched), with the seed first.
+fn fault_lines(result: &TaskResult) -> Vec<String> {
+    let Some(seed) = result.fault_seed else {
+        return Vec::new();
+    };
+    let rules = result.faults.iter().map(|note| {
+        let did = if note.matched == 0 {
+            "never matched a call".to_owned()
+        } else {
+            format!(
+                "injected {} of {} matching calls",
+                note.injected, note.matched
+            )
+        };
+        format!("{}: {} on {}, {did}", note.rule, note.fault, note.target)
+    });
+    std::iter::once(format!("MCPEVAL_SEED={seed}"))
+        .chain(rules)
+        .collect()
 }
