@@ -23,8 +23,8 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use super::fault_session::Delayed;
 use super::forward::{forward, result_as};
+use super::inject::Delayed;
 use super::record_outcome::{call_outcome, json, list_outcome};
 use super::shared::Shared;
 use super::tool_rewrite::ToolRewrite;
@@ -74,7 +74,7 @@ impl AgentSession {
     }
 }
 
-/// The fault a [`super::fault_session::FaultySession`] injected into this request while
+/// The fault the session's fault layer (`fault_session.rs`) injected into this request while
 /// letting the server answer it (a delay, a tool-list change), if any.
 fn injected(context: &RequestContext<RoleServer>) -> Option<Injected> {
     context.extensions.get::<Injected>().cloned()

@@ -15,18 +15,13 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
 
 use super::agent_side::AgentSession;
-use super::inject::FaultPlan;
+use super::inject::{Delayed, FaultPlan};
 use super::record::{CANCELLED_CODE, PendingCall, PendingList};
 use super::record_outcome::{call_outcome, json};
 use super::session::{HttpFault, Outbox};
 use super::shared::Shared;
 use crate::fault::{FaultAction, FaultRule};
 use crate::trace::{CallKind, Injected, ListKind};
-
-/// How long a request waits before the proxy forwards it (a `delay` rule), once the call
-/// is recorded as received: the delay is part of its recorded duration.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Delayed(pub(crate) std::time::Duration);
 
 /// The service of one agent session: faults first, then the proxy.
 pub(crate) struct FaultySession {

@@ -11,6 +11,11 @@ use crate::fault::{FaultAction, FaultRule};
 use crate::lock::lock;
 use crate::trace::{FaultKind, Injected};
 
+/// How long a request waits before the proxy forwards it (a `delay` rule), once the call
+/// is recorded as received: the delay is part of its recorded duration.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Delayed(pub(crate) std::time::Duration);
+
 /// The `faults` rules of one run and what they did so far. Every proxy of the run holds
 /// it: a rule's calls are counted across servers and sessions.
 #[derive(Debug)]
