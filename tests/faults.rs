@@ -75,6 +75,17 @@ fn check(dir: &Path, seed: Option<&str>, libtest: &[&str]) -> Output {
     command.output().expect("run mcpeval check")
 }
 
+/// `mcpeval validate` of the eval in `dir`: whether it passed, and all it printed.
+fn validate(dir: &Path) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .arg("validate")
+        .arg(dir.join("eval.yaml"))
+        .output()
+        .unwrap();
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    (out.status.success(), all)
+}
+
 fn result(dir: &Path, task: &str) -> Value {
     result_file(&dir.join("out"), &format!("faulty__{task}"))
 }
@@ -335,13 +346,8 @@ fn bad_rules_are_load_errors_at_their_key_paths() {
                - {tool: add, every: true, timeout: true, malformed: true}\n        \
                - {tool: add, every: true, replace: {content: 3}}\n";
     let dir = eval_dir(set, "", &[("t", task("t", &[ADD], ""))]);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpeval"))
-        .arg("validate")
-        .arg(dir.path().join("eval.yaml"))
-        .output()
-        .unwrap();
-    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
-    assert!(!out.status.success(), "{all}");
+    let (ok, all) = validate(dir.path());
+    assert!(!ok, "{all}");
     let f = "config.taskSets[0].faults";
     for expected in [
         format!("{f}[0].call"),
@@ -387,14 +393,9 @@ fn bad_rules_are_load_errors_at_their_key_paths() {
     // A misspelled key is named, with what was meant.
     let set = "        - {tool: add, every: true, toolErorr: x}\n";
     let dir = eval_dir(set, "", &[("t", task("t", &[ADD], ""))]);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpeval"))
-        .arg("validate")
-        .arg(dir.path().join("eval.yaml"))
-        .output()
-        .unwrap();
-    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    let (ok, all) = validate(dir.path());
     assert!(
-        all.contains("config.taskSets[0].faults[0].toolErorr")
+        !ok && all.contains("config.taskSets[0].faults[0].toolErorr")
             && all.contains("did you mean toolError"),
         "{all}"
     );

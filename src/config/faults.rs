@@ -174,19 +174,10 @@ fn when(
         every.is_some(),
         probability.is_some(),
     ];
-    match set.iter().filter(|set| **set).count() {
-        0 => {
-            check.error(
-                key,
-                format!("no `when`: expected one of {WHEN_KEYS} (which matching calls are hit)"),
-            );
-            return None;
-        }
-        1 => {}
-        _ => {
-            check.error(key, format!("expected only one of {WHEN_KEYS}"));
-            return None;
-        }
+    let missing = format!("no `when`: expected one of {WHEN_KEYS} (which matching calls are hit)");
+    let twice = format!("expected only one of {WHEN_KEYS}");
+    if !exactly_one(check, key, &set, (&missing, &twice)) {
+        return None;
     }
     let number = |check: &mut Checker<'_>, at: String, n: i64| -> Option<u32> {
         match u32::try_from(n) {
@@ -237,6 +228,27 @@ fn when(
     Some(FaultWhen::Probability(p))
 }
 
+/// Whether exactly one of the keys `set` says are given is; else the error for none or
+/// for several, at `key`.
+fn exactly_one(
+    check: &mut Checker<'_>,
+    key: &str,
+    set: &[bool],
+    (none, several): (&str, &str),
+) -> bool {
+    match set.iter().filter(|set| **set).count() {
+        1 => true,
+        0 => {
+            check.error(key, none);
+            false
+        }
+        _ => {
+            check.error(key, several);
+            false
+        }
+    }
+}
+
 /// The `what` keys of a rule, as written.
 struct What {
     error: Option<RawError>,
@@ -266,19 +278,10 @@ impl What {
             self.replace.is_some(),
             self.tools_changed.is_some(),
         ];
-        match set.iter().filter(|set| **set).count() {
-            0 => {
-                check.error(
-                    key,
-                    format!("no fault: expected one of {WHAT_KEYS} (what the agent gets)"),
-                );
-                return None;
-            }
-            1 => {}
-            _ => {
-                check.error(key, format!("expected only one fault of {WHAT_KEYS}"));
-                return None;
-            }
+        let missing = format!("no fault: expected one of {WHAT_KEYS} (what the agent gets)");
+        let twice = format!("expected only one fault of {WHAT_KEYS}");
+        if !exactly_one(check, key, &set, (&missing, &twice)) {
+            return None;
         }
         let tool_call = match target {
             Some(FaultTarget::Tool(_)) => Some(true),
