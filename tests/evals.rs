@@ -28,7 +28,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // evals/claude-code: call add(2, 40), then answer.
+    // evals/claude-code, claude-code-variants, claude-code-faults: call add(2, 40), then
+    // answer (a failed call is made once more first: support/fake_anthropic.rs).
     let anthropic = runtime.block_on(FakeAnthropic::start(vec![
         Turn::ToolUse {
             name: "mcp__demo__add".into(),
@@ -69,6 +70,11 @@ fn main() -> ExitCode {
         .env("ANTHROPIC_BASE_URL", anthropic.base_url.as_str())
         .env("ANTHROPIC_API_KEY", "sk-ant-offline-fake-key")
         .env("ENABLE_TOOL_SEARCH", "false")
+        // Claude Code gives up on an MCP tool call after this many milliseconds; without it
+        // evals/claude-code-faults' `timeout` task would wait for minutes. (The builtin
+        // agent takes no variables of an eval's own; the calls of the other evals take
+        // milliseconds.)
+        .env("MCP_TOOL_TIMEOUT", "5000")
         .env("OPENAI_BASE_URL", format!("{}/v1", openai.url))
         .env("OPENAI_API_KEY", "sk-offline-fake-key")
         .env("GOOGLE_GEMINI_BASE_URL", gemini.url.as_str())

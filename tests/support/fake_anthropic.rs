@@ -1,8 +1,15 @@
 //! A fake Anthropic Messages API for driving the real Claude Code offline: it answers
-//! `POST .../v1/messages` (any query) with the next turn of a script, keyed on how many
-//! `tool_result` blocks the conversation already holds (the CLI may retry a request), as an
-//! SSE stream when the request says `stream: true`, else as plain JSON. Every request body
-//! is logged for the test to inspect.
+//! `POST .../v1/messages` (any query) with the next turn of a script, as an SSE stream when
+//! the request says `stream: true`, else as plain JSON. Every request body is logged for the
+//! test to inspect.
+//!
+//! The turn is keyed on the conversation's `tool_result` blocks, not on the request's
+//! position (the CLI may send a request again): on how many of them are not errors
+//! (`is_error: true`), so that after a failed tool call the same turn comes again and the
+//! call that failed is made again (a retry). A retry's failure counts, though: a call is
+//! retried once, then the script goes on, so a call that always fails (one the agent
+//! refuses, a removed tool) cannot loop. Conversations without failed tool calls are keyed
+//! on every `tool_result`, as they always were (recorded cassettes stay valid).
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
@@ -78,14 +85,23 @@ impl FakeAnthropic {
     }
 }
 
-fn tool_results(request: &Value) -> usize {
-    request["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
+/// The script's turn: the conversation's `tool_result` blocks, less each failure that is
+/// not itself a retry's (the turn that made the call comes again, once).
+fn script_turn(request: &Value) -> usize {
+    let blocks = (request["messages"].as_array().into_iter().flatten())
         .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .filter(|block| block["type"] == "tool_result")
-        .count()
+        .filter(|block| block["type"] == "tool_result");
+    let mut turn = 0;
+    let mut retrying = false;
+    for block in blocks {
+        if block["is_error"] == true && !retrying {
+            retrying = true;
+        } else {
+            turn += 1;
+            retrying = false;
+        }
+    }
+    turn
 }
 
 async fn messages(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
@@ -102,7 +118,7 @@ async fn messages(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     let turn = if has_tools {
         shared
             .script
-            .get(tool_results(&request))
+            .get(script_turn(&request))
             .cloned()
             .unwrap_or(Turn::Text("done".into()))
     } else {
