@@ -464,3 +464,82 @@ async fn the_openai_agent_and_its_judge_replay_with_their_apis_stopped() {
         "the MCP server is called live: {replayed:#}"
     );
 }
+
+/// A copy of `evals/claude-code-faults` (its cassettes too, no snapshots) in a fresh
+/// directory, with `tool-error`'s fault text replaced by `fault`.
+fn faults_eval_copy(fault: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let eval = Path::new(env!("CARGO_MANIFEST_DIR")).join("evals/claude-code-faults");
+    for sub in ["tasks", "cassettes"] {
+        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        for entry in std::fs::read_dir(eval.join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, dir.path().join(sub).join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    std::fs::copy(
+        eval.join("mcp-config.yaml"),
+        dir.path().join("mcp-config.yaml"),
+    )
+    .unwrap();
+    let config = std::fs::read_to_string(eval.join("eval.yaml")).unwrap();
+    let config = config.replace("snapshot: review", "snapshot: off");
+    std::fs::write(dir.path().join("eval.yaml"), config).unwrap();
+    let task = dir.path().join("tasks/tool-error.yaml");
+    let text = std::fs::read_to_string(&task).unwrap();
+    let recorded = "injected: the adder is warming up, try again";
+    assert!(text.contains(recorded), "{text}");
+    std::fs::write(&task, text.replace(recorded, fault)).unwrap();
+    dir
+}
+
+/// Replays `claude-code-faults::tool-error` of `eval` under CI (record mode `none`), the
+/// LLM API nowhere.
+fn replay_tool_error(eval: &Path, output: &Path) -> Option<Output> {
+    let path = support::peers::path_with_claude()?;
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
+        .arg("check")
+        .arg(eval.join("eval.yaml"))
+        .args(["--", "--exact", "claude-code-faults::tool-error"])
+        .env("PATH", path)
+        .env("MCPEVAL_BIN", env!("CARGO_BIN_EXE_mcpeval"))
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .env("MCP_TOOL_TIMEOUT", "5000")
+        .env("CI", "true")
+        .env("MCPEVAL_OUTPUT_DIR", output)
+        .env("ANTHROPIC_BASE_URL", closed_port_url())
+        .env("RUST_BACKTRACE", "0")
+        .env_remove("MCPEVAL_RECORD_MODE")
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    Some(out)
+}
+
+/// The faults are part of what the model saw: the recorded fault replays, and a changed
+/// rule diverges at the request that carries the faulted result, naming both texts.
+#[test]
+fn a_run_with_faults_replays_only_with_the_same_faults() {
+    let same = faults_eval_copy("injected: the adder is warming up, try again");
+    let output = tempfile::tempdir().unwrap();
+    let Some(out) = replay_tool_error(same.path(), output.path()) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("claude-code-faults::tool-error ... ok"), "{}", text(&out));
+
+    let changed = faults_eval_copy("injected: the adder is broken");
+    let output = tempfile::tempdir().unwrap();
+    let out = replay_tool_error(changed.path(), output.path()).unwrap();
+    let message = text(&out);
+    assert_eq!(out.status.code(), Some(101), "{message}");
+    assert!(
+        message
+            .contains("LLM request #2 (POST /v1/messages?beta=true) matches no recorded request"),
+        "{message}"
+    );
+    assert!(
+        message.contains("warming up") && message.contains("the adder is broken"),
+        "the recorded and the new fault text: {message}"
+    );
+}
