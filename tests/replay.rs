@@ -526,7 +526,11 @@ fn a_run_with_faults_replays_only_with_the_same_faults() {
         return;
     };
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(text(&out).contains("claude-code-faults::tool-error ... ok"), "{}", text(&out));
+    assert!(
+        text(&out).contains("claude-code-faults::tool-error ... ok"),
+        "{}",
+        text(&out)
+    );
 
     let changed = faults_eval_copy("injected: the adder is broken");
     let output = tempfile::tempdir().unwrap();
