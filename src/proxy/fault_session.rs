@@ -7,8 +7,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{
-    ClientNotification, ClientRequest, CustomResult, ErrorCode, ProtocolVersion, ServerConfig,
-    ServerNotification, ServerResult, ToolListChangedNotification,
+    ClientNotification, ClientRequest, CustomResult, ErrorCode, ProtocolVersion,
+    ServerCapabilities, ServerConfig, ServerNotification, ServerResult,
+    ToolListChangedNotification,
 };
 use rmcp::service::{NotificationContext, RequestContext, Service};
 use rmcp::{ErrorData as McpError, RoleServer};
@@ -48,11 +49,8 @@ impl FaultySession {
         let server = self.shared.server.as_str();
         if let ClientRequest::InitializeRequest(_) = &request {
             let mut answer = self.inner.handle_request(request, context).await;
-            if plan.changes_tools(server)
-                && let Ok(ServerResult::InitializeResult(init)) = &mut answer
-            {
-                let tools = init.capabilities.tools.get_or_insert_default();
-                tools.list_changed = Some(true);
+            if let Ok(ServerResult::InitializeResult(init)) = &mut answer {
+                self.declare_tools_changes(&mut init.capabilities);
             }
             return answer;
         }
@@ -103,6 +101,15 @@ impl FaultySession {
                 record.finish(&answer);
                 answer
             }
+        }
+    }
+
+    /// Declares `tools.listChanged` in `capabilities` when a `toolsChanged` rule may hit
+    /// this server (its `initialize` answer, and what the session says of itself).
+    fn declare_tools_changes(&self, capabilities: &mut ServerCapabilities) {
+        let plan = self.shared.options.faults.as_ref();
+        if plan.is_some_and(|plan| plan.changes_tools(&self.shared.server)) {
+            capabilities.tools.get_or_insert_default().list_changed = Some(true);
         }
     }
 
@@ -173,11 +180,7 @@ impl Service<RoleServer> for FaultySession {
 
     fn get_info(&self) -> ServerConfig {
         let mut info = self.inner.get_info();
-        if let Some(plan) = &self.shared.options.faults
-            && plan.changes_tools(&self.shared.server)
-        {
-            info.capabilities.tools.get_or_insert_default().list_changed = Some(true);
-        }
+        self.declare_tools_changes(&mut info.capabilities);
         info
     }
 
