@@ -414,7 +414,14 @@ fn after_fault_reads_the_recovery_and_max_tool_errors_leaves_injected_errors_out
     let echo = "call demo echo {\"text\": \"done\"}";
     let tasks = [
         ("recovers", task("recovers", &[ADD, ADD, echo], fault)),
-        ("gives-up", task("gives-up", &[ADD, echo], fault)),
+        (
+            "gives-up",
+            task(
+                "gives-up",
+                &[ADD, echo],
+                &format!("{fault}    - {{tool: nope, every: true, toolError: x}}\n"),
+            ),
+        ),
         ("unfaulted", task("unfaulted", &[ADD, echo], "")),
     ];
     let dir = eval_dir("", assertions, &tasks);
@@ -434,6 +441,10 @@ fn after_fault_reads_the_recovery_and_max_tool_errors_leaves_injected_errors_out
         "{gives_up}"
     );
     assert!(gives_up.contains("injected toolError"), "{gives_up}");
+    assert!(
+        gives_up.contains("  spec.faults[1]: toolError on tool `nope`, never matched a call"),
+        "{gives_up}"
+    );
     let unfaulted = support::cli::failure_of(&stdout, "faulty::unfaulted");
     assert!(unfaulted.contains("no fault was injected"), "{unfaulted}");
     let r = result(dir.path(), "recovers");

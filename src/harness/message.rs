@@ -50,11 +50,7 @@ fn write_faults(out: &mut String, report: &RunReport) {
         "\nfaults injected on purpose: {injected} (MCPEVAL_SEED={seed} injects the same again)"
     );
     for note in report.faults.iter().filter(|note| note.matched == 0) {
-        let _ = writeln!(
-            out,
-            "  rule {} ({} {}) never matched a call",
-            note.rule, note.fault, note.target
-        );
+        let _ = writeln!(out, "  {}", note.describe());
     }
 }
 

@@ -217,6 +217,22 @@ pub struct FaultNote {
     pub injected: u32,
 }
 
+impl FaultNote {
+    /// The rule and what it did, as reports say it: `spec.faults[0]: timeout on tool `add`,
+    /// injected 1 of 3 matching calls` (or `…, never matched a call`).
+    pub fn describe(&self) -> String {
+        let did = if self.matched == 0 {
+            "never matched a call".to_owned()
+        } else {
+            format!(
+                "injected {} of {} matching calls",
+                self.injected, self.matched
+            )
+        };
+        format!("{}: {} on {}, {did}", self.rule, self.fault, self.target)
+    }
+}
+
 /// A server under test that failed: could not be started or reached, exited, answered with
 /// an HTTP error or with something that is not JSON-RPC.
 #[derive(Debug, Clone, Serialize, Deserialize)]

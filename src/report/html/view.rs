@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::link::{FileLink, file_link};
 use super::shown::{Shown, millis};
 use super::timeline::{Event, timeline};
-use crate::report::{Report, TaskResult, run_name, wilson_interval};
+use crate::report::{FaultNote, Report, TaskResult, run_name, wilson_interval};
 
 /// The whole page.
 #[derive(Serialize)]
@@ -324,17 +324,7 @@ fn fault_lines(result: &TaskResult) -> Vec<String> {
     let Some(seed) = result.fault_seed else {
         return Vec::new();
     };
-    let rules = result.faults.iter().map(|note| {
-        let did = if note.matched == 0 {
-            "never matched a call".to_owned()
-        } else {
-            format!(
-                "injected {} of {} matching calls",
-                note.injected, note.matched
-            )
-        };
-        format!("{}: {} on {}, {did}", note.rule, note.fault, note.target)
-    });
+    let rules = result.faults.iter().map(FaultNote::describe);
     std::iter::once(format!("MCPEVAL_SEED={seed}"))
         .chain(rules)
         .collect()
