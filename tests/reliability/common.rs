@@ -62,6 +62,20 @@ pub fn files_under(dir: &Path) -> Vec<String> {
     found
 }
 
+/// Runs `eval.yaml` of the files `list` (path, text) with `mcpeval check` on 50 test
+/// threads: it must pass and leave a results file for each of its 50 tasks, which come back
+/// parsed.
+pub fn check_fifty_in_parallel(list: &[(&str, &str)]) -> Vec<serde_json::Value> {
+    let dir = files(list);
+    let output = tempfile::tempdir().unwrap();
+    let args = ["check", "eval.yaml", "--", "--test-threads", "50"];
+    let out = mcpeval(dir.path(), output.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let results = results(output.path());
+    assert_eq!(results.len(), 50, "observed results files");
+    results
+}
+
 /// The results files of a run, parsed.
 pub fn results(output: &Path) -> Vec<serde_json::Value> {
     let dir = output.join("results");

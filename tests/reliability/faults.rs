@@ -2,7 +2,7 @@
 //! fault kind at its place, lose no call, see each fault where its rule puts it, and leave
 //! no server process behind (a disconnect starts a new session, with a new server).
 
-use crate::common::{files, fixture, mcpeval, processes_with, results, text};
+use crate::common::{check_fifty_in_parallel, fixture, processes_with};
 
 /// The faults of every task, by the call (of 20) each hits; a `probability` rule after
 /// them may hit any other call.
@@ -68,14 +68,8 @@ fn fifty_parallel_tasks_with_every_fault_lose_nothing_and_leave_nothing() {
             .iter()
             .map(|(path, text)| (path.as_str(), text.as_str())),
     );
-    let dir = files(&list);
-    let output = tempfile::tempdir().unwrap();
-    let args = ["check", "eval.yaml", "--", "--test-threads", "50"];
-    let out = mcpeval(dir.path(), output.path(), &args);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let results = check_fifty_in_parallel(&list);
     assert_eq!(processes_with(&marker), Vec::<String>::new(), "left behind");
-    let results = results(output.path());
-    assert_eq!(results.len(), 50, "observed results files");
     for result in results {
         let name = result["taskName"].as_str().unwrap();
         let n: usize = name[1..].parse().unwrap();

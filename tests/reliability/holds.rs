@@ -6,7 +6,8 @@ use mcpeval::llm_proxy::{LlmApi, LlmProxy, LlmProxyConfig, RecordMode};
 use mcpeval::proxy::{CallRecorder, Proxy};
 
 use crate::common::{
-    files, files_under, fixture, mcpeval, mcpeval_with, processes_with, results, text,
+    check_fifty_in_parallel, files, files_under, fixture, mcpeval, mcpeval_with, processes_with,
+    results, text,
 };
 use crate::support::peers::{test_server_binary, test_server_upstream};
 
@@ -93,14 +94,7 @@ fn fifty_parallel_tasks_of_twenty_calls_lose_nothing() {
             .iter()
             .map(|(path, text)| (path.as_str(), text.as_str())),
     );
-    let dir = files(&list);
-    let output = tempfile::tempdir().unwrap();
-    let args = ["check", "eval.yaml", "--", "--test-threads", "50"];
-    let out = mcpeval(dir.path(), output.path(), &args);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
-    let results = results(output.path());
-    assert_eq!(results.len(), 50, "observed results files");
-    for result in results {
+    for result in check_fifty_in_parallel(&list) {
         let name = result["taskName"].as_str().unwrap();
         let n: usize = name[1..].parse().unwrap();
         let calls = result["callHistory"]["toolCalls"].as_array().unwrap();
