@@ -346,10 +346,10 @@ async fn call_tool_within(
     arguments: &Option<Value>,
     give_up: Option<Duration>,
 ) -> Result<Value, String> {
+    let params = json!({"name": tool, "arguments": arguments.clone().unwrap_or(json!({}))});
+    let params = serde_json::from_value::<model::CallToolRequestParams>(params)
+        .map_err(|e| e.to_string())?;
     if let Some(after) = give_up {
-        let params = json!({"name": tool, "arguments": arguments.clone().unwrap_or(json!({}))});
-        let params = serde_json::from_value::<model::CallToolRequestParams>(params)
-            .map_err(|e| e.to_string())?;
         let request = model::ClientRequest::CallToolRequest(model::CallToolRequest::new(params));
         let options = rmcp::service::PeerRequestOptions::with_timeout(after);
         let handle =
@@ -359,9 +359,6 @@ async fn call_tool_within(
             other => Ok(to_json(&other)),
         };
     }
-    let params = json!({"name": tool, "arguments": arguments.clone().unwrap_or(json!({}))});
-    let params = serde_json::from_value::<model::CallToolRequestParams>(params)
-        .map_err(|e| e.to_string())?;
     client
         .call_tool_once(params)
         .await
