@@ -126,20 +126,20 @@ pub async fn run_task(
     report.decoy_calls = variant_run::decoy_calls(&eval, &rewrites, &report.trace);
     report.variant_problems = variant_run::problems(&eval, &rewrites, &report.decoy_calls);
     report.rewrites = rewrites;
-    if let Some((seed, plan, rules)) = &faults {
-        report.fault_seed = Some(*seed);
-        report.faults = fault_notes(rules, plan);
+    if let Some(plan) = &faults {
+        report.fault_seed = Some(plan.seed());
+        report.faults = fault_notes(plan);
     }
     report
 }
 
-/// The run's faults: its task sets' rules, then the task's own; the seed of its
-/// `probability` rules (`MCPEVAL_SEED`, 0 when unset). `None` without rules.
+/// The run's faults: its task sets' rules, then the task's own, drawing with the seed of
+/// `MCPEVAL_SEED` (0 when unset); shared by the run's proxies. `None` without rules.
 fn fault_plan(
     case: &TaskCase,
     task: &Task,
     options: &RunOptions,
-) -> Result<Option<RunFaults>, String> {
+) -> Result<Option<Arc<FaultPlan>>, String> {
     let rules: Vec<FaultRule> = (case.assertion_sets.iter())
         .flat_map(|set| set.faults.iter().cloned())
         .chain(task.faults.iter().cloned())
@@ -155,16 +155,12 @@ fn fault_plan(
         }
         None => &case.name,
     };
-    let plan = Arc::new(FaultPlan::new(rules.clone(), seed, name));
-    Ok(Some((seed, plan, rules)))
+    Ok(Some(Arc::new(FaultPlan::new(rules, seed, name))))
 }
 
-/// A run's seed, its fault plan (shared by its proxies) and its rules.
-type RunFaults = (u64, Arc<FaultPlan>, Vec<FaultRule>);
-
 /// What each rule did, for the results.
-fn fault_notes(rules: &[FaultRule], plan: &FaultPlan) -> Vec<FaultNote> {
-    (rules.iter().zip(plan.notes()))
+fn fault_notes(plan: &FaultPlan) -> Vec<FaultNote> {
+    (plan.rules().iter().zip(plan.notes()))
         .map(|(rule, note)| FaultNote {
             rule: note.rule,
             target: rule.describe_target(),
@@ -181,7 +177,7 @@ async fn start_proxies(
     options: &RunOptions,
     recorder: &CallRecorder,
     run_dir: &Path,
-    faults: Option<&RunFaults>,
+    faults: Option<&Arc<FaultPlan>>,
 ) -> Result<Vec<ProxyHandle>, Vec<String>> {
     let mut proxies = Vec::new();
     let mut errors = Vec::new();
@@ -189,7 +185,7 @@ async fn start_proxies(
         let upstream = upstream_of(server, &options.vars);
         let proxy_options = ProxyOptions {
             tools: variant_run::tool_rewrite(eval, &server.name),
-            faults: faults.map(|(_, plan, _)| plan.clone()),
+            faults: faults.cloned(),
             ..ProxyOptions::default()
         };
         match Proxy::start_with_options(&server.name, upstream, recorder, run_dir, proxy_options)

@@ -70,6 +70,16 @@ impl FaultPlan {
         }
     }
 
+    /// The rules, in order.
+    pub fn rules(&self) -> &[FaultRule] {
+        &self.rules
+    }
+
+    /// The seed its `probability` rules draw with.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
     /// What each rule did so far, in rule order.
     pub fn notes(&self) -> Vec<RuleNote> {
         let state = lock(&self.state);
