@@ -2,7 +2,7 @@
 //! proxy injected (a task's `faults`): whether it called the same tool again (`retried`),
 //! and which tool calls followed (`toolsUsed`, matched as the `toolsUsed` assertion matches).
 
-use super::closest::{call_with_arguments, closest};
+use super::closest::closest_of;
 use super::describe_call;
 use crate::config::{AfterFault, CallMatcher};
 use crate::trace::{CallKind, CallTrace, RecordedCall};
@@ -50,20 +50,11 @@ pub(super) fn check(after: &AfterFault, trace: &CallTrace) -> Option<(String, St
             "no tool call after it matching {}",
             names.join(", ")
         ));
-        for entry in missing {
-            let Some(pattern) = &entry.arguments else {
-                continue;
-            };
-            let candidates =
-                tool_calls().filter(|(_, call)| entry.matches(&call.server, &call.name));
-            if let Some((i, call, difference)) = closest(candidates, pattern) {
-                wrong.push(format!(
-                    "{}: closest call #{i} {} differs at {difference}",
-                    entry.describe_name(),
-                    call_with_arguments(call)
-                ));
-            }
-        }
+        wrong.extend(
+            missing
+                .iter()
+                .filter_map(|entry| closest_of(entry, tool_calls())),
+        );
     }
     if wrong.is_empty() {
         return None;

@@ -35,16 +35,29 @@ pub(super) fn why_unmatched(
     trace: &CallTrace,
     kind: CallKind,
 ) -> Option<String> {
+    entry.arguments.as_ref()?;
+    let candidates = calls_of(trace, kind);
+    Some(
+        closest_of(entry, candidates)
+            .unwrap_or_else(|| format!("no {} of {} was made", noun(kind), entry.describe_name())),
+    )
+}
+
+/// `demo/lookup_user: closest call #2 demo/lookup_user {"id":"7"} differs at …`: among
+/// `calls` (numbered), the one of the entry's server and name that came closest to its
+/// arguments pattern; `None` without a pattern or without such a call.
+pub(super) fn closest_of<'t>(
+    entry: &CallMatcher,
+    calls: impl Iterator<Item = (usize, &'t RecordedCall)>,
+) -> Option<String> {
     let pattern = entry.arguments.as_ref()?;
-    let name = entry.describe_name();
-    let candidates = calls_of(trace, kind).filter(|(_, c)| entry.matches(&c.server, &c.name));
-    Some(match closest(candidates, pattern) {
-        Some((i, call, difference)) => format!(
-            "{name}: closest call #{i} {} differs at {difference}",
-            call_with_arguments(call)
-        ),
-        None => format!("no {} of {name} was made", noun(kind)),
-    })
+    let candidates = calls.filter(|(_, c)| entry.matches(&c.server, &c.name));
+    let (i, call, difference) = closest(candidates, pattern)?;
+    Some(format!(
+        "{}: closest call #{i} {} differs at {difference}",
+        entry.describe_name(),
+        call_with_arguments(call)
+    ))
 }
 
 /// `server/name {"arg":1}`: a call and its arguments (`{}` for none) on one line.
