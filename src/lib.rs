@@ -93,6 +93,7 @@ pub mod tokens;
 pub mod trace;
 
 mod cargo_metadata;
+mod ci;
 mod error_text;
 mod interrupt;
 mod json_schema;

@@ -235,6 +235,7 @@ impl CaseRuns<'_> {
             &report,
             &snapshot,
             self.eval.snapshot,
+            &self.options.snapshots,
             self.case.schema_violations,
         );
         let passed = verdict.passed();
@@ -248,7 +249,7 @@ impl CaseRuns<'_> {
             )
         };
         let snapshot_diff = match &snapshot {
-            SnapshotStatus::Changed(diff) => Some(diff.clone()),
+            SnapshotStatus::Changed { diff, .. } => Some(diff.clone()),
             _ => None,
         };
         let recorded = Recorded {
@@ -257,11 +258,8 @@ impl CaseRuns<'_> {
             started,
         };
         self.record_result(index, &report, &verdict, recorded, &run_stem);
-        if passed && matches!(snapshot, SnapshotStatus::Changed(_) | SnapshotStatus::New) {
-            eprintln!(
-                "note: {}: the call trace changed; review it with `cargo insta review`",
-                self.case.name
-            );
+        if let Some(note) = snapshot.note().filter(|_| passed) {
+            eprintln!("note: {}: {note}", self.case.name);
         }
         Ok(RunVerdict {
             passed,
@@ -314,6 +312,7 @@ impl CaseRuns<'_> {
             let content = redact(&render_snapshot(&report.trace, &dirs), &self.secrets);
             check_snapshot(
                 self.eval.snapshot,
+                &self.options.snapshots,
                 &snapshot_dir(&self.eval.path),
                 stem,
                 &self.case.path,

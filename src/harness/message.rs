@@ -26,7 +26,7 @@ pub fn failure_message(report: &RunReport, verdict: &Verdict, snapshot: &Snapsho
     let calls = render_call_lines(&report.trace, &report.tokens.results);
     let _ = writeln!(out, "\ncall trace:\n{calls}");
     write_faults(&mut out, report);
-    if let SnapshotStatus::Changed(diff) = snapshot {
+    if let SnapshotStatus::Changed { diff, .. } = snapshot {
         let _ = writeln!(out, "\nsnapshot diff:\n{}", diff.trim_end());
     }
     write_agent_context(&mut out, report);
@@ -98,16 +98,18 @@ fn write_reasons(out: &mut String, report: &RunReport, verdict: &Verdict) {
         }
     }
     match verdict.snapshot {
-        Some(SnapshotFailure::New) => {
+        Some(SnapshotFailure::New(written)) => {
             let _ = writeln!(
                 out,
-                "snapshot: no accepted snapshot yet (strict mode); review it with `cargo insta review`"
+                "snapshot: no accepted snapshot yet (strict mode); {}",
+                written.describe()
             );
         }
-        Some(SnapshotFailure::Changed) => {
+        Some(SnapshotFailure::Changed(written)) => {
             let _ = writeln!(
                 out,
-                "snapshot: the call trace differs from the accepted snapshot (strict mode)"
+                "snapshot: the call trace differs from the accepted snapshot (strict mode); {}",
+                written.describe()
             );
         }
         None => {}

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use cargo_bin::LocatedBin;
 use libtest_mimic::{Arguments, Trial};
 
 pub use message::failure_message;
@@ -37,6 +38,7 @@ use crate::config::{
     ConfigError, ConfigErrors, Eval, duplicate_eval_names, load_eval_with, says_kind_eval,
 };
 use crate::plan::{EvalPlan, plan_eval, plan_task};
+use crate::snapshot::SnapshotSettings;
 
 /// Runs evals as tests: each task of each eval is one test named `<eval>::<task>`, run as
 /// `cargo test` runs tests (filters, `--exact`, `--list`, `--test-threads`, `--format json`,
@@ -195,11 +197,15 @@ impl Harness {
             return code;
         }
         let args = self.args.clone().unwrap_or_else(Arguments::from_args);
+        let snapshots = match run_report::snapshot_settings() {
+            Ok(settings) => settings,
+            Err(code) => return code,
+        };
         let bins = match cargo_bin::locate(&self.cargo_bins) {
             Ok(bins) => bins,
             Err(e) => return e.stop_run(),
         };
-        let options = self.options(&bins);
+        let options = self.options(&bins, snapshots);
         let (trials, eval_files) = match self.trials_with(&args, &options) {
             Ok(planned) => planned,
             Err(errors) => {
@@ -274,7 +280,7 @@ impl Harness {
 
     /// The run's options; its variables: the binaries of `cargo_bin`, then those of `env`,
     /// then `MCPEVAL_BIN` (this test binary) when neither these nor the environment set it.
-    fn options(&self, bins: &[cargo_bin::LocatedBin]) -> Arc<RunOptions> {
+    fn options(&self, bins: &[LocatedBin], snapshots: SnapshotSettings) -> Arc<RunOptions> {
         let dir = self.output_dir.clone().unwrap_or_else(output_dir);
         let mut vars: Vec<(String, String)> = bins
             .iter()
@@ -296,15 +302,19 @@ impl Harness {
                 Source::Files(files) => Some(files),
                 Source::Directory(_) => None,
             }),
+            snapshots,
         })
     }
 
     /// The trials these evals plan to, filtered as `args` ask (`--exact NAME` plans only that
-    /// task). The binaries of [`cargo_bin`](Self::cargo_bin) are located, not built.
+    /// task). The binaries of [`cargo_bin`](Self::cargo_bin) are located, not built; an
+    /// invalid `INSTA_UPDATE` or `INSTA_FORCE_PASS` is read as unset ([`run`](Self::run)
+    /// refuses it).
     #[doc(hidden)]
     pub fn trials(&self, args: &Arguments) -> Result<Vec<Trial>, ConfigErrors> {
         let bins = cargo_bin::locate(&self.cargo_bins).unwrap_or_default();
-        let planned = self.trials_with(args, &self.options(&bins));
+        let snapshots = run_report::snapshot_settings().unwrap_or_default();
+        let planned = self.trials_with(args, &self.options(&bins, snapshots));
         planned.map(|(trials, _)| trials)
     }
 

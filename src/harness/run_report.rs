@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,6 +13,7 @@ use crate::interrupt::Interrupt;
 use crate::llm_proxy::{LlmApi, LlmProxyOutcome};
 use crate::proxy::ServerFailure;
 use crate::schema_checks::{SchemaCache, SchemaChecks};
+use crate::snapshot::SnapshotSettings;
 use crate::steps::{Span, StepResult};
 use crate::tokens::TraceTokens;
 use crate::trace::CallTrace;
@@ -34,6 +36,9 @@ pub struct RunOptions {
     /// What runs a test again (this test binary, `mcpeval check`), for the commands that
     /// messages print.
     pub runner: crate::rerun::Runner,
+    /// How snapshots that do not match are written and judged (`INSTA_UPDATE`,
+    /// `INSTA_FORCE_PASS`, CI), read once when the run starts.
+    pub snapshots: SnapshotSettings,
 }
 
 impl RunOptions {
@@ -46,6 +51,17 @@ impl RunOptions {
             .map(|(_, v)| v.clone())
             .or_else(|| std::env::var(name).ok())
     }
+}
+
+/// insta's variables as this process's runs read them (`INSTA_UPDATE`, `INSTA_FORCE_PASS`,
+/// CI); a value insta does not take is an error on stderr and the exit code of a run that
+/// ran nothing.
+pub(super) fn snapshot_settings() -> Result<SnapshotSettings, ExitCode> {
+    SnapshotSettings::from_env(|name| std::env::var(name).ok()).map_err(|e| {
+        eprintln!("error: {e}");
+        eprintln!("mcpeval: no task ran because a variable of insta's has an invalid value");
+        ExitCode::from(crate::exit::INVALID_CONFIG)
+    })
 }
 
 /// Everything one run produced, for the verdict and the failure message.

@@ -10,7 +10,7 @@ use crate::config::{SchemaViolations, SnapshotMode};
 use crate::interrupt::Interrupt;
 use crate::proxy::ServerFailure;
 use crate::schema_checks::SchemaChecks;
-use crate::snapshot::SnapshotStatus;
+use crate::snapshot::{SnapshotSettings, SnapshotStatus, Written};
 use crate::steps::{Phase, StepResult};
 
 /// How the agent's part of the run went.
@@ -41,13 +41,13 @@ pub struct StepFailure {
     pub tolerated: bool,
 }
 
-/// Why the snapshot fails the run (strict mode only).
+/// Why the snapshot fails the run (strict mode only), and what was written for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SnapshotFailure {
     /// No accepted snapshot yet.
-    New,
+    New(Written),
     /// The trace differs from the accepted snapshot.
-    Changed,
+    Changed(Written),
 }
 
 /// The verdict of one run: passed when no reason below holds.
@@ -87,11 +87,14 @@ pub struct Verdict {
 
 impl Verdict {
     /// Decides the verdict of `report`, given how its trace compared with the accepted
-    /// snapshot, the eval's snapshot mode and the task sets' `schemaViolations`.
+    /// snapshot, the eval's snapshot mode, how insta's variables treat a mismatch
+    /// (`INSTA_UPDATE=always` accepts it, `INSTA_FORCE_PASS=1` lets it pass) and the task
+    /// sets' `schemaViolations`.
     pub fn of(
         report: &RunReport,
         snapshot: &SnapshotStatus,
         mode: SnapshotMode,
+        settings: &SnapshotSettings,
         schema_violations: SchemaViolations,
     ) -> Self {
         let steps = step_failures(Phase::Setup, &report.setup)
@@ -103,10 +106,10 @@ impl Verdict {
             None => AgentVerdict::NotRun,
         };
         let snapshot = match snapshot {
-            _ if mode != SnapshotMode::Strict => None,
-            SnapshotStatus::New => Some(SnapshotFailure::New),
-            SnapshotStatus::Changed(_) => Some(SnapshotFailure::Changed),
-            _ => None,
+            _ if mode != SnapshotMode::Strict || !snapshot.fails_strict(settings) => None,
+            SnapshotStatus::New(written) => Some(SnapshotFailure::New(*written)),
+            SnapshotStatus::Changed { written, .. } => Some(SnapshotFailure::Changed(*written)),
+            SnapshotStatus::Matched | SnapshotStatus::Off => None,
         };
         Verdict {
             errors: report.errors.clone(),

@@ -54,14 +54,14 @@ impl RecordMode {
     }
 
     /// The mode the environment asks for, given a way to read a variable (e.g.
-    /// `|name| std::env::var(name).ok()`): [`RECORD_MODE_VAR`] when set, else `none` when
-    /// `CI` is set to anything but empty, `false` or `0` (as insta decides), else `once`.
+    /// `|name| std::env::var(name).ok()`): [`RECORD_MODE_VAR`] when set, else `none` under
+    /// CI (`CI` set to anything but empty, `false` or `0`, or `TF_BUILD` set when `CI` is
+    /// not: as insta decides), else `once`.
     pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, RecordModeError> {
         if let Some(name) = lookup(RECORD_MODE_VAR) {
             return name.trim().parse().map_err(RecordModeError);
         }
-        let ci = lookup("CI").is_some_and(|value| !matches!(value.trim(), "" | "false" | "0"));
-        Ok(if ci {
+        Ok(if crate::ci::is_ci(lookup) {
             RecordMode::None
         } else {
             RecordMode::Once
