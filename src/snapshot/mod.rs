@@ -260,9 +260,7 @@ impl SnapshotStatus {
         self.written()
             .is_some_and(|written| written != Written::Accepted && !settings.force_pass)
     }
-}
 
-impl SnapshotStatus {
     /// A note for a run that passed with a trace that does not match: what differs and
     /// what was written (`None` when it matched, or snapshots are off).
     pub fn note(&self) -> Option<String> {
