@@ -4,7 +4,7 @@
 //! |---|---|
 //! | 0 | everything selected passed (or the command did what it was asked) |
 //! | 1 | a gate failed: `mcpeval diff --fail-on-regression` found a regression, a budget of `mcpeval diff` was exceeded (`--max-definition-growth`, `--max-result-growth`, `--fail-on-new-schema-findings`, `--min-coverage`: a line names it), or `mcpeval report --min-coverage` found a server below the minimum |
-//! | 2 | nothing ran: an eval file is invalid, `--exact` names no task (`mcpeval check`, nextest), or the arguments are wrong (clap's code; also `mcpeval init`'s arguments: no server to start, an unknown agent, a crate binary not chosen) |
+//! | 2 | nothing ran: an eval file is invalid, `--exact` names no task (`mcpeval check`, nextest), `INSTA_UPDATE` or `INSTA_FORCE_PASS` has a value insta does not take, or the arguments are wrong (clap's code; also `mcpeval init`'s arguments: no server to start, an unknown agent, a crate binary not chosen) |
 //! | 3 | `mcpeval report` / `diff` cannot read or write results or a report |
 //! | 4 | `mcpeval init` wrote nothing: the server did not start or answer, a file it would write exists, or the crate's binary did not build |
 //! | 101 | a task failed (libtest's code; nextest reports its own, 100) |
@@ -22,8 +22,8 @@ pub const COVERAGE_BELOW_MINIMUM: u8 = 1;
 /// findings, coverage): the same code as any failed gate; a line on stderr and in the output
 /// names the budget.
 pub const BUDGET_EXCEEDED: u8 = 1;
-/// Nothing ran: an eval file does not load, or `--exact` names no task (the same code clap
-/// uses for bad arguments).
+/// Nothing ran: an eval file does not load, `--exact` names no task, or a variable of
+/// insta's has a value it does not take (the same code clap uses for bad arguments).
 pub const INVALID_CONFIG: u8 = 2;
 /// `mcpeval report` or `diff` cannot read or write results or a report.
 pub const REPORT_ERROR: u8 = 3;

@@ -178,7 +178,8 @@ impl Harness {
     }
 
     /// Runs the trials and returns the exit code: 0 only when every selected task passed.
-    /// An eval file that does not load fails the whole run up front (exit code 2).
+    /// An eval file that does not load, or an `INSTA_UPDATE` or `INSTA_FORCE_PASS` insta
+    /// would refuse, fails the whole run up front (exit code 2).
     ///
     /// SIGINT or SIGTERM during the run stops the running tasks as a timeout would, after
     /// which their cleanup runs; tasks not started fail as not run; the results of finished
