@@ -97,17 +97,16 @@ fn cargo_test_target(exe: &Path) -> Option<String> {
     (hashed && !target.is_empty()).then(|| target.to_owned())
 }
 
-/// `word` as one shell word: as it is when it holds only characters no shell treats
-/// specially, else in single quotes.
+/// `word` as one POSIX shell word (`shlex`'s quoting: as it is when no shell treats any of
+/// its characters specially, else quoted). A NUL, which no shell word or program argument
+/// can hold, is written as the two characters `\0`, so the line stays readable.
 fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_alphanumeric() || "-_.:/=@+,%".contains(c));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
+    let readable = word.replace('\0', r"\0");
+    match shlex::try_quote(&readable) {
+        Ok(quoted) => quoted.into_owned(),
+        // shlex refuses a NUL only, and there is none left; should a later version refuse
+        // more, single quotes still make one POSIX word of it.
+        Err(_) => format!("'{}'", readable.replace('\'', r"'\''")),
     }
 }
 
@@ -168,6 +167,37 @@ mod tests {
             "mcpeval check evals/acme/eval.yaml 'my evals/e.yaml' --record-mode all -- \
              'acme::two words' --exact"
         );
-        assert_eq!(shell_word("it's"), r"'it'\''s'");
+    }
+
+    #[test]
+    fn a_shell_word_splits_back_into_the_word() {
+        for word in [
+            "acme::sum",
+            "acme::two words",
+            "it's",
+            r#"say "hi" \ $HOME `id` ; & | < > * ? [x] ~ # ! ^ { } , = %"#,
+            "tab\tand\nnewline",
+            "",
+            "é ü 日本",
+        ] {
+            let quoted = shell_word(word);
+            assert_eq!(
+                shlex::split(&quoted),
+                Some(vec![word.to_owned()]),
+                "{word:?} quoted as {quoted}"
+            );
+        }
+        assert_eq!(shell_word("acme::sum"), "acme::sum");
+        assert_eq!(shell_word("it's"), r#""it's""#);
+    }
+
+    #[test]
+    fn a_nul_is_written_as_backslash_zero() {
+        let quoted = shell_word("a\0b");
+        assert_eq!(
+            shlex::split(&quoted),
+            Some(vec![r"a\0b".to_owned()]),
+            "{quoted}"
+        );
     }
 }

@@ -334,3 +334,6 @@ mod peers;
 
 #[path = "init/crate_fixture.rs"]
 mod crate_fixture;
+
+#[path = "init/headers.rs"]
+mod headers;

@@ -10,6 +10,7 @@ mod agent;
 mod agent_file;
 mod arguments;
 mod arguments_match;
+mod assertion_kind;
 mod assertions;
 mod builtin;
 mod check;
@@ -45,7 +46,8 @@ pub use agent::{
 pub use agent_file::load_agent_file;
 pub use arguments::{ArgumentPattern, ValueType};
 pub use arguments_match::{Comparison, Difference};
-pub use assertions::{AfterFault, AssertionKind, Assertions, SkillMatcher};
+pub use assertion_kind::AssertionKind;
+pub use assertions::{AfterFault, Assertions, SkillMatcher};
 pub(crate) use builtin::BUILTIN_TYPES;
 pub use builtin::llm_agent_model;
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};

@@ -4,19 +4,22 @@
 //! seen and named). A stdio server runs in its own process group, its stderr kept for the
 //! error message, and is killed with its group when the listing ends or fails.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use http::{HeaderName, HeaderValue};
 use rmcp::ServiceExt;
 use rmcp::model::{ClientRequest, CustomRequest, ServerResult};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 use tokio::io::AsyncReadExt;
 
 use super::InitError;
+use super::headers::InitHeader;
 use crate::error_text::error_chain;
 use crate::lock::lock;
 use crate::process::ProcessGroupGuard;
@@ -37,6 +40,8 @@ pub enum Launch {
     Http {
         /// Its endpoint.
         url: String,
+        /// Headers sent with every request (`--header`).
+        headers: Vec<InitHeader>,
     },
 }
 
@@ -50,7 +55,7 @@ impl Launch {
                 shlex::try_join(words.clone())
                     .unwrap_or_else(|_| words.collect::<Vec<_>>().join(" "))
             }
-            Launch::Http { url } => url.clone(),
+            Launch::Http { url, .. } => url.clone(),
         }
     }
 }
@@ -132,9 +137,11 @@ pub async fn discover(launch: &Launch, timeout: Duration) -> Result<Surface, Ini
             };
             settled(listed, timeout, failure)
         }
-        Launch::Http { url } => {
+        Launch::Http { url, headers } => {
             let listed = tokio::time::timeout(timeout, async {
-                let transport = StreamableHttpClientTransport::from_uri(url.clone());
+                let config = StreamableHttpClientTransportConfig::with_uri(url.clone())
+                    .custom_headers(header_map(headers)?);
+                let transport = StreamableHttpClientTransport::from_config(config);
                 reachable(url).await?;
                 let client = ().serve(transport).await.map_err(|e| error_chain(&e));
                 list_and_close(client).await
@@ -142,7 +149,7 @@ pub async fn discover(launch: &Launch, timeout: Duration) -> Result<Surface, Ini
             .await;
             let failure = |message: String| InitError::Server {
                 server: url.clone(),
-                message,
+                message: http_failure_text(message, headers),
                 exit: None,
                 stderr: String::new(),
             };
@@ -163,6 +170,49 @@ async fn reachable(url: &str) -> Result<(), String> {
         .await
         .map(drop)
         .map_err(|e| format!("cannot connect to {host}:{port}: {e}"))
+}
+
+/// The `--header`s as rmcp sends them (values marked sensitive); they were checked when
+/// read, so an error here is a bug's, said without the value.
+fn header_map(headers: &[InitHeader]) -> Result<HashMap<HeaderName, HeaderValue>, String> {
+    headers
+        .iter()
+        .map(|header| {
+            let invalid = || format!("the header `{}` cannot be sent", header.name);
+            let name = HeaderName::from_bytes(header.name.as_bytes()).map_err(|_| invalid())?;
+            let mut value = HeaderValue::from_str(&header.sent).map_err(|_| invalid())?;
+            value.set_sensitive(true);
+            Ok((name, value))
+        })
+        .collect()
+}
+
+/// rmcp's text for an HTTP server's failure without the names of rmcp's own types, and a
+/// hint when the server refused for want of credentials (401, 403).
+fn http_failure_text(message: String, headers: &[InitHeader]) -> String {
+    let noise = message
+        .find("Send message error Transport [")
+        .or_else(|| message.find("Transport ["));
+    let message = match (noise, message.find("] error: ")) {
+        (Some(start), Some(end)) if start < end => {
+            format!(
+                "{}{}",
+                &message[..start],
+                &message["] error: ".len() + end..]
+            )
+        }
+        _ => message,
+    };
+    if !(message.contains("HTTP 401") || message.contains("HTTP 403")) {
+        message
+    } else if headers.is_empty() {
+        format!(
+            "{message} (the server asks for credentials: pass them with --header \
+             \"Authorization: Bearer …\", or the header it needs)"
+        )
+    } else {
+        format!("{message} (the server refused the --header values given)")
+    }
 }
 
 /// Lists everything over an initialized session, then closes it.
@@ -297,5 +347,31 @@ fn settled<T>(
             "no complete answer within {} (--timeout)",
             humantime::format_duration(timeout)
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_http_refusal_is_said_without_rmcp_types_and_with_a_hint() {
+        let rmcp = "Send message error Transport [rmcp::transport::worker::WorkerTransport<X<Y>>] \
+                    error: unexpected server response: HTTP 403 Forbidden: no, when send \
+                    initialize request";
+        let header = InitHeader {
+            name: "X-Key".into(),
+            typed: "k".into(),
+            sent: "k".into(),
+        };
+        assert_eq!(
+            http_failure_text(rmcp.into(), &[header]),
+            "unexpected server response: HTTP 403 Forbidden: no, when send initialize request \
+             (the server refused the --header values given)"
+        );
+        assert_eq!(
+            http_failure_text("cannot connect to 127.0.0.1:9: refused".into(), &[]),
+            "cannot connect to 127.0.0.1:9: refused"
+        );
     }
 }

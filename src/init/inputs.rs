@@ -1,10 +1,11 @@
 //! What the arguments of `mcpeval init` say: the agent, the server to start (a command, a
-//! URL, or the crate's binary, built when its variable does not name it) and how the MCP
-//! config writes it; and the paths between the directories involved.
+//! URL with its headers, or the crate's binary, built when its variable does not name it)
+//! and how the MCP config writes it; and the paths between the directories involved.
 
 use std::path::{Component, Path, PathBuf};
 
 use super::discover::Launch;
+use super::headers::parse_headers;
 use super::names::bin_var;
 use super::{AgentChoice, InitArgs, InitError, ServerEntry, cargo};
 
@@ -69,6 +70,13 @@ pub(super) async fn server(
     in_crate: bool,
 ) -> Result<(Launch, ServerEntry, Option<String>), InitError> {
     let env_lookup = |name: &str| std::env::var(name).ok();
+    if !args.header.is_empty() && args.url.is_none() {
+        return Err(InitError::Usage(
+            "--header is for an HTTP server: pass it with --url URL (a stdio server started \
+             with --command takes its settings from its arguments or environment)"
+                .into(),
+        ));
+    }
     if let Some(line) = &args.command {
         let words = shlex::split(line)
             .filter(|words| !words.is_empty())
@@ -95,9 +103,16 @@ pub(super) async fn server(
                 "--url {url}: expected the http:// or https:// URL of a streamable HTTP endpoint"
             )));
         }
+        let headers = parse_headers(&args.header, &env_lookup)?;
         return Ok((
-            Launch::Http { url: url.clone() },
-            ServerEntry::Http { url: url.clone() },
+            Launch::Http {
+                url: url.clone(),
+                headers: headers.clone(),
+            },
+            ServerEntry::Http {
+                url: url.clone(),
+                headers,
+            },
             None,
         ));
     }

@@ -5,13 +5,14 @@
 //! the `Cargo.toml` lines. It never overwrites a file, and says in every file it writes what
 //! a human must still write: a generated prompt is a placeholder, not a test.
 //!
-//! `discover.rs` lists the server, `tools.rs` reads its tools, `render.rs` and `readme.rs`
+//! `discover.rs` lists the server (`headers.rs`: the headers an HTTP server needs), `tools.rs` reads its tools, `render.rs` and `readme.rs`
 //! write the texts (`yaml.rs`: YAML scalars and comments), `names.rs` derives names,
 //! `cargo.rs` does the Rust crate parts, `inputs.rs` reads the arguments (the agent, what to
 //! start), `plan.rs` decides what goes where and writes it.
 
 mod cargo;
 mod discover;
+mod headers;
 mod inputs;
 mod names;
 mod plan;
@@ -25,6 +26,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 pub use discover::{Launch, Surface};
+pub use headers::InitHeader;
 pub use plan::{InitReport, run};
 
 /// The arguments of `mcpeval init`.
@@ -41,6 +43,12 @@ pub struct InitArgs {
     /// A streamable HTTP server that is already listening.
     #[arg(long, value_name = "URL", conflicts_with = "bin")]
     pub url: Option<String>,
+    /// A header the HTTP server (--url) needs, such as "Authorization: Bearer …"
+    /// (repeatable): sent when listing it and written into the MCP config; a credential's
+    /// value (Authorization, *auth*, *token*, *key*, *secret*, *cookie*, *password*) as a
+    /// `${VAR}` the README names, never itself.
+    #[arg(long = "header", value_name = "\"NAME: VALUE\"")]
+    pub header: Vec<String>,
     /// In a Rust crate (the default without --command or --url): the binary that is the MCP
     /// server, when the crate has several. It is built with `cargo build`, unless the
     /// variable `<NAME>_BIN` already holds its path.
@@ -199,10 +207,12 @@ pub enum ServerEntry {
         /// Its arguments.
         args: Vec<String>,
     },
-    /// `url`.
+    /// `url` and `headers`.
     Http {
         /// The endpoint.
         url: String,
+        /// The `--header`s (a credential written as a variable: `headers.rs`).
+        headers: Vec<InitHeader>,
     },
     /// `command: ${<VAR>}`, the crate's binary `bin`.
     Binary {

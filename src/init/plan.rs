@@ -10,7 +10,9 @@ use super::discover::discover;
 use super::inputs::{AgentInput, agent_input, normalize, read_manifest, relative_to, server};
 use super::names::{is_plain_server_name, is_task_name, server_dir_name, task_file_stems};
 use super::tools::read_tools;
-use super::{AgentChoice, InitArgs, InitError, Scaffold, ServerEntry, cargo, readme, render};
+use super::{
+    AgentChoice, InitArgs, InitError, Scaffold, ServerEntry, cargo, headers, readme, render,
+};
 
 /// What `mcpeval init` did.
 #[derive(Debug, Clone, Default)]
@@ -149,6 +151,7 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
         files.push((path, render::task_yaml(&scaffold, tool, task_name)));
     }
     warnings.extend(tool_warnings(&tools));
+    warnings.extend(headers::variable_warnings(&eval, &entry));
     if tools.len() > 50 {
         warnings.push(format!(
             "{} tools, one task each: delete the tasks of tools you do not mean to test (each task \
@@ -215,7 +218,7 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
     let eval_file = dir.join(&eval_dir).join("eval.yaml");
     let lookup = |name: &str| match (&var_value, binary) {
         (Some(value), Some((var, _))) if name == var => Some(value.clone()),
-        _ => std::env::var(name).ok(),
+        _ => headers::variable_value(&eval, &entry, name).or_else(|| std::env::var(name).ok()),
     };
     crate::plan::validate_eval_notes(&eval_file, &lookup).map_err(|errors| InitError::Invalid {
         file: eval_file.clone(),

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use super::headers::entry_headers;
 use super::tools::one_line;
 use super::yaml::cut;
 use super::{AgentChoice, Scaffold, ServerEntry};
@@ -130,6 +131,7 @@ fn next_steps(out: &mut String, scaffold: &Scaffold<'_>, eval: &str) {
             "Start the server first: the evals reach it at the URL in `mcp-config.yaml`.\n\n",
         );
     }
+    credentials(out, scaffold);
     out.push_str("```sh\n");
     let file = format!("evals/{eval}/eval.yaml");
     let (list, run) = if scaffold.crate_harness {
@@ -157,6 +159,30 @@ fn next_steps(out: &mut String, scaffold: &Scaffold<'_>, eval: &str) {
     if key.is_none() {
         out.push_str("\nRecord with the key your agent's LLM API needs.\n");
     }
+}
+
+/// The variables that hold the credentials of the server's headers, when there are any.
+fn credentials(out: &mut String, scaffold: &Scaffold<'_>) {
+    let variables: Vec<(String, String)> = entry_headers(scaffold.eval, scaffold.server)
+        .into_iter()
+        .filter_map(|header| Some((header.variable?.0, header.name)))
+        .collect();
+    if variables.is_empty() {
+        return;
+    }
+    out.push_str(
+        "The server needs headers that hold credentials. `mcp-config.yaml` reads them from\n\
+         these variables, never from the file: set them wherever the evals run (in CI, from a\n\
+         secret), for recording and for replaying alike (the server is live in both).\n\n",
+    );
+    for (var, name) in variables {
+        let _ = writeln!(
+            out,
+            "- `{var}`: the `{}` header's credential",
+            one_line(&name)
+        );
+    }
+    out.push('\n');
 }
 
 /// The variable that holds the API key of a builtin agent.

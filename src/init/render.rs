@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::headers::written_headers;
 use super::tools::{Pattern, ToolSpec};
 use super::yaml::{comment_text, cut, scalar};
 use super::{AgentChoice, Scaffold, ServerEntry};
@@ -117,13 +118,37 @@ pub fn mcp_config_yaml(scaffold: &Scaffold<'_>) -> String {
                 let _ = writeln!(out, "    args: [{}]", args.join(", "));
             }
         }
-        ServerEntry::Http { url } => {
+        ServerEntry::Http { url, headers } => {
             out.push_str(
                 "    # The server must be listening when the evals run: start it first (or in a\n    \
-                 # setup step). A key goes in a header from a variable, never in this file:\n    \
-                 # headers: {Authorization: \"Bearer ${MY_SERVER_TOKEN}\"}\n",
+                 # setup step).",
             );
+            let headers = written_headers(scaffold.eval, headers);
+            if headers.is_empty() {
+                out.push_str(
+                    " A key goes in a header from a variable, never in this file:\n    \
+                     # headers: {Authorization: \"Bearer ${MY_SERVER_TOKEN}\"}\n",
+                );
+            } else if headers.iter().any(|h| h.variable.is_some()) {
+                out.push_str(
+                    " A credential comes from a variable, never from this file:\n    \
+                     # set each ${VAR} below wherever the evals run (README.md).\n",
+                );
+            } else {
+                out.push('\n');
+            }
             let _ = writeln!(out, "    url: {}", scalar(url));
+            if !headers.is_empty() {
+                out.push_str("    headers:\n");
+                for header in &headers {
+                    let _ = writeln!(
+                        out,
+                        "      {}: {}",
+                        scalar(&header.name),
+                        scalar(&header.text)
+                    );
+                }
+            }
         }
         ServerEntry::Binary { bin, var } => {
             let _ = writeln!(

@@ -23,7 +23,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use super::forward::{forward, result_as};
+use super::forward::{forward, result_as, tool_list_as};
 use super::inject::Delayed;
 use super::record_outcome::{call_outcome, json, list_outcome};
 use super::shared::Shared;
@@ -385,7 +385,7 @@ impl ServerHandler for AgentSession {
             .await
         {
             Ok(ServerResult::ListToolsResult(result)) => Ok(result),
-            Ok(other) => result_as(other),
+            Ok(other) => tool_list_as(self.connection().ok(), other),
             Err(error) => Err(error),
         };
         let rewrite = &self.shared.options.tools;

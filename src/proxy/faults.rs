@@ -1,7 +1,8 @@
 //! The server under test failing: what the proxy notes when a server cannot be started or
 //! reached, exits, answers with an HTTP error or sends something that is not MCP. Each is a
-//! [`ServerFailure`], and each fails the task (`harness::verdict`). A JSON-RPC error or an
-//! `isError` result is the server working, and is never one.
+//! [`ServerFailure`], and each fails the task (`harness::verdict`). So does a `tools/list` it
+//! answers with a JSON-RPC error or with no tool list (the agent has nothing to call). Any
+//! other JSON-RPC error, or an `isError` result, is the server working, and is never one.
 
 use std::fmt;
 use std::path::{Path, PathBuf};

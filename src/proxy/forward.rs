@@ -1,8 +1,10 @@
 //! Forwarding one agent request to the real server and its answer back.
 
+use std::sync::Arc;
+
 use rmcp::model::{
     CancelledNotification, CancelledNotificationParam, ClientNotification, ClientRequest,
-    ErrorCode, ServerResult,
+    ErrorCode, ListToolsResult, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServiceError};
@@ -14,8 +16,9 @@ use super::upstream::Connection;
 
 /// Sends `request` to the server with the agent's `_meta` (progress token translated),
 /// waits for the answer, and relays a cancellation by the agent to the server under the
-/// server-side request id. A JSON-RPC error of the server comes back unchanged; no answer
-/// at all is a failure of the server (unless its transport noted one already).
+/// server-side request id. A JSON-RPC error of the server comes back unchanged (to
+/// `tools/list` it is noted as a failure too); no answer at all is a failure of the server
+/// (unless its transport noted one already).
 pub(crate) async fn forward(
     connection: &Connection,
     request: ClientRequest,
@@ -58,22 +61,38 @@ pub(crate) async fn forward(
 
 /// A failure to get an answer to `call`, as the JSON-RPC error the agent receives. Noted
 /// as a failure of the server unless its transport noted one since the call began (`noted`
-/// failures before it) or the server is gone (its exit was noted).
+/// failures before it) or the server is gone (its exit was noted). A JSON-RPC error of the
+/// server is its answer, and a failure only for `tools/list`.
 fn upstream_error(
     connection: &Connection,
     call: &str,
     noted: usize,
     error: &ServiceError,
 ) -> McpError {
+    let faults = &connection.faults;
+    let unnoted = faults.count() == noted && !faults.is_gone();
     let why = match error {
-        ServiceError::McpError(error) => return error.clone(),
+        // The server working, except for the tool list of a server that declares tools:
+        // one that cannot list them offers the agent nothing to call.
+        ServiceError::McpError(error) => {
+            let offers_tools = connection.init.capabilities.tools.is_some();
+            if call == "tools/list" && offers_tools && unnoted {
+                faults.note(
+                    &format!(
+                        "answered tools/list with an error: {} (code {})",
+                        error.message, error.code.0
+                    ),
+                    String::new(),
+                );
+            }
+            return error.clone();
+        }
         ServiceError::TransportClosed => {
             "closed the connection (did it exit? see its stderr log)".to_owned()
         }
         other => format!("did not answer: {other}"),
     };
-    let faults = &connection.faults;
-    if faults.count() == noted && !faults.is_gone() {
+    if unnoted {
         faults.note(&format!("{why} (during {call})"), String::new());
     }
     McpError::internal_error(format!("the MCP server {why}"), None)
@@ -91,5 +110,21 @@ pub(crate) fn result_as<T: DeserializeOwned>(result: ServerResult) -> Result<T, 
             ),
             None,
         )
+    })
+}
+
+/// A `tools/list` answer that rmcp filed under another variant, as a tool list; one that
+/// holds none is noted as a failure of the server (the agent has nothing to call).
+pub(crate) fn tool_list_as(
+    connection: Option<&Arc<Connection>>,
+    result: ServerResult,
+) -> Result<ListToolsResult, McpError> {
+    result_as(result).inspect_err(|error| {
+        if let Some(connection) = connection
+            && connection.init.capabilities.tools.is_some()
+        {
+            let what = format!("answered tools/list with no tool list: {}", error.message);
+            connection.faults.note(&what, String::new());
+        }
     })
 }

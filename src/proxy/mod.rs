@@ -250,9 +250,10 @@ impl ProxyHandle {
     }
 
     /// How the server failed so far: a failed agent `initialize` (it could not be started
-    /// or reached, or failed the handshake), or, during a session, an exit, an HTTP error
-    /// or an answer that is not JSON-RPC. Each names the server and its command or URL, and
-    /// points to the stderr log. JSON-RPC errors and `isError` results are not failures.
+    /// or reached, or failed the handshake), or, during a session, an exit, an HTTP error,
+    /// an answer that is not JSON-RPC, or a `tools/list` answered with an error or with no
+    /// tool list. Each names the server and its command or URL, and points to the stderr
+    /// log. Other JSON-RPC errors and `isError` results are not failures.
     pub fn server_failures(&self) -> Vec<ServerFailure> {
         self.shared.failures()
     }

@@ -234,3 +234,75 @@ async fn is_error_results_and_json_rpc_errors_leave_the_task_passed() {
         run.result
     );
 }
+
+/// Assertions that hold whatever the agent lists.
+const ASSERT_FEW_CALLS: &str = "        maxToolCalls: 5";
+
+/// Expected: a server that cannot list its tools (a JSON-RPC error to `tools/list`, an
+/// exit while the list waits, an answer with no tool list) fails the task, and its results
+/// file names the server, the method and what it answered; the agent goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_whose_tool_list_fails_fails_the_task() {
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            "error",
+            &["answered tools/list with an error: tool registry unavailable (code -32603)"],
+        ),
+        (
+            "crash",
+            &[
+                "exited with code 5 during tools/list",
+                "faulty server: its tool registry is corrupt",
+            ],
+        ),
+        ("garbage", &["answered tools/list with no tool list: "]),
+    ];
+    for (how, parts) in cases {
+        let run = with_stdio(&["--list-fails", how], "list db", ASSERT_FEW_CALLS).await;
+        assert_server_failed(&run, "db", parts);
+        let message = run.result["serverFailures"][0]["message"].as_str();
+        let message = message.unwrap_or_default();
+        assert!(
+            message.contains(parts[0]),
+            "{how}: expected serverFailures to say {:?}; observed {message:?}",
+            parts[0]
+        );
+    }
+}
+
+/// Expected: a server that declares no tools may answer `tools/list` with an error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_tools_may_refuse_to_list_them() {
+    let args = ["--no-tools", "--list-fails", "error"];
+    let run = with_stdio(&args, "list db", ASSERT_FEW_CALLS).await;
+    assert!(
+        run.passed(),
+        "expected: the task passes; observed:\n{}",
+        run.message()
+    );
+    assert!(
+        run.result.get("serverFailures").is_none(),
+        "{:#}",
+        run.result
+    );
+}
+
+/// Expected: an `error` fault injected on `tools/list` is on purpose, not the server
+/// failing: the task passes and no server failure is noted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_injected_tool_list_error_is_no_server_failure() {
+    let faults = "\n      faults:\n        - server: db\n          method: tools/list\n          \
+                  every: true\n          error: {code: -32000, message: \"on purpose\"}";
+    let assertions = format!("{ASSERT_FEW_CALLS}{faults}");
+    let run = with_stdio(&[], "list db", &assertions).await;
+    assert!(
+        run.passed(),
+        "expected: the task passes; observed:\n{}",
+        run.message()
+    );
+    assert!(
+        run.result.get("serverFailures").is_none(),
+        "{:#}",
+        run.result
+    );
+}

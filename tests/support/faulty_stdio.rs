@@ -11,7 +11,10 @@
 //! - any other tool: a JSON-RPC error (invalid params).
 //!
 //! With the argument `--exit-at-start` it writes to stderr and exits with code 4 before
-//! reading anything.
+//! reading anything. With `--list-fails error`, `--list-fails crash` or `--list-fails
+//! garbage` it answers `tools/list` with a JSON-RPC error, exits with code 5 while the list
+//! waits, or answers with a result that holds no tool list. With `--no-tools` its
+//! `initialize` answer declares no `tools` capability.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -65,8 +68,19 @@ for line in sys.stdin.buffer:
     if method == "initialize":
         send({"jsonrpc": "2.0", "id": id, "result": {
             "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {}},
+            "capabilities": {} if "--no-tools" in sys.argv else {"tools": {}},
             "serverInfo": {"name": "faulty", "version": "1"}}})
+    elif method == "tools/list" and "--list-fails" in sys.argv:
+        how = sys.argv[sys.argv.index("--list-fails") + 1]
+        if how == "crash":
+            sys.stderr.write("faulty server: its tool registry is corrupt\n")
+            sys.stderr.flush()
+            os._exit(5)
+        elif how == "garbage":
+            send({"jsonrpc": "2.0", "id": id, "result": {"tools": "none today"}})
+        else:
+            send({"jsonrpc": "2.0", "id": id,
+                  "error": {"code": -32603, "message": "tool registry unavailable"}})
     elif method == "tools/list":
         tools = [{"name": name, "inputSchema": {"type": "object"}} for name in TOOLS]
         send({"jsonrpc": "2.0", "id": id, "result": {"tools": tools}})
