@@ -139,7 +139,7 @@ impl ReportDiff {
             "tokens (estimated): {} -> {} ({token_delta:+})",
             self.tokens.0, self.tokens.1
         );
-        let rate = |runs: Option<super::Runs>| runs.map_or(0.0, |r| r.pass_rate);
+        let rate = |runs: Option<super::task_figures::Runs>| runs.map_or(0.0, |r| r.pass_rate);
         // A test whose pass rate moved: its change, both rates, what else changed.
         let write_moved = |out: &mut String, changes: [Change; 2]| {
             for change in changes {
