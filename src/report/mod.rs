@@ -52,7 +52,7 @@ pub use schema::{SchemaSummary, ToolSchemaCounts};
 pub use stats::{SignFlip, Verdict, format_p, holm, mcnemar_exact, sign_flip, verdict};
 pub use summary::{LlmRunCounts, Summary, Tally};
 pub use surface::Surface;
-pub use task_diff::{Change, TaskDiff};
+pub use task_diff::{Change, Direction, TaskDiff};
 pub use task_figures::{FigureChange, Runs};
 pub use tool_tokens::{BiggestResult, ServerTokenSummary, ToolTokenSummary, tool_tokens};
 pub use variant_details::{AppliedOverride, DecoyCall, VariantDetails};

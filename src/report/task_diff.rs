@@ -49,6 +49,30 @@ impl Change {
     }
 }
 
+/// Which way a test's pass rate moved between the reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Direction {
+    /// It passes less often.
+    Lower,
+    /// It passes more often.
+    Higher,
+    /// The same share of its runs passed.
+    Same,
+}
+
+impl Direction {
+    fn of(base: f64, current: f64) -> Self {
+        if current < base {
+            Direction::Lower
+        } else if current > base {
+            Direction::Higher
+        } else {
+            Direction::Same
+        }
+    }
+}
+
 /// One test in both reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -57,6 +81,10 @@ pub struct TaskDiff {
     pub test_name: String,
     /// What happened to it.
     pub change: Change,
+    /// Which way its pass rate moved, whatever its change (absent when new or removed): a
+    /// flaky test says here that it passes less often, not clearly, where the text does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
     /// Its runs in the base report (absent when new).
     pub base: Option<Runs>,
     /// Its runs in the current report (absent when removed).
@@ -96,16 +124,21 @@ pub(super) fn task_diffs(base: &[TaskResult], current: &[TaskResult]) -> Vec<Tas
 
 fn task_diff(name: &str, base: Option<&Figures>, current: Option<&Figures>) -> TaskDiff {
     let (change, p_value) = match (base, current) {
-        (None, Some(now)) if now.count.is_flaky() => (Change::Flaky, None),
+        (None, Some(now)) if now.count().is_flaky() => (Change::Flaky, None),
         (None, _) => (Change::New, None),
         (Some(_), None) => (Change::Removed, None),
-        (Some(then), Some(now)) => classify(then.count, now.count),
+        (Some(then), Some(now)) => classify(then.count(), now.count()),
+    };
+    let direction = match (base, current) {
+        (Some(then), Some(now)) => Some(Direction::of(then.count().rate(), now.count().rate())),
+        _ => None,
     };
     TaskDiff {
         test_name: name.to_owned(),
         change,
-        base: base.map(|f| f.count.into()),
-        current: current.map(|f| f.count.into()),
+        direction,
+        base: base.map(|f| f.runs),
+        current: current.map(|f| f.runs),
         p_value,
         changes: match (base, current) {
             (Some(then), Some(now)) => figure_changes(then, now),
@@ -158,19 +191,37 @@ impl TaskDiff {
     /// `1 of 1 -> 0 of 1 runs passed (p = 0.0040)`: the pass counts, and the p-value when
     /// there is one.
     pub fn describe_runs(&self, arrow: &str) -> String {
-        let shown = |runs: Option<Runs>| match runs {
-            Some(r) => format!("{} of {}", r.passed, r.runs),
-            None => "–".to_owned(),
-        };
-        let mut text = format!(
-            "{} {arrow} {} runs passed",
-            shown(self.base),
-            shown(self.current)
-        );
+        let mut text = format!("{} runs passed", self.describe_counts(arrow));
         if let Some(p) = self.p_value {
             text.push_str(&format!(" (one-sided Fisher p = {p:.4})"));
         }
         text
+    }
+
+    /// `5 of 5 -> 3 of 5`: the pass counts before and after (`–` for a report without the
+    /// test).
+    pub fn describe_counts(&self, arrow: &str) -> String {
+        let shown = |runs: Option<Runs>| match runs {
+            Some(r) => format!("{} of {}", r.passed, r.runs),
+            None => "–".to_owned(),
+        };
+        format!("{} {arrow} {}", shown(self.base), shown(self.current))
+    }
+
+    /// Which way the pass rate moved, as text and markdown say it: `lower, not clearly
+    /// (one-sided Fisher p = 0.2222)` (the labels of [`Change::Lower`] and
+    /// [`Change::Higher`]), `the same pass rate`, or `new`.
+    pub fn describe_direction(&self) -> String {
+        let label = match self.direction {
+            None => return "new".to_owned(),
+            Some(Direction::Same) => return "the same pass rate".to_owned(),
+            Some(Direction::Lower) => Change::Lower.label(),
+            Some(Direction::Higher) => Change::Higher.label(),
+        };
+        match self.p_value {
+            Some(p) => format!("{label} (one-sided Fisher p = {p:.4})"),
+            None => label.to_owned(),
+        }
     }
 
     /// The changed figures: `assertion toolsUsed held in 1 of 1 runs -> 0 of 1; tool errors

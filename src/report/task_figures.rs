@@ -9,8 +9,9 @@ use serde::Serialize;
 use super::flaky::PassCount;
 use super::result::TaskResult;
 
-/// A test's runs in one report.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// A test's runs in one report: how many passed, and their figures (`diff --format json`
+/// shows them for both reports).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Runs {
     /// Runs that passed.
@@ -19,16 +20,21 @@ pub struct Runs {
     pub runs: usize,
     /// `passed / runs`.
     pub pass_rate: f64,
-}
-
-impl From<PassCount> for Runs {
-    fn from(count: PassCount) -> Self {
-        Runs {
-            passed: count.passed,
-            runs: count.runs,
-            pass_rate: count.rate(),
-        }
-    }
+    /// Tool calls that ended in an `isError` result or a JSON-RPC error, per run on average.
+    pub tool_errors: f64,
+    /// Schema findings (broken definitions, arguments and results that break their
+    /// schema), per run on average.
+    pub schema_findings: f64,
+    /// The agent's prompt and answer tokens as estimated (characters / 4), per run on
+    /// average.
+    pub estimated_tokens: f64,
+    /// The tokens the agent's API reported, per run on average over the runs that reported
+    /// them (`None` when none did).
+    pub agent_tokens: Option<f64>,
+    /// The o200k_base tokens of the servers' tool definitions, the most of a run.
+    pub definition_tokens: f64,
+    /// The o200k_base tokens of the tool results, per run on average.
+    pub result_tokens: f64,
 }
 
 impl Runs {
@@ -57,18 +63,19 @@ pub struct FigureChange {
 /// The figures of one test's runs in one report.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Figures {
-    pub(super) count: PassCount,
+    /// The pass count and the figures `diff --format json` shows.
+    pub(super) runs: Runs,
     /// Per assertion: runs in which it held.
     assertions: BTreeMap<String, usize>,
-    tool_errors: f64,
-    schema_findings: f64,
-    definition_tokens: f64,
-    result_tokens: f64,
     turns: Option<f64>,
     duration_ms: f64,
 }
 
 impl Figures {
+    pub(super) fn count(&self) -> PassCount {
+        self.runs.count()
+    }
+
     pub(super) fn of(runs: &[&TaskResult]) -> Self {
         let n = runs.len().max(1) as f64;
         let mean = |f: &dyn Fn(&TaskResult) -> f64| runs.iter().map(|r| f(r)).sum::<f64>() / n;
@@ -79,22 +86,36 @@ impl Figures {
             }
         }
         let with_turns: Vec<u32> = runs.iter().filter_map(|r| r.agent_turns).collect();
+        let reported: Vec<u64> = (runs.iter())
+            .filter_map(|r| r.agent_token_usage.map(|u| u.total_tokens))
+            .collect();
+        let count = PassCount {
+            passed: runs.iter().filter(|r| r.task_passed).count(),
+            runs: runs.len(),
+        };
         Figures {
-            count: PassCount {
-                passed: runs.iter().filter(|r| r.task_passed).count(),
-                runs: runs.len(),
+            runs: Runs {
+                passed: count.passed,
+                runs: count.runs,
+                pass_rate: count.rate(),
+                tool_errors: mean(&|r| r.tool_errors as f64),
+                schema_findings: mean(&|r| {
+                    let found = &r.schema_violations;
+                    (found.definitions.len() + found.arguments.len() + found.results.len()) as f64
+                }),
+                estimated_tokens: mean(&|r| {
+                    let estimate = &r.token_estimate;
+                    (estimate.prompt_tokens + estimate.output_tokens) as f64
+                }),
+                agent_tokens: (!reported.is_empty())
+                    .then(|| reported.iter().sum::<u64>() as f64 / reported.len() as f64),
+                definition_tokens: (runs.iter())
+                    .map(|r| tokens_of(r, |s| s.definition_tokens))
+                    .max()
+                    .unwrap_or(0) as f64,
+                result_tokens: mean(&|r| tokens_of(r, |s| s.result_tokens) as f64),
             },
             assertions,
-            tool_errors: mean(&|r| r.tool_errors as f64),
-            schema_findings: mean(&|r| {
-                let found = &r.schema_violations;
-                (found.definitions.len() + found.arguments.len() + found.results.len()) as f64
-            }),
-            definition_tokens: (runs.iter())
-                .map(|r| tokens_of(r, |s| s.definition_tokens))
-                .max()
-                .unwrap_or(0) as f64,
-            result_tokens: mean(&|r| tokens_of(r, |s| s.result_tokens) as f64),
             turns: (!with_turns.is_empty()).then(|| {
                 with_turns.iter().map(|&t| f64::from(t)).sum::<f64>() / with_turns.len() as f64
             }),
@@ -132,27 +153,24 @@ pub(super) fn figure_changes(base: &Figures, current: &Figures) -> Vec<FigureCha
     for key in keys {
         let held = |f: &Figures| f.assertions.get(key).map_or(0.0, |&n| n as f64);
         // The same share of runs is no change, however many runs each report has.
-        let share = |f: &Figures| held(f) / f.count.runs.max(1) as f64;
+        let share = |f: &Figures| held(f) / f.runs.runs.max(1) as f64;
         if (share(base) - share(current)).abs() > 1e-9 {
             push(format!("assertion:{key}"), held(base), held(current));
         }
     }
-    push("toolErrors".into(), base.tool_errors, current.tool_errors);
+    let (then, now) = (base.runs, current.runs);
+    push("toolErrors".into(), then.tool_errors, now.tool_errors);
     push(
         "schemaFindings".into(),
-        base.schema_findings,
-        current.schema_findings,
+        then.schema_findings,
+        now.schema_findings,
     );
     push(
         "definitionTokens".into(),
-        base.definition_tokens,
-        current.definition_tokens,
+        then.definition_tokens,
+        now.definition_tokens,
     );
-    push(
-        "resultTokens".into(),
-        base.result_tokens,
-        current.result_tokens,
-    );
+    push("resultTokens".into(), then.result_tokens, now.result_tokens);
     if let (Some(before), Some(after)) = (base.turns, current.turns) {
         push("turns".into(), before, after);
     }
