@@ -91,8 +91,8 @@ fn a_drop_at_five_runs_regresses_only_when_unlikely_to_be_chance() {
         "regressed: e::broke (100% -> 0%)\n",
         "regressed: e::collapsed (100% -> 0%)\n  5 of 5 -> 0 of 5 runs passed (one-sided Fisher p = 0.0040)\n",
         "fixed: e::mended (0% -> 100%)\n",
-        "flaky: e::dipped 3 of 5 runs passed (60%, 95% Wilson interval 23%–88%); was 100%; lower, not clearly (one-sided Fisher p = 0.2222)\n",
-        "flaky: e::shaky 2 of 3 runs passed",
+        "flaky: e::dipped 5 of 5 -> 3 of 5 runs passed (60%, 95% Wilson interval 23%–88%); lower, not clearly (one-sided Fisher p = 0.2222)\n",
+        "flaky: e::shaky 3 of 3 -> 2 of 3 runs passed",
         "lower, not clearly: e::faded (40% -> 0%)\n  2 of 5 -> 0 of 5 runs passed (one-sided Fisher p = 0.2222)\n",
         "unchanged: 1 test\n",
     ] {
@@ -139,7 +139,7 @@ fn the_markdown_comment_starts_with_its_marker_and_groups_the_tasks() {
         "2 regressed · 1 fixed · 2 flaky · 0 new · 0 removed",
         "| ❌ regressed | `e::collapsed` | 100% | 0% | 5 of 5 → 0 of 5 runs passed (one-sided Fisher p = 0.0040) |",
         "| ✅ fixed | `e::mended` | 0% | 100% |",
-        "| `e::dipped` | 100% | 3 of 5 | 60% (23%–88%) |",
+        "| `e::dipped` | 5 of 5 → 3 of 5 | 60% (23%–88%) | lower, not clearly (one-sided Fisher p = 0.2222) |",
         "<details><summary>Lower or higher, not clearly (1)",
         "| `e::faded` | 40% | 0% | 2 of 5 → 0 of 5 runs passed (one-sided Fisher p = 0.2222) |",
         "<details><summary>Unchanged (1)</summary>\n\n- `e::steady`\n",
@@ -283,6 +283,114 @@ fn the_json_output_matches_its_schema() {
     let collapsed = &value["tasks"][1];
     assert_eq!(collapsed["testName"], "e::collapsed");
     assert!((collapsed["pValue"].as_f64().unwrap() - 1.0 / 252.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_flaky_task_says_its_counts_and_its_direction_in_every_format() {
+    let (_dir, base, current) = pair();
+    let json = mcpeval(&["diff", &base, &current, "--format", "json"]);
+    let value: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let dipped = &value["tasks"][2];
+    assert_eq!(dipped["testName"], "e::dipped");
+    assert_eq!(
+        (&dipped["change"], &dipped["direction"]),
+        (&json!("flaky"), &json!("lower"))
+    );
+    assert_eq!(
+        (&dipped["base"]["passed"], &dipped["base"]["runs"]),
+        (&json!(5), &json!(5))
+    );
+    assert_eq!(
+        (&dipped["current"]["passed"], &dipped["current"]["runs"]),
+        (&json!(3), &json!(5))
+    );
+    let collapsed = &value["tasks"][1];
+    assert_eq!(collapsed["direction"], "lower");
+    let steady = &value["tasks"][6];
+    assert_eq!(
+        (&steady["testName"], &steady["direction"]),
+        (&json!("e::steady"), &json!("same"))
+    );
+    let text = text(&mcpeval(&["diff", &base, &current]).stdout);
+    assert!(
+        text.contains("flaky: e::dipped 5 of 5 -> 3 of 5 runs passed (60%, 95% Wilson interval 23%–88%); lower, not clearly (one-sided Fisher p = 0.2222)\n"),
+        "{text}"
+    );
+    let markdown = mcpeval(&["diff", &base, &current, "--format", "markdown"]).stdout;
+    let markdown = String::from_utf8_lossy(&markdown);
+    assert!(
+        markdown.contains("| `e::dipped` | 5 of 5 → 3 of 5 | 60% (23%–88%) | lower, not clearly (one-sided Fisher p = 0.2222) |"),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn the_json_output_has_each_tasks_figures_before_and_after() {
+    let dir = tempfile::tempdir().unwrap();
+    server_run(&dir.path().join("base"), 1000, 100, false);
+    server_run(&dir.path().join("current"), 1180, 125, true);
+    write_edited(
+        &dir.path().join("current"),
+        "s::calls",
+        &[true, true, true],
+        &|run| {
+            run["toolTokens"] = json!({"tokenizer": "o200k_base", "servers": {"demo": {
+            "tools": 2, "definitionTokens": 1180, "toolCalls": 1,
+            "resultTokens": 125, "biggestResultTokens": 125}}});
+            run["schemaViolations"] = json!({"results": [{"call": 1, "server": "demo", "tool": "echo", "violations": []}]});
+            run["toolErrors"] = 2.into();
+            run["tokenEstimate"] = json!({"promptTokens": 300, "outputTokens": 60});
+            run["agentTokenUsage"] =
+                json!({"promptTokens": 900, "completionTokens": 100, "totalTokens": 1000});
+        },
+    );
+    let shown = |name: &str| dir.path().join(name).display().to_string();
+    let out = mcpeval(&[
+        "diff",
+        &shown("base"),
+        &shown("current"),
+        "--format",
+        "json",
+    ]);
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let task = &value["tasks"][0];
+    assert_eq!(task["testName"], "s::calls");
+    let figures = |side: &str| -> Vec<Value> {
+        [
+            "toolErrors",
+            "schemaFindings",
+            "estimatedTokens",
+            "agentTokens",
+            "definitionTokens",
+            "resultTokens",
+        ]
+        .iter()
+        .map(|key| task[side][key].clone())
+        .collect()
+    };
+    let base_estimate = task["base"]["estimatedTokens"].clone();
+    assert_eq!(
+        figures("base"),
+        [
+            json!(0.0),
+            json!(0.0),
+            base_estimate,
+            Value::Null,
+            json!(1000.0),
+            json!(100.0)
+        ]
+    );
+    assert_eq!(
+        figures("current"),
+        [
+            json!(2.0),
+            json!(1.0),
+            json!(360.0),
+            json!(1000.0),
+            json!(1180.0),
+            json!(125.0)
+        ]
+    );
 }
 
 /// A report of `tests` tests of one run each with long names and reasons.

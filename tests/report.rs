@@ -178,7 +178,7 @@ fn diff_shows_regressions_fixes_removed_and_flaky_tasks() {
          fixed: k8s::delete-pod (0% -> 100%)\n\
          \x20 assertion toolsUsed held in 0 of 1 runs -> 1 of 1\n\
          removed: k8s::old-task (was 100%)\n\
-         flaky: docs::search 1 of 2 runs passed (50%, 95% Wilson interval 9%–91%); new\n\
+         flaky: docs::search – -> 1 of 2 runs passed (50%, 95% Wilson interval 9%–91%); new\n\
          unchanged: 1 test\n"
     );
 
@@ -214,7 +214,7 @@ fn diff_shows_regressions_fixes_removed_and_flaky_tasks() {
         "{markdown}"
     );
     assert!(
-        markdown.contains("| `docs::search` | – | 1 of 2 | 50% (9%–91%) |"),
+        markdown.contains("| `docs::search` | – → 1 of 2 | 50% (9%–91%) | new |"),
         "{markdown}"
     );
     assert!(
@@ -365,8 +365,8 @@ fn diff_lists_flaky_tasks_apart_from_regressions_with_pass_rate_and_interval() {
          regressed: e::broken (100% -> 0%)\n\
          \x20 3 of 3 -> 0 of 3 runs passed (one-sided Fisher p = 0.0500)\n\
          new: e::added (100%)\n\
-         flaky: e::fresh 1 of 3 runs passed (33%, 95% Wilson interval 6%–79%); new\n\
-         flaky: e::shaky 2 of 3 runs passed (67%, 95% Wilson interval 21%–94%); was 100%; \
+         flaky: e::fresh – -> 1 of 3 runs passed (33%, 95% Wilson interval 6%–79%); new\n\
+         flaky: e::shaky 3 of 3 -> 2 of 3 runs passed (67%, 95% Wilson interval 21%–94%); \
          lower, not clearly (one-sided Fisher p = 0.5000)\n\
          unchanged: 1 test\n"
     );
@@ -393,9 +393,9 @@ fn diff_lists_flaky_tasks_apart_from_regressions_with_pass_rate_and_interval() {
     assert!(
         markdown.contains(
             "**Flaky** (runs both passed and failed; not counted as regressions or fixes):\n\n\
-             | task | before | runs passed | pass rate (95% Wilson interval) |\n|---|---|---|---|\n\
-             | `e::fresh` | – | 1 of 3 | 33% (6%–79%) |\n\
-             | `e::shaky` | 100% | 2 of 3 | 67% (21%–94%) |\n"
+             | task | runs passed | pass rate (95% Wilson interval) | pass rate moved |\n|---|---|---|---|\n\
+             | `e::fresh` | – → 1 of 3 | 33% (6%–79%) | new |\n\
+             | `e::shaky` | 3 of 3 → 2 of 3 | 67% (21%–94%) | lower, not clearly (one-sided Fisher p = 0.5000) |\n"
         ),
         "{markdown}"
     );

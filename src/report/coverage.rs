@@ -11,7 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::result::{CallRecord, Surface, TaskResult};
+use super::calls::CallRecord;
+use super::result::TaskResult;
+use super::surface::Surface;
 use crate::trace::{Injected, ListKind};
 
 /// The lists in the order reports show them.

@@ -139,7 +139,7 @@ impl ReportDiff {
             "tokens (estimated): {} -> {} ({token_delta:+})",
             self.tokens.0, self.tokens.1
         );
-        let rate = |runs: Option<super::Runs>| runs.map_or(0.0, |r| r.pass_rate);
+        let rate = |runs: Option<super::task_figures::Runs>| runs.map_or(0.0, |r| r.pass_rate);
         // A test whose pass rate moved: its change, both rates, what else changed.
         let write_moved = |out: &mut String, changes: [Change; 2]| {
             for change in changes {
@@ -171,7 +171,7 @@ impl ReportDiff {
             let _ = writeln!(out, "removed: {} (was {shown})", task.test_name);
         }
         for task in self.with(Change::Flaky) {
-            let _ = writeln!(out, "flaky: {} {}", task.test_name, flaky_note(task));
+            let _ = writeln!(out, "flaky: {} {}", task.test_name, flaky_note(task, "->"));
             write_details(&mut out, task);
         }
         write_moved(&mut out, [Change::Lower, Change::Higher]);
@@ -203,27 +203,22 @@ impl ReportDiff {
     }
 }
 
-/// `2 of 3 runs passed (…); was 100%`, or `; new`; with a pass count that moved, whether
-/// it moved clearly.
-pub(super) fn flaky_note(task: &TaskDiff) -> String {
+/// `5 of 5 -> 3 of 5 runs passed (60%, 95% Wilson interval 23%–88%); lower, not clearly
+/// (one-sided Fisher p = 0.2222)`: the pass counts before and after, the current rate with
+/// its interval, and which way the rate moved (`; new` for a new test).
+pub(super) fn flaky_note(task: &TaskDiff, arrow: &str) -> String {
     let Some(count) = task.current_count() else {
         return String::new();
     };
-    let mut note = count.describe();
-    match task.base {
-        Some(base) => note.push_str(&format!("; was {}", percent(base.pass_rate))),
-        None => note.push_str("; new"),
-    }
-    if let Some(p) = task.p_value {
-        let direction = match task.base {
-            Some(base) if base.pass_rate > count.rate() => "lower",
-            _ => "higher",
-        };
-        note.push_str(&format!(
-            "; {direction}, not clearly (one-sided Fisher p = {p:.4})"
-        ));
-    }
-    note
+    let (low, high) = count.interval();
+    format!(
+        "{} runs passed ({}, 95% Wilson interval {}–{}); {}",
+        task.describe_counts(arrow),
+        percent(count.rate()),
+        percent(low),
+        percent(high),
+        task.describe_direction()
+    )
 }
 
 /// The line below a test's line: its pass counts with the p-value (more runs), its changed

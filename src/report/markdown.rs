@@ -7,7 +7,8 @@
 use std::fmt::Write;
 
 use super::diff::{ReportDiff, percent};
-use super::task_diff::{Change, Runs, TaskDiff};
+use super::task_diff::{Change, TaskDiff};
+use super::task_figures::Runs;
 use crate::text::shorten;
 
 /// The first line of every markdown mcpeval writes: a workflow updates the comment that
@@ -191,7 +192,7 @@ pub fn diff_markdown(diff: &ReportDiff, limit: usize) -> String {
     parts.push(Part::List {
         priority: 2,
         head: "\n**Flaky** (runs both passed and failed; not counted as regressions or fixes):\n\n\
-               | task | before | runs passed | pass rate (95% Wilson interval) |\n|---|---|---|---|\n"
+               | task | runs passed | pass rate (95% Wilson interval) | pass rate moved |\n|---|---|---|---|\n"
             .into(),
         rows: diff.with(Change::Flaky).map(flaky_row).collect(),
         tail: String::new(),
@@ -265,14 +266,13 @@ fn flaky_row(task: &TaskDiff) -> String {
     };
     let (low, high) = count.interval();
     format!(
-        "| {} | {} | {} of {} | {} ({}–{}) |",
+        "| {} | {} | {} ({}–{}) | {} |",
         code(&task.test_name),
-        rate(task.base),
-        count.passed,
-        count.runs,
+        task.describe_counts("→"),
         percent(count.rate()),
         percent(low),
-        percent(high)
+        percent(high),
+        task.describe_direction()
     )
 }
 

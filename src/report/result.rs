@@ -8,14 +8,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::llm::TokenUsage;
 use crate::schema_checks::SchemaChecks;
 use crate::secret::{Secret, redact};
 use crate::tokens::ServerTokens;
-use crate::trace::{Advertised, ListKind};
 
+use super::calls::{CallHistory, LlmCalls};
+use super::faults::FaultNote;
+use super::surface::Surface;
+use super::variant_details::{DecoyCall, VariantDetails};
 /// One task run, as written to its results file.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -151,88 +153,6 @@ pub struct TaskResult {
     pub nextest_run_id: Option<String>,
 }
 
-/// What a variant changed in a run, and the variant the comparison measures it against.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct VariantDetails {
-    /// The eval's baseline variant (this run's own name when it is the baseline).
-    pub baseline: String,
-    /// The tool definitions the proxy rewrote in the `tools/list` answers the agent saw,
-    /// as `<server>/<tool>` with the fields changed (`description`, `title`,
-    /// `inputSchema.properties.<p>.description`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tool_overrides: Vec<AppliedOverride>,
-    /// The decoy tools offered, as `<server>/<tool>`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub decoys: Vec<String>,
-    /// The agent got no MCP server (`servers: none`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub no_servers: bool,
-    /// Assertions on calls not checked because the agent had no server (never counted as
-    /// passed).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub skipped_assertions: Vec<String>,
-}
-
-/// One tool definition a variant rewrote, and whether the agent was shown it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AppliedOverride {
-    /// The server's name.
-    pub server: String,
-    /// The tool.
-    pub tool: String,
-    /// The fields changed.
-    pub fields: Vec<String>,
-    /// A `tools/list` answer the agent received held the rewritten definition.
-    pub applied: bool,
-}
-
-/// A call of a decoy tool: answered with an error result by the proxy, never the server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DecoyCall {
-    /// The server whose list offered it.
-    pub server: String,
-    /// The decoy's name.
-    pub tool: String,
-    /// Its position among all calls of the run, from 1.
-    pub position: usize,
-}
-
-/// What one `faults` rule did in a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FaultNote {
-    /// The rule's key path: `config.taskSets[0].faults[1]` (the eval file) or
-    /// `spec.faults[0]` (the task file).
-    pub rule: String,
-    /// Which calls it hits, e.g. "tool `add` of server `demo`".
-    pub target: String,
-    /// What it injects.
-    pub fault: crate::trace::FaultKind,
-    /// The calls it matched, hit or not.
-    pub matched: u32,
-    /// The faults it injected.
-    pub injected: u32,
-}
-
-impl FaultNote {
-    /// The rule and what it did, as reports say it: `spec.faults[0]: timeout on tool `add`,
-    /// injected 1 of 3 matching calls` (or `…, never matched a call`).
-    pub fn describe(&self) -> String {
-        let did = if self.matched == 0 {
-            "never matched a call".to_owned()
-        } else {
-            format!(
-                "injected {} of {} matching calls",
-                self.injected, self.matched
-            )
-        };
-        format!("{}: {} on {}, {did}", self.rule, self.fault, self.target)
-    }
-}
-
 /// A server under test that failed: could not be started or reached, exited, answered with
 /// an HTTP error or with something that is not JSON-RPC.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -276,47 +196,6 @@ pub struct AssertionDetail {
     pub actual: Option<String>,
 }
 
-/// The recorded calls by kind, in order. No request headers, no credentials.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallHistory {
-    /// `tools/call`s.
-    pub tool_calls: Vec<CallRecord>,
-    /// `resources/read`s.
-    pub resource_reads: Vec<CallRecord>,
-    /// `prompts/get`s.
-    pub prompt_gets: Vec<CallRecord>,
-}
-
-/// One recorded call.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallRecord {
-    /// The server's name.
-    pub server_name: String,
-    /// Tool name, resource URI or prompt name.
-    pub name: String,
-    /// Its position among all calls of the run, from 1.
-    pub position: usize,
-    /// The arguments.
-    pub arguments: Option<Value>,
-    /// `ok`, `is_error` or `error`.
-    pub outcome: String,
-    /// The result (or error) as the agent received it.
-    pub result: Value,
-    /// When it started, from the start of the run, in milliseconds.
-    pub start_offset_ms: f64,
-    /// How long it took, in milliseconds.
-    pub duration_ms: f64,
-    /// The o200k_base tokens of a tool call's result as the model receives it (absent for
-    /// resource reads, prompt gets and results files written before it was counted).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_tokens: Option<usize>,
-    /// The fault the proxy injected into the call (a `faults` rule), if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub injected: Option<crate::trace::Injected>,
-}
-
 /// One phase: whether it succeeded and its steps.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -348,45 +227,6 @@ pub struct StepOutput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_offset_ms: Option<f64>,
     /// How long it took, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duration_ms: Option<f64>,
-}
-
-/// What one LLM proxy of a run did with its cassette.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LlmCalls {
-    /// `agent` or `judge`.
-    pub who: String,
-    /// The API: `anthropic`, `openai-chat`, `openai-responses` or `gemini`.
-    pub api: String,
-    /// The mode asked for: `once`, `none`, `new_episodes`, `all` or `passthrough`.
-    pub mode: String,
-    /// What the run did: `replayed`, `recorded`, `extended` or `live`.
-    pub used: String,
-    /// The cassette read or written.
-    pub cassette: String,
-    /// Calls answered from the cassette.
-    pub replayed: usize,
-    /// Calls answered live and recorded.
-    pub recorded: usize,
-    /// Calls answered live, not recorded.
-    pub passed_through: usize,
-    /// When each call of the cassette was asked, and how long a live answer took (absent
-    /// when no call is in the cassette, and in older results files).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub turns: Vec<LlmTurnTime>,
-}
-
-/// When one model call of a cassette was made during the run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LlmTurnTime {
-    /// Its number in the cassette, from 1.
-    pub seq: usize,
-    /// When the agent asked, from the start of the run.
-    pub start_offset_ms: f64,
-    /// How long the live answer took, to its last byte; absent when it was replayed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
 }
@@ -443,51 +283,12 @@ impl TaskResult {
     }
 }
 
-/// What one server advertised during a run (or what no test used), by name: tool and
-/// prompt names, resource URIs, resource URI templates.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Surface {
-    /// Tool names.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<String>,
-    /// Resource URIs.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub resources: Vec<String>,
-    /// Resource URI templates.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub resource_templates: Vec<String>,
-    /// Prompt names.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub prompts: Vec<String>,
-}
-
-impl Surface {
-    /// The names of what a server advertised.
-    pub fn of(advertised: &Advertised) -> Self {
-        Surface {
-            tools: advertised.names(ListKind::Tools),
-            resources: advertised.names(ListKind::Resources),
-            resource_templates: advertised.names(ListKind::ResourceTemplates),
-            prompts: advertised.names(ListKind::Prompts),
+/// A run's name: the test name, with `#k` for the k-th of several runs.
+pub fn run_name(result: &TaskResult) -> String {
+    match result.run_index {
+        Some(index) if result.total_runs.is_some_and(|n| n > 1) => {
+            format!("{}#{}", result.test_name, index + 1)
         }
-    }
-
-    pub(super) fn names(&self, list: ListKind) -> &[String] {
-        match list {
-            ListKind::Tools => &self.tools,
-            ListKind::Resources => &self.resources,
-            ListKind::ResourceTemplates => &self.resource_templates,
-            ListKind::Prompts => &self.prompts,
-        }
-    }
-
-    pub(super) fn names_mut(&mut self, list: ListKind) -> &mut Vec<String> {
-        match list {
-            ListKind::Tools => &mut self.tools,
-            ListKind::Resources => &mut self.resources,
-            ListKind::ResourceTemplates => &mut self.resource_templates,
-            ListKind::Prompts => &mut self.prompts,
-        }
+        _ => result.test_name.clone(),
     }
 }

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::fisher::{drop_p_value, rise_p_value, significant};
-use super::{PassCount, TaskResult};
+use super::flaky::PassCount;
+use super::result::TaskResult;
+use super::task_figures::{FigureChange, Figures, Runs, figure_changes};
 
 /// What happened to a test between the base and the current report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -47,6 +49,30 @@ impl Change {
     }
 }
 
+/// Which way a test's pass rate moved between the reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Direction {
+    /// It passes less often.
+    Lower,
+    /// It passes more often.
+    Higher,
+    /// The same share of its runs passed.
+    Same,
+}
+
+impl Direction {
+    fn of(base: f64, current: f64) -> Self {
+        if current < base {
+            Direction::Lower
+        } else if current > base {
+            Direction::Higher
+        } else {
+            Direction::Same
+        }
+    }
+}
+
 /// One test in both reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -55,6 +81,10 @@ pub struct TaskDiff {
     pub test_name: String,
     /// What happened to it.
     pub change: Change,
+    /// Which way its pass rate moved, whatever its change (absent when new or removed): a
+    /// flaky test says here that it passes less often, not clearly, where the text does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
     /// Its runs in the base report (absent when new).
     pub base: Option<Runs>,
     /// Its runs in the current report (absent when removed).
@@ -65,161 +95,6 @@ pub struct TaskDiff {
     pub p_value: Option<f64>,
     /// Its figures that differ between the reports.
     pub changes: Vec<FigureChange>,
-}
-
-/// A test's runs in one report.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Runs {
-    /// Runs that passed.
-    pub passed: usize,
-    /// Runs.
-    pub runs: usize,
-    /// `passed / runs`.
-    pub pass_rate: f64,
-}
-
-impl From<PassCount> for Runs {
-    fn from(count: PassCount) -> Self {
-        Runs {
-            passed: count.passed,
-            runs: count.runs,
-            pass_rate: count.rate(),
-        }
-    }
-}
-
-impl Runs {
-    fn count(self) -> PassCount {
-        PassCount {
-            passed: self.passed,
-            runs: self.runs,
-        }
-    }
-}
-
-/// One figure of a test that differs between the reports.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FigureChange {
-    /// `assertion:<key>` (its value: the runs in which it held), `toolErrors`,
-    /// `schemaFindings`, `resultTokens`, `turns`, `durationMs` (per run, on average),
-    /// `definitionTokens` (the most of a run).
-    pub figure: String,
-    /// In the base report.
-    pub base: f64,
-    /// In the current report.
-    pub current: f64,
-}
-
-/// The figures of one test's runs in one report.
-#[derive(Debug, Clone, Default)]
-struct Figures {
-    count: PassCount,
-    /// Per assertion: runs in which it held.
-    assertions: BTreeMap<String, usize>,
-    tool_errors: f64,
-    schema_findings: f64,
-    definition_tokens: f64,
-    result_tokens: f64,
-    turns: Option<f64>,
-    duration_ms: f64,
-}
-
-impl Figures {
-    fn of(runs: &[&TaskResult]) -> Self {
-        let n = runs.len().max(1) as f64;
-        let mean = |f: &dyn Fn(&TaskResult) -> f64| runs.iter().map(|r| f(r)).sum::<f64>() / n;
-        let mut assertions = BTreeMap::new();
-        for run in runs {
-            for (key, result) in &run.assertion_results {
-                *assertions.entry(key.clone()).or_default() += usize::from(result.passed);
-            }
-        }
-        let with_turns: Vec<u32> = runs.iter().filter_map(|r| r.agent_turns).collect();
-        Figures {
-            count: PassCount {
-                passed: runs.iter().filter(|r| r.task_passed).count(),
-                runs: runs.len(),
-            },
-            assertions,
-            tool_errors: mean(&|r| r.tool_errors as f64),
-            schema_findings: mean(&|r| {
-                let found = &r.schema_violations;
-                (found.definitions.len() + found.arguments.len() + found.results.len()) as f64
-            }),
-            definition_tokens: (runs.iter())
-                .map(|r| tokens_of(r, |s| s.definition_tokens))
-                .max()
-                .unwrap_or(0) as f64,
-            result_tokens: mean(&|r| tokens_of(r, |s| s.result_tokens) as f64),
-            turns: (!with_turns.is_empty()).then(|| {
-                with_turns.iter().map(|&t| f64::from(t)).sum::<f64>() / with_turns.len() as f64
-            }),
-            duration_ms: mean(&|r| r.duration_ms),
-        }
-    }
-}
-
-/// One token figure of a run, over its servers.
-fn tokens_of(run: &TaskResult, figure: fn(&crate::tokens::ServerTokens) -> usize) -> usize {
-    let servers = run.tool_tokens.iter().flat_map(|t| t.servers.values());
-    servers.map(figure).sum()
-}
-
-/// A duration counts as changed beyond this share of the base's (timing varies) …
-const DURATION_SHARE: f64 = 0.2;
-/// … and this many milliseconds.
-const DURATION_MS: f64 = 500.0;
-
-/// The figures that differ between `base` and `current`.
-fn figure_changes(base: &Figures, current: &Figures) -> Vec<FigureChange> {
-    let mut changes = Vec::new();
-    let mut push = |figure: String, before: f64, after: f64| {
-        if (before - after).abs() > 1e-9 {
-            changes.push(FigureChange {
-                figure,
-                base: before,
-                current: after,
-            });
-        }
-    };
-    let keys: std::collections::BTreeSet<&String> = (base.assertions.keys())
-        .chain(current.assertions.keys())
-        .collect();
-    for key in keys {
-        let held = |f: &Figures| f.assertions.get(key).map_or(0.0, |&n| n as f64);
-        // The same share of runs is no change, however many runs each report has.
-        let share = |f: &Figures| held(f) / f.count.runs.max(1) as f64;
-        if (share(base) - share(current)).abs() > 1e-9 {
-            push(format!("assertion:{key}"), held(base), held(current));
-        }
-    }
-    push("toolErrors".into(), base.tool_errors, current.tool_errors);
-    push(
-        "schemaFindings".into(),
-        base.schema_findings,
-        current.schema_findings,
-    );
-    push(
-        "definitionTokens".into(),
-        base.definition_tokens,
-        current.definition_tokens,
-    );
-    push(
-        "resultTokens".into(),
-        base.result_tokens,
-        current.result_tokens,
-    );
-    if let (Some(before), Some(after)) = (base.turns, current.turns) {
-        push("turns".into(), before, after);
-    }
-    let (before, after) = (base.duration_ms, current.duration_ms);
-    let moved = (after - before).abs();
-    if moved > DURATION_MS && moved > before * DURATION_SHARE {
-        push("durationMs".into(), before, after);
-    }
-    changes
 }
 
 /// The runs of each test of `results`, by test name.
@@ -249,16 +124,21 @@ pub(super) fn task_diffs(base: &[TaskResult], current: &[TaskResult]) -> Vec<Tas
 
 fn task_diff(name: &str, base: Option<&Figures>, current: Option<&Figures>) -> TaskDiff {
     let (change, p_value) = match (base, current) {
-        (None, Some(now)) if now.count.is_flaky() => (Change::Flaky, None),
+        (None, Some(now)) if now.count().is_flaky() => (Change::Flaky, None),
         (None, _) => (Change::New, None),
         (Some(_), None) => (Change::Removed, None),
-        (Some(then), Some(now)) => classify(then.count, now.count),
+        (Some(then), Some(now)) => classify(then.count(), now.count()),
+    };
+    let direction = match (base, current) {
+        (Some(then), Some(now)) => Some(Direction::of(then.count().rate(), now.count().rate())),
+        _ => None,
     };
     TaskDiff {
         test_name: name.to_owned(),
         change,
-        base: base.map(|f| f.count.into()),
-        current: current.map(|f| f.count.into()),
+        direction,
+        base: base.map(|f| f.runs),
+        current: current.map(|f| f.runs),
         p_value,
         changes: match (base, current) {
             (Some(then), Some(now)) => figure_changes(then, now),
@@ -311,19 +191,37 @@ impl TaskDiff {
     /// `1 of 1 -> 0 of 1 runs passed (p = 0.0040)`: the pass counts, and the p-value when
     /// there is one.
     pub fn describe_runs(&self, arrow: &str) -> String {
-        let shown = |runs: Option<Runs>| match runs {
-            Some(r) => format!("{} of {}", r.passed, r.runs),
-            None => "–".to_owned(),
-        };
-        let mut text = format!(
-            "{} {arrow} {} runs passed",
-            shown(self.base),
-            shown(self.current)
-        );
+        let mut text = format!("{} runs passed", self.describe_counts(arrow));
         if let Some(p) = self.p_value {
             text.push_str(&format!(" (one-sided Fisher p = {p:.4})"));
         }
         text
+    }
+
+    /// `5 of 5 -> 3 of 5`: the pass counts before and after (`–` for a report without the
+    /// test).
+    pub fn describe_counts(&self, arrow: &str) -> String {
+        let shown = |runs: Option<Runs>| match runs {
+            Some(r) => format!("{} of {}", r.passed, r.runs),
+            None => "–".to_owned(),
+        };
+        format!("{} {arrow} {}", shown(self.base), shown(self.current))
+    }
+
+    /// Which way the pass rate moved, as text and markdown say it: `lower, not clearly
+    /// (one-sided Fisher p = 0.2222)` (the labels of [`Change::Lower`] and
+    /// [`Change::Higher`]), `the same pass rate`, or `new`.
+    pub fn describe_direction(&self) -> String {
+        let label = match self.direction {
+            None => return "new".to_owned(),
+            Some(Direction::Same) => return "the same pass rate".to_owned(),
+            Some(Direction::Lower) => Change::Lower.label(),
+            Some(Direction::Higher) => Change::Higher.label(),
+        };
+        match self.p_value {
+            Some(p) => format!("{label} (one-sided Fisher p = {p:.4})"),
+            None => label.to_owned(),
+        }
     }
 
     /// The changed figures: `assertion toolsUsed held in 1 of 1 runs -> 0 of 1; tool errors

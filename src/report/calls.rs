@@ -1,0 +1,85 @@
+//! What the proxies recorded of a run: the MCP calls by kind (`callHistory`) and what the
+//! LLM proxies did with their cassettes (`llmCalls`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The recorded calls by kind, in order. No request headers, no credentials.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallHistory {
+    /// `tools/call`s.
+    pub tool_calls: Vec<CallRecord>,
+    /// `resources/read`s.
+    pub resource_reads: Vec<CallRecord>,
+    /// `prompts/get`s.
+    pub prompt_gets: Vec<CallRecord>,
+}
+
+/// One recorded call.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallRecord {
+    /// The server's name.
+    pub server_name: String,
+    /// Tool name, resource URI or prompt name.
+    pub name: String,
+    /// Its position among all calls of the run, from 1.
+    pub position: usize,
+    /// The arguments.
+    pub arguments: Option<Value>,
+    /// `ok`, `is_error` or `error`.
+    pub outcome: String,
+    /// The result (or error) as the agent received it.
+    pub result: Value,
+    /// When it started, from the start of the run, in milliseconds.
+    pub start_offset_ms: f64,
+    /// How long it took, in milliseconds.
+    pub duration_ms: f64,
+    /// The o200k_base tokens of a tool call's result as the model receives it (absent for
+    /// resource reads, prompt gets and results files written before it was counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_tokens: Option<usize>,
+    /// The fault the proxy injected into the call (a `faults` rule), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injected: Option<crate::trace::Injected>,
+}
+
+/// What one LLM proxy of a run did with its cassette.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LlmCalls {
+    /// `agent` or `judge`.
+    pub who: String,
+    /// The API: `anthropic`, `openai-chat`, `openai-responses` or `gemini`.
+    pub api: String,
+    /// The mode asked for: `once`, `none`, `new_episodes`, `all` or `passthrough`.
+    pub mode: String,
+    /// What the run did: `replayed`, `recorded`, `extended` or `live`.
+    pub used: String,
+    /// The cassette read or written.
+    pub cassette: String,
+    /// Calls answered from the cassette.
+    pub replayed: usize,
+    /// Calls answered live and recorded.
+    pub recorded: usize,
+    /// Calls answered live, not recorded.
+    pub passed_through: usize,
+    /// When each call of the cassette was asked, and how long a live answer took (absent
+    /// when no call is in the cassette, and in older results files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<LlmTurnTime>,
+}
+
+/// When one model call of a cassette was made during the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LlmTurnTime {
+    /// Its number in the cassette, from 1.
+    pub seq: usize,
+    /// When the agent asked, from the start of the run.
+    pub start_offset_ms: f64,
+    /// How long the live answer took, to its last byte; absent when it was replayed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
+}
