@@ -212,7 +212,9 @@ async fn send(
         url.push_str(if url.contains('?') { "&key=" } else { "?key=" });
         url.push_str(key);
     }
-    let mut request = mcpeval::tls::client_builder().build().unwrap()
+    let mut request = mcpeval::tls::client_builder()
+        .build()
+        .unwrap()
         .post(&url)
         .header("user-agent", "test-agent/1.0 (linux; x64)");
     if let Some(key) = key {
@@ -908,7 +910,9 @@ async fn a_stream_reaches_the_agent_as_it_arrives_and_is_recorded_whole() {
     let proxy = LlmProxy::start(recording).unwrap();
     let url = format!("{}/v1/messages", proxy.base_url());
     let first_event = async {
-        let mut response = mcpeval::tls::client_builder().build().unwrap()
+        let mut response = mcpeval::tls::client_builder()
+            .build()
+            .unwrap()
             .post(url)
             .json(&requests[0])
             .send()
