@@ -88,6 +88,8 @@ pub mod snapshot;
 #[doc(hidden)]
 pub mod steps;
 #[doc(hidden)]
+pub mod tls;
+#[doc(hidden)]
 pub mod tokens;
 #[doc(hidden)]
 pub mod trace;

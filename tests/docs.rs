@@ -649,3 +649,20 @@ fn every_command_and_flag_is_in_the_reference() {
         "not in docs/src/reference/cli.md: {missing:?}"
     );
 }
+
+/// The release workflow (cargo-dist's, RELEASING.md) passes actionlint.
+#[test]
+fn the_release_workflow_passes_actionlint() {
+    let Some(actionlint) = support::peers::require("venv/bin/actionlint") else {
+        return;
+    };
+    let workflow = root().join(".github/workflows/release.yml");
+    let out = Command::new(&actionlint).arg(&workflow).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}: {}{}",
+        workflow.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -212,7 +212,9 @@ async fn send(
         url.push_str(if url.contains('?') { "&key=" } else { "?key=" });
         url.push_str(key);
     }
-    let mut request = reqwest::Client::new()
+    let mut request = mcpeval::tls::client_builder()
+        .build()
+        .unwrap()
         .post(&url)
         .header("user-agent", "test-agent/1.0 (linux; x64)");
     if let Some(key) = key {
@@ -763,7 +765,7 @@ async fn other_paths_get_404_and_never_reach_the_upstream() {
         &machine(),
     );
     let proxy = LlmProxy::start(recording).unwrap();
-    let client = reqwest::Client::new();
+    let client = mcpeval::tls::client_builder().build().unwrap();
     let base = proxy.base_url().to_owned();
     let answers = [
         client
@@ -908,7 +910,9 @@ async fn a_stream_reaches_the_agent_as_it_arrives_and_is_recorded_whole() {
     let proxy = LlmProxy::start(recording).unwrap();
     let url = format!("{}/v1/messages", proxy.base_url());
     let first_event = async {
-        let mut response = reqwest::Client::new()
+        let mut response = mcpeval::tls::client_builder()
+            .build()
+            .unwrap()
             .post(url)
             .json(&requests[0])
             .send()

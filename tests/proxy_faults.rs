@@ -104,7 +104,7 @@ async fn broken_replies_end_sessions_and_tool_lists_change_as_an_http_client_see
         .await
         .unwrap();
     let client = Client {
-        http: reqwest::Client::new(),
+        http: mcpeval::tls::client_builder().build().unwrap(),
         url: proxy.url().to_owned(),
     };
 

@@ -25,7 +25,7 @@ struct Raw {
 
 impl Raw {
     async fn open(url: &str) -> Self {
-        let client = reqwest::Client::new();
+        let client = mcpeval::tls::client_builder().build().unwrap();
         let response = client
             .post(url)
             .header("accept", ACCEPT_BOTH)
@@ -344,7 +344,7 @@ async fn messages_outside_a_request_wait_for_the_standalone_stream() {
 async fn transport_errors_have_their_http_status() {
     let setup = Proxied::start().await;
     let url = setup.proxy.url().to_owned();
-    let client = reqwest::Client::new();
+    let client = mcpeval::tls::client_builder().build().unwrap();
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
     let send = |request: reqwest::RequestBuilder| async move {
         let response = request.send().await.unwrap();

@@ -112,6 +112,7 @@ async fn each_agent_session_gets_a_fresh_server() {
 }
 
 async fn failed_initialize(proxy: &ProxyHandle) -> String {
+    mcpeval::tls::install_provider();
     let transport =
         rmcp::transport::StreamableHttpClientTransport::from_uri(proxy.url().to_owned());
     let attempt = rmcp::service::serve_client(TestAgent::new("agent"), transport);
@@ -171,6 +172,7 @@ async fn a_missing_command_gives_a_spawn_error() {
     let proxy = Proxy::start("ghost", upstream, &CallRecorder::new(), logs.path())
         .await
         .unwrap();
+    mcpeval::tls::install_provider();
     let transport =
         rmcp::transport::StreamableHttpClientTransport::from_uri(proxy.url().to_owned());
     let attempt = rmcp::service::serve_client(TestAgent::new("agent"), transport);

@@ -180,7 +180,9 @@ async fn server_discover_is_rejected_so_the_client_falls_back_to_initialize() {
             "io.modelcontextprotocol/clientCapabilities": {}
         }}
     });
-    let response = reqwest::Client::new()
+    let response = mcpeval::tls::client_builder()
+        .build()
+        .unwrap()
         .post(setup.proxy.url())
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")

@@ -3,7 +3,6 @@
 //! and an index, `binaries-index.json`, with each zip's SHA-256. A zip is reused when its
 //! checksum still matches the index.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -130,7 +129,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Extracts the file `name` of the zip at `zip` to `into/name`, executable; its path.
+#[cfg(feature = "extension-releases")]
 pub fn extract_binary(zip: &Path, name: &str, into: &Path) -> Result<PathBuf, String> {
+    use std::io::Read;
     let file =
         std::fs::File::open(zip).map_err(|e| format!("cannot open {}: {e}", zip.display()))?;
     let mut archive =
@@ -151,6 +152,13 @@ pub fn extract_binary(zip: &Path, name: &str, into: &Path) -> Result<PathBuf, St
     std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755))
         .map_err(|e| format!("cannot make {} executable: {e}", target.display()))?;
     Ok(target)
+}
+
+/// Without the `extension-releases` feature there is no zip reader:
+/// [`super::release::release_binary`] refuses a release before it gets here.
+#[cfg(not(feature = "extension-releases"))]
+pub fn extract_binary(_zip: &Path, _name: &str, _into: &Path) -> Result<PathBuf, String> {
+    Err(super::release::WITHOUT_RELEASES.to_owned())
 }
 
 /// Writes through a temporary file and a rename, so that a reader (another test process)

@@ -17,6 +17,12 @@ use crate::config::GitHubPackage;
 /// The variable that moves the download base URL.
 pub const DOWNLOAD_URL_VAR: &str = "MCPEVAL_EXTENSION_DOWNLOAD_URL";
 
+/// Why a release package fails in a build without the `extension-releases` feature.
+pub(super) const WITHOUT_RELEASES: &str = "this build of mcpeval cannot fetch extension \
+    releases: it was built without the cargo feature `extension-releases` (a default \
+    feature; `default-features = false` leaves it out). Add it to the dependency's \
+    `features`, or give the extension's `package` as a path to its binary";
+
 /// Bound on one download (mcpchecker's).
 const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -67,11 +73,14 @@ pub async fn release_binary(
     base: Option<&str>,
     extract_root: &Path,
 ) -> Result<PathBuf, String> {
+    if !cfg!(feature = "extension-releases") {
+        return Err(WITHOUT_RELEASES.to_owned());
+    }
     let urls = Urls::of(package, base);
     let cache = ReleaseCache::of(&package.owner, &package.repo)?;
     let (os, arch) = go_platform();
     let platform = format!("{os}-{arch}");
-    let client = reqwest::Client::builder()
+    let client = crate::tls::client_builder()
         .user_agent(concat!("mcpeval/", env!("CARGO_PKG_VERSION")))
         .timeout(DOWNLOAD_TIMEOUT)
         .build()
@@ -284,6 +293,27 @@ mod tests {
             local.latest,
             "http://127.0.0.1:9/api/v3/repos/o/r/releases/latest"
         );
+    }
+
+    /// Without the feature (`cargo test --no-default-features --lib extension::release`,
+    /// in .ci/run), a release package is refused before any download; with it, this one
+    /// is fetched from a port where nothing listens and the error says so instead.
+    #[tokio::test]
+    async fn a_release_needs_the_extension_releases_feature() {
+        let package = GitHubPackage {
+            owner: "mcpeval-test".into(),
+            repo: "never-released".into(),
+            version: Some("v0.0.0-none".into()),
+        };
+        let root = tempfile::tempdir().unwrap();
+        let error = release_binary(&package, Some("http://127.0.0.1:9"), root.path())
+            .await
+            .unwrap_err();
+        if cfg!(feature = "extension-releases") {
+            assert!(!error.contains("extension-releases"), "{error}");
+        } else {
+            assert_eq!(error, WITHOUT_RELEASES);
+        }
     }
 
     #[test]

@@ -194,6 +194,7 @@ impl Harness {
     /// }
     /// ```
     pub fn run(self) -> ExitCode {
+        crate::tls::install_provider();
         if let Some(code) = self_agent::serve_if_asked() {
             return code;
         }

@@ -37,7 +37,7 @@ pub(super) struct Endpoint {
 impl Endpoint {
     /// An endpoint at `url`; requests name mcpeval and its version as their User-Agent.
     pub(super) fn new(config: LlmConfig, url: String, auth: Auth) -> Result<Self, LlmError> {
-        let http = reqwest::Client::builder()
+        let http = crate::tls::client_builder()
             .timeout(config.timeout)
             .user_agent(concat!("mcpeval/", env!("CARGO_PKG_VERSION")))
             .build()

@@ -147,7 +147,7 @@ impl LlmProxy {
         let normalizer = Normalizer::new(config.api, &config.paths, &config.ignore);
         let state = initial_state(&config, &normalizer)?;
         let start_error = |message: String| LlmProxyError::Start { message };
-        let client = reqwest::Client::builder()
+        let client = crate::tls::client_builder()
             .connect_timeout(Duration::from_secs(30))
             .build()
             .map_err(|error| start_error(crate::error_text::error_chain(&error)))?;

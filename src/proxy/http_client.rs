@@ -48,6 +48,7 @@ pub(crate) fn http_transport(
         .max_sse_event_size(MAX_MESSAGE_SIZE);
     // Transparent: no hidden second handshake when the server forgets the session.
     config.reinit_on_expired_session = false;
+    crate::tls::install_provider();
     let client = HttpUpstream {
         client: reqwest::Client::new(),
         faults,

@@ -50,7 +50,7 @@ async fn send(step: &HttpStep) -> Result<(String, u16, String), String> {
     let target = format!("{} {}", step.method, step.url);
     let method = reqwest::Method::from_bytes(step.method.as_bytes())
         .map_err(|_| format!("{target}: `{}` is not an HTTP method", step.method))?;
-    let client = reqwest::Client::builder()
+    let client = crate::tls::client_builder()
         .timeout(step.timeout)
         .build()
         .map_err(|e| format!("{target}: cannot make an HTTP client: {}", error_chain(&e)))?;

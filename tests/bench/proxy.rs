@@ -72,7 +72,7 @@ fn report(label: &str, mut times: Vec<Duration>) -> Duration {
 /// An rmcp agent whose HTTP client keeps its connection open between requests.
 async fn connect_keep_alive(url: &str) -> Agent {
     let transport = StreamableHttpClientTransport::with_client(
-        reqwest::Client::new(),
+        mcpeval::tls::client_builder().build().unwrap(),
         StreamableHttpClientTransportConfig::with_uri(url.to_owned()),
     );
     serve_client(TestAgent::new("bench"), transport)
@@ -93,7 +93,7 @@ async fn bare_http_round_trips(n: usize) -> Vec<Duration> {
         }),
     );
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
-    let client = reqwest::Client::new();
+    let client = mcpeval::tls::client_builder().build().unwrap();
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ping"}}}"#;
     let mut times = Vec::with_capacity(n);
     for i in 0..WARM_UP + n {

@@ -66,7 +66,7 @@ fn with_headers(
 async fn the_mcp_proxy_refuses_foreign_origins_and_hosts() {
     let setup = Proxied::start().await;
     let url = setup.proxy.url().to_owned();
-    let client = reqwest::Client::new();
+    let client = mcpeval::tls::client_builder().build().unwrap();
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "origin-test", "version": "1"}}});
@@ -135,7 +135,7 @@ async fn the_llm_proxy_refuses_foreign_origins_and_hosts() {
     drop(closed);
     let proxy = LlmProxy::start(config).unwrap();
     let url = format!("{}/v1/messages", proxy.base_url());
-    let client = reqwest::Client::new();
+    let client = mcpeval::tls::client_builder().build().unwrap();
     let body =
         json!({"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": "hi"}]});
     for (what, headers, expected) in TABLE {

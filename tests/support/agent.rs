@@ -137,6 +137,7 @@ pub type Agent = RunningService<RoleClient, TestAgent>;
 
 /// Connects `agent` to the MCP endpoint at `url`.
 pub async fn connect(agent: TestAgent, url: &str) -> Agent {
+    mcpeval::tls::install_provider();
     let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
     match tokio::time::timeout(Duration::from_secs(60), serve_client(agent, transport)).await {
         Ok(Ok(running)) => running,

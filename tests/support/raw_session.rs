@@ -18,7 +18,7 @@ pub struct RawSession {
 impl RawSession {
     /// Initializes a session with the proxy at `url`; panics if that fails.
     pub async fn open(url: &str) -> Self {
-        let client = reqwest::Client::new();
+        let client = mcpeval::tls::client_builder().build().unwrap();
         let response = client
             .post(url)
             .header("accept", ACCEPT_BOTH)

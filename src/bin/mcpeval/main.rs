@@ -100,6 +100,8 @@ fn parse_only(cli: &Cli) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    // Before any HTTPS client (init's discovery, the script and ACP agents, the runs).
+    mcpeval::tls::install_provider();
     let cli = Cli::parse();
     if std::env::var_os(PARSE_ONLY).is_some() {
         return parse_only(&cli);
