@@ -213,7 +213,10 @@ mod tests {
             .map_err(|e| e.to_string())
     }
 
-    fn written(eval: &str, args: &[&str]) -> Vec<(String, String, Option<(String, String)>)> {
+    /// A written header: its name, its text, its variable and value.
+    type Row = (String, String, Option<(String, String)>);
+
+    fn written(eval: &str, args: &[&str]) -> Vec<Row> {
         let headers: Vec<InitHeader> = args.iter().map(|a| header(a).unwrap()).collect();
         written_headers(eval, &headers)
             .into_iter()
