@@ -202,7 +202,15 @@ fn no_aws_lc_in_the_dependency_graph() {
             "{args:?}: {packages:?}"
         );
         assert!(packages.iter().any(|p| p == "reqwest"), "{args:?}");
-        for heavy in ["aws-lc-sys", "aws-lc-rs", "cmake", "openssl-sys", "console"] {
+        // process-wrap: rmcp's child-process transport, which only the tests use.
+        for heavy in [
+            "aws-lc-sys",
+            "aws-lc-rs",
+            "cmake",
+            "openssl-sys",
+            "console",
+            "process-wrap",
+        ] {
             assert!(!packages.iter().any(|p| p == heavy), "{args:?}: {heavy}");
         }
     }
