@@ -969,3 +969,28 @@ fn the_book_workflow_passes_actionlint_and_publishes_the_book() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn contributing_names_every_benchmark() {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let benches: Vec<&str> = manifest
+        .split("[[bench]]")
+        .skip(1)
+        .filter_map(|table| {
+            let line = table.lines().find(|line| line.starts_with("name = "))?;
+            Some(line.trim_start_matches("name = ").trim_matches('"'))
+        })
+        .collect();
+    assert!(benches.len() >= 5, "{benches:?}");
+    let contributing = std::fs::read_to_string(root().join("CONTRIBUTING.md")).unwrap();
+    let line = contributing
+        .lines()
+        .find(|line| line.contains("cargo bench --bench <"))
+        .expect("CONTRIBUTING.md's benchmark line");
+    let named = line.split('<').nth(1).unwrap().split('>').next().unwrap();
+    let named: BTreeSet<&str> = named.split('|').collect();
+    let missing: Vec<&&str> = benches.iter().filter(|b| !named.contains(**b)).collect();
+    assert!(missing.is_empty(), "CONTRIBUTING.md lacks benchmarks {missing:?}");
+    let extra: Vec<&&str> = named.iter().filter(|n| !benches.contains(n)).collect();
+    assert!(extra.is_empty(), "CONTRIBUTING.md names benchmarks Cargo.toml lacks: {extra:?}");
+}
