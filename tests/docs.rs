@@ -990,7 +990,13 @@ fn contributing_names_every_benchmark() {
     let named = line.split('<').nth(1).unwrap().split('>').next().unwrap();
     let named: BTreeSet<&str> = named.split('|').collect();
     let missing: Vec<&&str> = benches.iter().filter(|b| !named.contains(**b)).collect();
-    assert!(missing.is_empty(), "CONTRIBUTING.md lacks benchmarks {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "CONTRIBUTING.md lacks benchmarks {missing:?}"
+    );
     let extra: Vec<&&str> = named.iter().filter(|n| !benches.contains(n)).collect();
-    assert!(extra.is_empty(), "CONTRIBUTING.md names benchmarks Cargo.toml lacks: {extra:?}");
+    assert!(
+        extra.is_empty(),
+        "CONTRIBUTING.md names benchmarks Cargo.toml lacks: {extra:?}"
+    );
 }
