@@ -958,6 +958,38 @@ fn the_book_workflow_passes_actionlint_and_publishes_the_book() {
         });
     let uploaded = format!("path: {}", uploaded.display());
     assert!(text.contains(&uploaded), "book.yml lacks `{uploaded}`");
+    // A push that changes what the book includes rebuilds it.
+    for file in doc_files()
+        .iter()
+        .filter(|f| f.starts_with(root().join("docs")))
+    {
+        let page = std::fs::read_to_string(file).unwrap();
+        for include in page.lines().filter_map(|line| {
+            line.trim()
+                .strip_prefix("{{#include ")
+                .and_then(|rest| rest.strip_suffix("}}"))
+        }) {
+            let included = std::path::absolute(file.parent().unwrap().join(include.trim()))
+                .unwrap()
+                .components()
+                .fold(PathBuf::new(), |mut path, part| {
+                    match part {
+                        std::path::Component::ParentDir => {
+                            path.pop();
+                        }
+                        part => path.push(part),
+                    }
+                    path
+                });
+            let top = included.strip_prefix(root()).unwrap().components().next();
+            let top = top.unwrap().as_os_str().to_string_lossy().into_owned();
+            assert!(
+                text.contains(&format!("{top}/**")),
+                "{}: includes {include}, but book.yml does not run on changes to {top}/",
+                file.display()
+            );
+        }
+    }
     let Some(actionlint) = support::peers::require("venv/bin/actionlint") else {
         return;
     };
