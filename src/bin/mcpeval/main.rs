@@ -29,8 +29,8 @@ enum Command {
         /// Eval files (kind: Eval).
         #[arg(required = true, value_name = "EVAL.yaml")]
         files: Vec<PathBuf>,
-        /// Where runs and results files go (default: `MCPEVAL_OUTPUT_DIR`, else
-        /// `target/mcpeval`).
+        /// Where runs and results files go (default: `MCPEVAL_OUTPUT_DIR`, else `mcpeval/`
+        /// in `CARGO_TARGET_DIR`, else `target/mcpeval`).
         #[arg(long, value_name = "DIR")]
         output: Option<PathBuf>,
         /// How the LLM side uses cassettes: once (replay, record when missing), none
@@ -64,10 +64,13 @@ enum Command {
     /// `evals/<server>/` with one task per tool (plus, in a Rust crate, `tests/evals.rs` and
     /// the Cargo.toml lines). It never overwrites a file.
     Init(mcpeval::init::InitArgs),
-    /// A deterministic agent: makes the calls its prompt lists (`call SERVER TOOL {json}`,
-    /// `read SERVER URI`, `prompt SERVER NAME {json}`, `list SERVER` (tools), `list-all
-    /// SERVER` (tools, resources, resource templates, prompts), `say TEXT`,
-    /// `sleep SECONDS`, `exit CODE`), one per line, through the servers of an MCP config.
+    /// A deterministic agent: makes the calls its prompt lists, one per line, through the
+    /// servers of an MCP config: `call SERVER TOOL [JSON]`, `pick SERVER /REGEX/ [JSON]` (the
+    /// first listed tool whose description matches), `read SERVER URI`, `prompt SERVER NAME
+    /// [JSON]`, `list SERVER` (tools), `list-all SERVER` (tools, resources, resource
+    /// templates, prompts), `reconnect SERVER` (a new session), `give-up SECONDS` (cancel
+    /// later tool calls unanswered after that long; 0: wait for ever), `say TEXT`, `sleep
+    /// SECONDS`, `exit CODE`. Other lines are ignored.
     ScriptAgent {
         /// The MCP config file the harness wrote for the agent.
         #[arg(long, value_name = "FILE")]

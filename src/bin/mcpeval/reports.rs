@@ -17,7 +17,9 @@ pub struct ReportArgs {
     /// Where to write the merged report (default: `report.json` in the first directory).
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Also write JUnit XML here (one test case per task run).
+    /// Also write JUnit XML here: one test suite per eval, one test case per test (the runs of
+    /// a task that runs several times are one test case; a failed run of a test that passed
+    /// is a `<flakyFailure>`).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
     /// Also write the HTML report here: one self-contained page (summary, a filterable
