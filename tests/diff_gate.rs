@@ -280,6 +280,7 @@ fn the_json_output_matches_its_schema() {
         serde_json::from_slice(&mcpeval(&["diff", &base2, &current2, "--format", "json"]).stdout)
             .unwrap();
     assert_eq!(value["counts"]["regressed"], 2);
+    assert_eq!(value["schemaVersion"], 1);
     let collapsed = &value["tasks"][1];
     assert_eq!(collapsed["testName"], "e::collapsed");
     assert!((collapsed["pValue"].as_f64().unwrap() - 1.0 / 252.0).abs() < 1e-12);

@@ -512,3 +512,24 @@ fn the_comparison_tells_a_worse_variant_from_noise() {
     // The summary printed after the run says the same.
     assert!(stderr.contains("reworded"), "{stderr}");
 }
+
+#[test]
+fn a_variants_trace_says_which_tool_overrides_applied() {
+    let dir = eval_dir();
+    check(dir.path(), &["vary::sum@"]);
+    let trace = |stem: &str| -> Value {
+        let path = dir.path().join(format!("out/runs/{stem}/trace.json"));
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    };
+    let described = trace("vary__sum@described");
+    assert_eq!(described["variant"]["name"], "described", "{described:#}");
+    let applied = &described["variant"]["toolOverrides"][0];
+    assert_eq!(
+        (&applied["server"], &applied["tool"]),
+        (&"demo".into(), &"add".into())
+    );
+    assert_eq!(applied["applied"], true, "{described:#}");
+    let misnamed = trace("vary__sum@misnamed");
+    assert_eq!(misnamed["variant"]["toolOverrides"][0]["tool"], "nope");
+    assert_eq!(misnamed["variant"]["toolOverrides"][0]["applied"], false);
+}

@@ -158,7 +158,7 @@ fn verify_context(
 ) -> Result<(StepContext, Vec<String>), String> {
     let trace_file = run_dir.join("trace.json");
     let answer_file = run_dir.join("agent-output.txt");
-    std::fs::write(&trace_file, trace.to_json_pretty())
+    std::fs::write(&trace_file, super::variant_run::trace_json(eval, trace))
         .and_then(|()| std::fs::write(&answer_file, &answer))
         .map_err(|e| format!("cannot write {}: {e}", run_dir.display()))?;
     // Environment variables have a size limit; the file always holds the whole answer.

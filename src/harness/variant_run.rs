@@ -9,7 +9,7 @@ use crate::config::{AssertionKind, Eval};
 use crate::plan::AssertionSet;
 use crate::proxy::{RewriteNotes, ToolPatch, ToolRewrite};
 use crate::report::{AppliedOverride, DecoyCall, VariantDetails};
-use crate::trace::{CallKind, CallTrace};
+use crate::trace::{CallKind, CallTrace, ListKind};
 
 /// What the proxy of `server` shows the agent of its tools in `eval`'s variant.
 pub(super) fn tool_rewrite(eval: &Eval, server: &str) -> ToolRewrite {
@@ -161,21 +161,53 @@ pub(super) fn details(
     let baseline = (eval.variants.iter())
         .find(|v| v.baseline)
         .map_or_else(|| variant.name.clone(), |v| v.name.clone());
-    let tool_overrides = (variant.tool_overrides.iter())
+    let applied =
+        |server: &str, tool: &str| notes.get(server).is_some_and(|n| n.patched.contains(tool));
+    Some(VariantDetails {
+        baseline,
+        tool_overrides: overrides(eval, &applied),
+        decoys: variant.decoy_names(),
+        no_servers: variant.no_servers,
+        skipped_assertions: skipped_assertions.to_vec(),
+    })
+}
+
+/// The tool overrides of `eval`'s variant, each with whether `applied(server, tool)`.
+fn overrides(eval: &Eval, applied: &dyn Fn(&str, &str) -> bool) -> Vec<AppliedOverride> {
+    let overrides = eval.variant.iter().flat_map(|v| &v.tool_overrides);
+    overrides
         .flat_map(|(server, tools)| {
             tools.iter().map(move |(tool, o)| AppliedOverride {
                 server: server.clone(),
                 tool: tool.clone(),
                 fields: o.fields(),
-                applied: notes.get(server).is_some_and(|n| n.patched.contains(tool)),
+                applied: applied(server, tool),
             })
         })
-        .collect();
-    Some(VariantDetails {
-        baseline,
-        tool_overrides,
-        decoys: variant.decoy_names(),
-        no_servers: variant.no_servers,
-        skipped_assertions: skipped_assertions.to_vec(),
-    })
+        .collect()
+}
+
+/// `trace.json` as verify scripts read it: the trace, and in a variant a `variant` object
+/// with its name and its `toolOverrides` (as the results file's `variantDetails` has them:
+/// applied when a `tools/list` answer the agent received held the tool).
+pub(super) fn trace_json(eval: &Eval, trace: &CallTrace) -> String {
+    let Some(variant) = &eval.variant else {
+        return trace.to_json_pretty();
+    };
+    let listed = |server: &str, tool: &str| {
+        (trace.advertised.get(server))
+            .is_some_and(|advertised| advertised.names(ListKind::Tools).iter().any(|t| t == tool))
+    };
+    let note = serde_json::json!({
+        "name": variant.name,
+        "toolOverrides": overrides(eval, &listed),
+    });
+    match serde_json::to_value(trace) {
+        Ok(serde_json::Value::Object(mut object)) => {
+            object.insert("variant".into(), note);
+            // Plain data: printing it cannot fail.
+            serde_json::to_string_pretty(&object).unwrap_or_else(|_| trace.to_json_pretty())
+        }
+        _ => trace.to_json_pretty(),
+    }
 }

@@ -10,10 +10,15 @@ use super::diff::{DiffFormat, ReportDiff};
 use super::markdown::{COMMENT_LIMIT, MARKER, diff_markdown};
 use super::task_diff::Change;
 
-/// The JSON output: the diff with its counts per change.
+/// The version of the JSON output's shape (`schemaVersion`), raised when a change would
+/// break a reader of the previous one.
+pub const DIFF_SCHEMA_VERSION: u32 = 1;
+
+/// The JSON output: its version, the diff with its counts per change.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct DiffJson<'a> {
+    schema_version: u32,
     marker: &'static str,
     counts: BTreeMap<Change, usize>,
     budgets_passed: bool,
@@ -33,6 +38,7 @@ impl ReportDiff {
 
     fn render_json(&self) -> String {
         let json = DiffJson {
+            schema_version: DIFF_SCHEMA_VERSION,
             marker: MARKER,
             counts: self.counts(),
             budgets_passed: self.budgets_passed(),

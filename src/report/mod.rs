@@ -34,6 +34,7 @@ pub use budgets::{BudgetCheck, Budgets, check_budgets, median_result_tokens};
 pub use calls::{CallHistory, CallRecord, LlmCalls, LlmTurnTime};
 pub use coverage::{ServerCoverage, coverage, template_matches};
 pub use diff::{DiffFormat, ReportDiff, diff_reports};
+pub use diff_format::DIFF_SCHEMA_VERSION;
 pub use diff_servers::{SchemaChange, ServerChange};
 pub use faults::{FaultNote, FaultSummary};
 pub use fisher::{ALPHA, drop_p_value, rise_p_value};
