@@ -7,7 +7,7 @@
 //! assertion is an ordinary failing test, shown with a diff of the recorded call trace.
 //!
 //! This crate is the test harness ([`Harness`]); the `mcpeval` binary
-//! (`cargo install --path .` in a checkout) runs the same evals for a server in any language
+//! (`cargo install --locked mcpeval-harness`) runs the same evals for a server in any language
 //! (`mcpeval check evals/acme/eval.yaml`). The file formats, agents, recording and
 //! replaying the LLM side, and CI are in the README and the book.
 //!
@@ -17,9 +17,8 @@
 //!
 //! ```toml
 //! [dev-dependencies]
-//! # A checkout of mcpeval, or { git = "…" } (the crate named `mcpeval` on crates.io is
-//! # another project's).
-//! mcpeval = { path = "../mcpeval" }
+//! # The package is `mcpeval-harness`; its library is `mcpeval`.
+//! mcpeval-harness = "0.1"
 //!
 //! [[test]]
 //! name = "evals"

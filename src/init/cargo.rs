@@ -7,18 +7,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
-use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table, value};
+use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
 use super::InitError;
+use super::dependency::{Dependency, PACKAGE};
 use crate::cargo_metadata::Metadata;
 use crate::process::{ProcessSpec, run};
-
-/// Where the dev-dependency comes from: the source this `mcpeval` was built from. Not a
-/// version requirement: the crate named `mcpeval` on crates.io is another project's, and
-/// `mcpeval = "0.1"` would fetch it.
-pub fn dependency_path() -> &'static str {
-    env!("CARGO_MANIFEST_DIR")
-}
 
 /// Bound on `cargo metadata`.
 const METADATA_TIMEOUT: Duration = Duration::from_secs(120);
@@ -186,7 +180,8 @@ pub fn evals_rs(binary: Option<(&str, &str)>) -> String {
 /// What `Cargo.toml` still lacks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Missing {
-    /// `mcpeval` in `[dev-dependencies]` (nor in `[dependencies]`).
+    /// `mcpeval-harness` in `[dev-dependencies]` (nor in `[dependencies]`; under its own
+    /// key, as `mcpeval`, or renamed with `package = "mcpeval-harness"`).
     pub dev_dependency: bool,
     /// A `[[test]]` named `evals`.
     pub test_target: bool,
@@ -207,7 +202,7 @@ pub fn missing(doc: &DocumentMut) -> (Missing, Option<String>) {
         .any(|key| {
             doc.get(key)
                 .and_then(Item::as_table_like)
-                .is_some_and(|t| t.contains_key("mcpeval"))
+                .is_some_and(|table| table.iter().any(|(name, item)| is_mcpeval(name, item)))
         });
     let evals = test_targets(doc).find(|t| t.get("name").and_then(Item::as_str) == Some("evals"));
     let warning = evals
@@ -226,6 +221,20 @@ pub fn missing(doc: &DocumentMut) -> (Missing, Option<String>) {
     )
 }
 
+/// Whether the dependency `name = item` is mcpeval: `mcpeval-harness`, `mcpeval` (a path or
+/// git dependency from before the package had its own name), or any key with
+/// `package = "mcpeval-harness"`.
+fn is_mcpeval(name: &str, item: &Item) -> bool {
+    let package = item
+        .as_table_like()
+        .and_then(|table| table.get("package"))
+        .and_then(Item::as_str);
+    match package {
+        Some(package) => package == PACKAGE,
+        None => name == PACKAGE || name == "mcpeval",
+    }
+}
+
 fn test_targets(doc: &DocumentMut) -> impl Iterator<Item = &Table> {
     doc.get("test")
         .and_then(Item::as_array_of_tables)
@@ -233,11 +242,14 @@ fn test_targets(doc: &DocumentMut) -> impl Iterator<Item = &Table> {
         .flat_map(ArrayOfTables::iter)
 }
 
-/// Adds what is `missing` to `doc`, leaving everything else as written.
+/// Adds what is `missing` to `doc`, the manifest of the crate in `crate_dir` (absolute),
+/// leaving everything else as written.
 pub fn add_missing(
     doc: &mut DocumentMut,
     manifest: &Path,
     missing: Missing,
+    dependency: &Dependency,
+    crate_dir: &Path,
 ) -> Result<(), InitError> {
     let error = |message: &str| InitError::Cargo {
         manifest: manifest.to_path_buf(),
@@ -254,9 +266,7 @@ pub fn add_missing(
             .or_insert_with(|| Item::Table(Table::new()))
             .as_table_like_mut()
             .ok_or_else(|| error("[dev-dependencies] is not a table"))?;
-        let mut source = InlineTable::new();
-        source.insert("path", dependency_path().into());
-        dev.insert("mcpeval", value(source));
+        dev.insert(PACKAGE, dependency.item(crate_dir));
     }
     if missing.test_target {
         let tests = doc
@@ -276,19 +286,19 @@ pub fn add_missing(
 }
 
 /// The lines `--print-cargo` prints for what is `missing`.
-pub fn cargo_lines(missing: Missing) -> String {
+pub fn cargo_lines(missing: Missing, dependency: &Dependency, crate_dir: &Path) -> String {
     let mut blocks = Vec::new();
     if missing.dev_dependency {
         blocks.push(format!(
-            "[dev-dependencies]\nmcpeval = {{ path = {:?} }}\n",
-            dependency_path()
+            "[dev-dependencies]\n{}\n",
+            dependency.line(crate_dir)
         ));
     }
     if missing.test_target {
         blocks.push("[[test]]\nname = \"evals\"\nharness = false\n".to_owned());
     }
     if blocks.is_empty() {
-        return "# Cargo.toml already has mcpeval and the [[test]] evals\n".to_owned();
+        return "# Cargo.toml already has mcpeval-harness and the [[test]] evals\n".to_owned();
     }
     blocks.join("\n")
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::init::Dependency;
 
 const MANIFEST: &str = r#"# The acme server.
 [package]
@@ -14,11 +15,22 @@ name = "acme"
 path = "src/main.rs"
 "#;
 
+fn dependency() -> Dependency {
+    Dependency::Version("0.1.0".to_owned())
+}
+
 fn edited(text: &str) -> (String, Missing) {
     let path = Path::new("Cargo.toml");
     let mut doc = parse_manifest(path, text).unwrap();
     let (missing, _) = self::missing(&doc);
-    add_missing(&mut doc, path, missing).unwrap();
+    add_missing(
+        &mut doc,
+        path,
+        missing,
+        &dependency(),
+        Path::new("/work/acme"),
+    )
+    .unwrap();
     (doc.to_string(), missing)
 }
 
@@ -34,10 +46,7 @@ fn the_lines_are_added_and_everything_else_kept() {
     );
     assert!(text.starts_with(MANIFEST), "{text}");
     assert!(
-        text.contains(&format!(
-            "[dev-dependencies]\nmcpeval = {{ path = {:?} }}\n",
-            env!("CARGO_MANIFEST_DIR")
-        )),
+        text.contains("[dev-dependencies]\nmcpeval-harness = \"0.1.0\"\n"),
         "{text}"
     );
     assert!(
@@ -59,10 +68,29 @@ fn an_existing_dev_dependency_table_gets_the_line() {
     let text = format!("{MANIFEST}\n[dev-dependencies]\ntempfile = \"3\" # temp dirs\n");
     let (out, _) = edited(&text);
     assert!(
-        out.contains("tempfile = \"3\" # temp dirs\nmcpeval = "),
+        out.contains("tempfile = \"3\" # temp dirs\nmcpeval-harness = "),
         "{out}"
     );
     assert_eq!(out.matches("[dev-dependencies]").count(), 1, "{out}");
+}
+
+#[test]
+fn mcpeval_under_any_of_its_keys_is_not_added_again() {
+    for line in [
+        "mcpeval-harness = \"0.1\"",
+        "mcpeval = { path = \"../mcpeval\" }",
+        "evals = { package = \"mcpeval-harness\", version = \"0.1\" }",
+    ] {
+        let text = format!("{MANIFEST}\n[dev-dependencies]\n{line}\n");
+        let (missing, _) = missing(&parse_manifest(Path::new("Cargo.toml"), &text).unwrap());
+        assert!(!missing.dev_dependency, "{line}");
+    }
+    // Another package under the key `mcpeval` is not mcpeval.
+    let text = format!(
+        "{MANIFEST}\n[dev-dependencies]\nmcpeval = {{ package = \"other\", version = \"1\" }}\n"
+    );
+    let (missing, _) = missing(&parse_manifest(Path::new("Cargo.toml"), &text).unwrap());
+    assert!(missing.dev_dependency);
 }
 
 #[test]
@@ -76,18 +104,28 @@ fn a_test_target_without_harness_false_is_a_warning() {
 
 #[test]
 fn the_printed_lines_are_what_is_missing() {
-    let all = cargo_lines(Missing {
-        dev_dependency: true,
-        test_target: true,
-    });
+    let dir = Path::new("/work/acme");
+    let all = cargo_lines(
+        Missing {
+            dev_dependency: true,
+            test_target: true,
+        },
+        &dependency(),
+        dir,
+    );
     assert!(
-        all.contains("[dev-dependencies]") && all.contains("[[test]]"),
+        all.contains("[dev-dependencies]\nmcpeval-harness = \"0.1.0\"\n")
+            && all.contains("[[test]]"),
         "{all}"
     );
-    let test_only = cargo_lines(Missing {
-        dev_dependency: false,
-        test_target: true,
-    });
+    let test_only = cargo_lines(
+        Missing {
+            dev_dependency: false,
+            test_target: true,
+        },
+        &dependency(),
+        dir,
+    );
     assert!(!test_only.contains("[dev-dependencies]"), "{test_only}");
 }
 

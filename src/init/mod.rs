@@ -7,10 +7,12 @@
 //!
 //! `discover.rs` lists the server (`headers.rs`: the headers an HTTP server needs), `tools.rs` reads its tools, `render.rs` and `readme.rs`
 //! write the texts (`yaml.rs`: YAML scalars and comments), `names.rs` derives names,
-//! `cargo.rs` does the Rust crate parts, `inputs.rs` reads the arguments (the agent, what to
+//! `cargo.rs` does the Rust crate parts (`dependency.rs`: the dev-dependency, from where
+//! this binary was built), `inputs.rs` reads the arguments (the agent, what to
 //! start), `plan.rs` decides what goes where and writes it.
 
 mod cargo;
+mod dependency;
 mod discover;
 mod headers;
 mod inputs;
@@ -25,6 +27,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+pub use dependency::{BuildSource, Dependency, DependencyKind, GitRef, GitSource};
 pub use discover::{Launch, Surface};
 pub use headers::InitHeader;
 pub use plan::{InitReport, run};
@@ -71,6 +74,13 @@ pub struct InitArgs {
     /// Bound on starting the server and listing what it offers.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = humantime::parse_duration)]
     pub timeout: Duration,
+    /// The dev-dependency to write: `version` (`mcpeval-harness = "<this version>"`, from
+    /// crates.io), `git` (the remote and commit of the checkout this binary was built from)
+    /// or `path` (its source's path: this machine only). Default: what fits how this
+    /// binary was built (a published crate: version; a checkout with a remote: git; else
+    /// path, with a warning).
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub dependency: Option<DependencyKind>,
 }
 
 /// Why `mcpeval init` wrote nothing.

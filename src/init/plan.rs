@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use super::dependency::{BuildSource, Dependency, PACKAGE};
 use super::discover::discover;
 use super::inputs::{AgentInput, agent_input, normalize, read_manifest, relative_to, server};
 use super::names::{is_plain_server_name, is_task_name, server_dir_name, task_file_stems};
@@ -74,6 +75,8 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
     let manifest = dir.join("Cargo.toml");
     let crate_doc = read_manifest(&manifest)?;
     let agent = agent_input(args, &cwd)?;
+    let (dependency, mut dependency_warning) =
+        Dependency::choose(args.dependency, &BuildSource::current())?;
     let (launch, entry, var_value) = server(args, dir, &cwd, crate_doc.is_some()).await?;
     let surface = discover(&launch, args.timeout).await?;
     let eval = match &args.name {
@@ -178,14 +181,23 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
         }
         let (missing, warning) = cargo::missing(&doc);
         warnings.extend(warning);
+        if missing.dev_dependency {
+            warnings.extend(dependency_warning.take());
+        } else if args.dependency.is_some() {
+            warnings.push(format!(
+                "Cargo.toml already has mcpeval as a dependency: --dependency left it as it is \
+                 (replace it with `{}` by hand)",
+                dependency.line(&root)
+            ));
+        }
         if args.print_cargo {
-            report.cargo_lines = Some(cargo::cargo_lines(missing));
+            report.cargo_lines = Some(cargo::cargo_lines(missing, &dependency, &root));
         } else if missing != cargo::Missing::default() {
-            cargo::add_missing(&mut doc, &manifest, missing)?;
+            cargo::add_missing(&mut doc, &manifest, missing, &dependency, &root)?;
             if missing.dev_dependency {
                 report
                     .cargo_added
-                    .push("mcpeval to [dev-dependencies]".into());
+                    .push(format!("{PACKAGE} to [dev-dependencies]"));
             }
             if missing.test_target {
                 report

@@ -40,8 +40,8 @@ pub fn readme(scaffold: &Scaffold<'_>) -> String {
     );
     if scaffold.crate_harness {
         out.push_str(
-            "- `tests/evals.rs` and the `Cargo.toml` lines (a `mcpeval` dev-dependency, a\n  \
-             `[[test]]` named `evals` with `harness = false`) that make every task a\n  \
+            "- `tests/evals.rs` and the `Cargo.toml` lines (the `mcpeval-harness`\n  \
+             dev-dependency, a `[[test]]` named `evals` with `harness = false`) that make every task a\n  \
              `cargo test`.\n",
         );
     }

@@ -58,7 +58,15 @@ fn in_a_crate_init_writes_the_harness_and_keeps_cargo_toml_as_written() {
     let original = read(dir.path().join("Cargo.toml"));
     let out = mcpeval_in(
         dir.path(),
-        &["init", "--bin", "acme-server", "--name", "acme"],
+        &[
+            "init",
+            "--bin",
+            "acme-server",
+            "--name",
+            "acme",
+            "--dependency",
+            "path",
+        ],
         &[("ACME_SERVER_BIN", &bin)],
     );
     assert_ok(&out);
@@ -66,13 +74,19 @@ fn in_a_crate_init_writes_the_harness_and_keeps_cargo_toml_as_written() {
     assert!(stdout.contains("wrote tests/evals.rs\n"), "{stdout}");
     assert!(
         stdout.contains(
-            "added to Cargo.toml: mcpeval to [dev-dependencies], [[test]] evals (harness = false)"
+            "added to Cargo.toml: mcpeval-harness to [dev-dependencies], [[test]] evals (harness = false)"
         ),
         "{stdout}"
     );
+    assert!(
+        text(&out.stderr).contains("it resolves on this machine only"),
+        "{}",
+        text(&out.stderr)
+    );
     let manifest = read(dir.path().join("Cargo.toml"));
     assert!(manifest.starts_with(&original), "{manifest}");
-    // The dev-dependency is the checkout mcpeval was built from (masked: it differs per machine).
+    // The dev-dependency is the checkout mcpeval was built from (masked: it differs per machine;
+    // the temporary directory shares only the root with it, so the path is absolute).
     let masked = manifest.replace(env!("CARGO_MANIFEST_DIR"), "[mcpeval checkout]");
     insta::assert_snapshot!("crate_cargo_toml", masked);
     insta::assert_snapshot!("crate_evals_rs", read(dir.path().join("tests/evals.rs")));
@@ -113,11 +127,15 @@ fn print_cargo_prints_the_lines_and_leaves_cargo_toml_alone() {
         &[("ACME_SERVER_BIN", &bin)],
     );
     assert_ok(&out);
+    // By default, what fits how this mcpeval was built (the test binary's library was built
+    // by the same build script, so it knows the same).
+    let (dependency, _) =
+        mcpeval::init::Dependency::choose(None, &mcpeval::init::BuildSource::current()).unwrap();
     assert_eq!(
         text(&out.stdout),
         format!(
-            "[dev-dependencies]\nmcpeval = {{ path = {:?} }}\n\n[[test]]\nname = \"evals\"\nharness = false\n",
-            env!("CARGO_MANIFEST_DIR")
+            "[dev-dependencies]\n{}\n\n[[test]]\nname = \"evals\"\nharness = false\n",
+            dependency.line(dir.path())
         )
     );
     assert!(
@@ -153,4 +171,55 @@ fn in_a_crate_the_binary_is_built_when_its_variable_is_unset() {
         config.contains("command: \"${ACME_SERVER_BIN}\""),
         "{config}"
     );
+}
+
+#[test]
+fn dependency_version_writes_this_version_and_git_needs_a_remote() {
+    let dir = crate_copy();
+    let bin = launcher(dir.path());
+    let print = |kind: &str| {
+        mcpeval_in(
+            dir.path(),
+            &[
+                "init",
+                "--bin",
+                "acme-server",
+                "--print-cargo",
+                "--dependency",
+                kind,
+            ],
+            &[("ACME_SERVER_BIN", &bin)],
+        )
+    };
+    let out = print("version");
+    assert_ok(&out);
+    assert!(
+        text(&out.stdout).starts_with(&format!(
+            "[dev-dependencies]\nmcpeval-harness = \"{}\"\n",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+    std::fs::remove_dir_all(dir.path().join("evals")).unwrap();
+    std::fs::remove_file(dir.path().join("tests/evals.rs")).unwrap();
+    let out = print("git");
+    let source = mcpeval::init::BuildSource::current();
+    match source.git.as_ref().and_then(|git| git.remote.as_ref()) {
+        Some(remote) => {
+            assert_ok(&out);
+            assert!(text(&out.stdout).contains(&format!("git = {remote:?}")));
+        }
+        None => {
+            assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+            assert!(
+                text(&out.stderr).contains(
+                    "mcpeval init: --dependency git: this mcpeval knows no git URL to depend on"
+                ),
+                "{}",
+                text(&out.stderr)
+            );
+            assert!(!dir.path().join("evals").exists(), "nothing written");
+        }
+    }
 }
