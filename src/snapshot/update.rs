@@ -90,7 +90,7 @@ pub struct SnapshotSettings {
     pub update: SnapshotUpdate,
     /// `INSTA_FORCE_PASS=1`: a mismatch does not fail the run, whatever was written.
     pub force_pass: bool,
-    /// Whether this is a CI run ([`is_ci`](crate::ci::is_ci)).
+    /// Whether this is a CI run (`CI` as insta reads it).
     pub ci: bool,
 }
 
