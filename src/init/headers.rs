@@ -188,20 +188,7 @@ fn authorization_scheme<'a>(name: &str, value: &'a str) -> Option<(&'a str, &'a 
 /// `<EVAL>_<HEADER>`, upper case, every other character `_` (`_` first if it would start
 /// with a digit).
 fn variable_name(eval: &str, header: &str) -> String {
-    let mut var: String = format!("{eval}_{header}")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if var.starts_with(|c: char| c.is_ascii_digit()) {
-        var.insert(0, '_');
-    }
-    var
+    super::names::env_var_name(&format!("{eval}_{header}"))
 }
 
 #[cfg(test)]

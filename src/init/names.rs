@@ -72,7 +72,13 @@ pub fn is_task_name(name: &str) -> bool {
 /// The variable that holds the path of the binary `bin`: `ACME_SERVER_BIN` for
 /// `acme-server`.
 pub fn bin_var(bin: &str) -> String {
-    let mut var: String = bin
+    env_var_name(bin) + "_BIN"
+}
+
+/// `text` as an environment variable's name: upper case, every other character `_` (`_`
+/// first if it would start with a digit).
+pub fn env_var_name(text: &str) -> String {
+    let mut var: String = text
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {
@@ -85,7 +91,7 @@ pub fn bin_var(bin: &str) -> String {
     if var.starts_with(|c: char| c.is_ascii_digit()) {
         var.insert(0, '_');
     }
-    var + "_BIN"
+    var
 }
 
 #[cfg(test)]
