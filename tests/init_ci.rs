@@ -178,7 +178,18 @@ fn pushed_crate(work: &Path) -> PathBuf {
     git(&dir, &["add", "-A"]);
     git(&dir, &["commit", "--quiet", "-m", "Evals"]);
     let remote = work.join("remote.git");
-    git(work, &["init", "--quiet", "--bare", "remote.git"]);
+    // Its HEAD names main, the branch pushed: with git's own default (master, unless
+    // init.defaultBranch says otherwise) the clone would check out nothing.
+    git(
+        work,
+        &[
+            "init",
+            "--quiet",
+            "--bare",
+            "--initial-branch=main",
+            "remote.git",
+        ],
+    );
     git(
         &dir,
         &["push", "--quiet", &remote.display().to_string(), "main"],
