@@ -155,9 +155,9 @@ fn setup_steps(out: &mut String, input: &WorkflowInput<'_>, program: Option<&str
     }
     if !input.crate_harness {
         if let ServerEntry::Stdio { command, .. } = input.server {
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "      # The server's command ({}) must run here: install what it needs above.\n",
+                "      # The server's command ({}) must run here: install what it needs above.",
                 quoted(command)
             );
         }
