@@ -2,9 +2,10 @@
 //! Every push and pull request replays the committed cassettes (the `evals` job); the `gate`
 //! job merges the run, compares it with the base branch's last report and keeps one
 //! comment on the pull request (the action's steps, `mcpeval action …`); "Run workflow" with
-//! `record` re-records with the agent's key and commits. The `mcpeval` binary the gate (and
-//! a `--command`/`--url` server's runs) need is installed from the source the crate's
-//! dependency names (`Dependency::install_script`).
+//! `record` re-records with the agent's key and commits. The `mcpeval` binary the gate needs
+//! (and the runs of a `--command`/`--url` server outside a crate, `mcpeval check`, or of a
+//! server that is `mcpeval` itself) is installed from the source the crate's dependency
+//! names (`Dependency::install_script`).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -139,7 +140,9 @@ pub fn workflow(input: &WorkflowInput<'_>) -> (String, Option<String>) {
     (out, warning)
 }
 
-/// Checkout, toolchain, the agent's program, and mcpeval when the evals run through it.
+/// Checkout, toolchain, the agent's program, and mcpeval when the evals run through it
+/// (`mcpeval check`) or the server is the `mcpeval` program (found on PATH, as on the machine
+/// that ran `init`).
 fn setup_steps(out: &mut String, input: &WorkflowInput<'_>, program: Option<&str>, install: &str) {
     out.push_str(
         "      - uses: actions/checkout@v4\n      - uses: dtolnay/rust-toolchain@stable\n      \
@@ -153,14 +156,18 @@ fn setup_steps(out: &mut String, input: &WorkflowInput<'_>, program: Option<&str
              # one version sent.\n      - run: npm install --global {program}\n"
         );
     }
-    if !input.crate_harness {
-        if let ServerEntry::Stdio { command, .. } = input.server {
+    let mut server_is_mcpeval = false;
+    if let ServerEntry::Stdio { command, .. } = input.server {
+        server_is_mcpeval = command == "mcpeval";
+        if !server_is_mcpeval {
             let _ = writeln!(
                 out,
                 "      # The server's command ({}) must run here: install what it needs above.",
                 quoted(command)
             );
         }
+    }
+    if !input.crate_harness || server_is_mcpeval {
         install_steps(out, install);
     }
 }

@@ -112,6 +112,32 @@ fn a_command_server_runs_through_mcpeval_check_which_is_installed_first() {
 }
 
 #[test]
+fn a_crates_command_server_gets_its_comment_and_mcpeval_when_it_is_the_server() {
+    let python = ServerEntry::Stdio {
+        command: "python3".to_owned(),
+        args: vec!["server.py".to_owned()],
+    };
+    let (text, parsed) = written(true, claude(), python);
+    assert!(text.contains("# The server's command (\"python3\") must run here"));
+    assert!(
+        !runs(&parsed, "evals")
+            .iter()
+            .any(|run| run.contains("binstall"))
+    );
+    let mcpeval = ServerEntry::Stdio {
+        command: "mcpeval".to_owned(),
+        args: vec!["demo-server".to_owned()],
+    };
+    let (text, parsed) = written(true, claude(), mcpeval);
+    assert!(!text.contains("# The server's command"), "{text}");
+    for job in ["evals", "record"] {
+        let steps = runs(&parsed, job);
+        assert!(steps[1].starts_with("cargo binstall"), "{job}: {steps:?}");
+        assert_eq!(steps[2], "cargo test --test evals", "{job}: {steps:?}");
+    }
+}
+
+#[test]
 fn an_agent_file_gets_no_secret_it_cannot_name() {
     let agent = AgentChoice::File {
         path: "../../agents/script.yaml".to_owned(),
