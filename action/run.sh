@@ -70,7 +70,7 @@ cmd_install() {
         say "install: not needed (the evals run with cargo)"
         return
     fi
-    # The crate called `mcpeval` on crates.io is another project's: install this one.
+    # The action's own checkout: the package mcpeval-harness at the version of its tag.
     cargo install --locked --path "${GITHUB_ACTION_PATH:?GITHUB_ACTION_PATH is not set}"
 }
 

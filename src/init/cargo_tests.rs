@@ -1,5 +1,4 @@
 use super::*;
-use crate::init::Dependency;
 
 const MANIFEST: &str = r#"# The acme server.
 [package]

@@ -194,25 +194,43 @@ impl Dependency {
         format!("{PACKAGE} = {}", shown.trim())
     }
 
-    /// The shell lines that install the `mcpeval` binary of this dependency in CI; `None`
-    /// for a path, which CI cannot reach.
-    pub fn install_script(&self) -> Option<String> {
+    /// The shell line that installs the `mcpeval` binary of this dependency in CI, for a
+    /// repository whose root is `root` (absolute); with a warning for a path, which
+    /// GitHub's runners do not have.
+    pub fn install_script(&self, root: &Path) -> (String, Option<String>) {
         match self {
-            Dependency::Version(version) => Some(format!(
-                "cargo binstall --no-confirm {PACKAGE}@{version} || cargo install --locked \
-                 {PACKAGE} --version {version}"
-            )),
+            Dependency::Version(version) => (
+                format!(
+                    "cargo binstall --no-confirm {PACKAGE}@{version} || cargo install --locked \
+                     {PACKAGE} --version {version}"
+                ),
+                None,
+            ),
             Dependency::Git { url, at } => {
                 let (flag, at) = match at {
                     GitRef::Tag(tag) => ("--tag", tag),
                     GitRef::Rev(rev) => ("--rev", rev),
                 };
-                Some(format!(
+                let line = format!(
                     "cargo install --locked --git {} {flag} {at} {PACKAGE}",
                     shell_word(url)
-                ))
+                );
+                (line, None)
             }
-            Dependency::Path(_) => None,
+            Dependency::Path(path) => {
+                let shown = relative_to(&normalize(root), &normalize(Path::new(path)));
+                let line = format!(
+                    "cargo install --locked --path {}",
+                    shell_word(&shown.display().to_string())
+                );
+                let warning = format!(
+                    "the workflow installs mcpeval from {}, the source this binary was built \
+                     from, which GitHub's runners do not have: pass --dependency version or git \
+                     for a workflow that runs there",
+                    shown.display()
+                );
+                (line, Some(warning))
+            }
         }
     }
 }

@@ -66,7 +66,9 @@ fn otherwise_the_path_relative_to_the_crate_with_a_warning() {
         dependency.line(Path::new("/src/mcpeval/examples/acme")),
         r#"mcpeval-harness = { path = "../.." }"#
     );
-    assert_eq!(dependency.install_script(), None);
+    let (line, warning) = dependency.install_script(Path::new("/src/mcpeval/examples/acme"));
+    assert_eq!(line, "cargo install --locked --path ../..");
+    assert!(warning.unwrap().contains("GitHub's runners do not have"));
 }
 
 #[test]
@@ -94,17 +96,22 @@ fn an_explicit_kind_wins_and_git_without_a_remote_is_refused() {
 #[test]
 fn the_install_line_matches_the_dependency() {
     let version = Dependency::Version("0.3.1".to_owned());
+    let root = Path::new("/work/acme");
     assert_eq!(
-        version.install_script().unwrap(),
-        "cargo binstall --no-confirm mcpeval-harness@0.3.1 || cargo install --locked \
+        version.install_script(root),
+        (
+            "cargo binstall --no-confirm mcpeval-harness@0.3.1 || cargo install --locked \
          mcpeval-harness --version 0.3.1"
+                .to_owned(),
+            None
+        )
     );
     let git = Dependency::Git {
         url: "file:///tmp/a b/mcpeval.git".to_owned(),
         at: GitRef::Rev("abc".to_owned()),
     };
     assert_eq!(
-        git.install_script().unwrap(),
+        git.install_script(root).0,
         "cargo install --locked --git 'file:///tmp/a b/mcpeval.git' --rev abc mcpeval-harness"
     );
 }

@@ -9,7 +9,7 @@
 //! write the texts (`yaml.rs`: YAML scalars and comments), `names.rs` derives names,
 //! `cargo.rs` does the Rust crate parts (`dependency.rs`: the dev-dependency, from where
 //! this binary was built), `inputs.rs` reads the arguments (the agent, what to
-//! start), `plan.rs` decides what goes where and writes it.
+//! start), `workflow.rs` writes the CI workflow (`--ci github`), `plan.rs` decides what goes where and writes it.
 
 mod cargo;
 mod dependency;
@@ -21,6 +21,7 @@ mod plan;
 mod readme;
 mod render;
 mod tools;
+mod workflow;
 mod yaml;
 
 use std::path::PathBuf;
@@ -31,6 +32,7 @@ pub use dependency::{BuildSource, Dependency, DependencyKind, GitRef, GitSource}
 pub use discover::{Launch, Surface};
 pub use headers::InitHeader;
 pub use plan::{InitReport, run};
+pub use workflow::CiKind;
 
 /// The arguments of `mcpeval init`.
 #[derive(Debug, Clone, clap::Args)]
@@ -81,6 +83,11 @@ pub struct InitArgs {
     /// path, with a warning).
     #[arg(long, value_enum, value_name = "KIND")]
     pub dependency: Option<DependencyKind>,
+    /// Also write the CI workflow: `github` writes `.github/workflows/evals.yml` (replay on
+    /// push and pull request, the gate's pull-request comment, record on demand), unless it
+    /// exists.
+    #[arg(long, value_enum, value_name = "CI")]
+    pub ci: Option<CiKind>,
 }
 
 /// Why `mcpeval init` wrote nothing.

@@ -13,6 +13,7 @@ use super::names::{is_plain_server_name, is_task_name, server_dir_name, task_fil
 use super::tools::read_tools;
 use super::{
     AgentChoice, InitArgs, InitError, Scaffold, ServerEntry, cargo, headers, readme, render,
+    workflow,
 };
 
 /// What `mcpeval init` did.
@@ -205,6 +206,26 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
                     .push("[[test]] evals (harness = false)".into());
             }
             cargo_edit = Some(doc.to_string());
+        }
+    }
+    if args.ci.is_some() {
+        let workflow_file = PathBuf::from(workflow::WORKFLOW);
+        if dir.join(&workflow_file).symlink_metadata().is_ok() {
+            warnings.push(format!(
+                "{} exists and was left as it is (--ci github writes it only when it is missing)",
+                workflow::WORKFLOW
+            ));
+        } else {
+            let (text, warning) = workflow::workflow(&workflow::WorkflowInput {
+                eval_file: &eval_dir.join("eval.yaml"),
+                crate_harness: report.crate_harness,
+                agent: &agent,
+                server: &entry,
+                dependency: &dependency,
+                root: &root,
+            });
+            warnings.extend(warning);
+            files.push((workflow_file, text));
         }
     }
     let existing: Vec<PathBuf> = files

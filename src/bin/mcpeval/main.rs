@@ -2,6 +2,7 @@
 //! scripted agent for deterministic evals.
 
 mod acp_agent;
+mod action;
 mod demo_server;
 mod reports;
 
@@ -64,6 +65,18 @@ enum Command {
     /// `evals/<server>/` with one task per tool (plus, in a Rust crate, `tests/evals.rs` and
     /// the Cargo.toml lines). It never overwrites a file.
     Init(mcpeval::init::InitArgs),
+    /// A step of mcpeval's GitHub Action (its script, action/run.sh, built in), for a workflow
+    /// that installs the binary instead of using the action, as `mcpeval init --ci github`
+    /// writes it. It reads what the runner sets and the action's inputs as `INPUT_*`
+    /// variables (the book's CI chapter lists them).
+    Action {
+        /// The step.
+        #[arg(value_enum)]
+        step: action::Step,
+        /// The step's arguments (`comment FILE`).
+        #[arg(value_name = "ARGS")]
+        args: Vec<String>,
+    },
     /// A deterministic agent: makes the calls its prompt lists, one per line, through the
     /// servers of an MCP config: `call SERVER TOOL [JSON]`, `pick SERVER /REGEX/ [JSON]` (the
     /// first listed tool whose description matches), `read SERVER URI`, `prompt SERVER NAME
@@ -120,6 +133,7 @@ fn main() -> ExitCode {
         Command::Report(args) => reports::report(args),
         Command::Diff(args) => reports::diff(args),
         Command::Init(args) => mcpeval::init::main(args),
+        Command::Action { step, args } => action::run(step, &args),
         Command::ScriptAgent { mcp_config, prompt } => {
             mcpeval::script_agent::run_blocking(&mcp_config, &prompt)
         }
