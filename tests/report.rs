@@ -71,6 +71,9 @@ fn report_merges_shards_into_one_report_with_a_summary() {
     assert!(shown.contains("  slowest: k8s::delete-pod 3.5s, k8s::create-pod 3.0s, k8s::list-pods 0.9s, docs::search#2 0.7s"), "{shown}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    // The fixtures were written before results files carried a version: they read as 1.
+    assert_eq!(report["schemaVersion"], 1);
+    assert_eq!(report["results"][0]["schemaVersion"], 1);
     assert_eq!(report["summary"]["runs"], 5);
     assert_eq!(report["summary"]["passRate"], 0.6);
     let names: Vec<&str> = report["results"]
