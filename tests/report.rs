@@ -95,6 +95,33 @@ fn report_merges_shards_into_one_report_with_a_summary() {
 }
 
 #[test]
+fn report_format_json_prints_the_merged_report_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let out = mcpeval(&[
+        "report",
+        &fixture("current-shard-1").display().to_string(),
+        &fixture("current-shard-2").display().to_string(),
+        "--output",
+        &report.display().to_string(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(printed, written);
+    assert_eq!(printed["schemaVersion"], 1);
+    assert_eq!(printed["summary"]["runs"], 5);
+    assert!(
+        text(&out.stderr).contains("  report: "),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
 fn junit_has_one_testcase_per_test_with_times_and_failure_messages() {
     let dir = tempfile::tempdir().unwrap();
     let (_, junit, out) = merged(dir.path());
