@@ -268,7 +268,8 @@ fn the_agent_is_a_builtin_or_an_agent_file_relative_to_the_eval() {
         "{eval}"
     );
     assert!(
-        read(dir.path().join("evals/llm/README.md")).contains("OPENAI_API_KEY=… mcpeval check")
+        read(dir.path().join("evals/llm/README.md"))
+            .contains("OPENAI_API_KEY=… INSTA_UPDATE=always mcpeval check")
     );
 
     let agents = dir.path().join("agents");

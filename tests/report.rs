@@ -71,6 +71,9 @@ fn report_merges_shards_into_one_report_with_a_summary() {
     assert!(shown.contains("  slowest: k8s::delete-pod 3.5s, k8s::create-pod 3.0s, k8s::list-pods 0.9s, docs::search#2 0.7s"), "{shown}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    // The fixtures were written before results files carried a version: they read as 1.
+    assert_eq!(report["schemaVersion"], 1);
+    assert_eq!(report["results"][0]["schemaVersion"], 1);
     assert_eq!(report["summary"]["runs"], 5);
     assert_eq!(report["summary"]["passRate"], 0.6);
     let names: Vec<&str> = report["results"]
@@ -88,6 +91,33 @@ fn report_merges_shards_into_one_report_with_a_summary() {
             "k8s::delete-pod",
             "k8s::list-pods"
         ]
+    );
+}
+
+#[test]
+fn report_format_json_prints_the_merged_report_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let out = mcpeval(&[
+        "report",
+        &fixture("current-shard-1").display().to_string(),
+        &fixture("current-shard-2").display().to_string(),
+        "--output",
+        &report.display().to_string(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(printed, written);
+    assert_eq!(printed["schemaVersion"], 1);
+    assert_eq!(printed["summary"]["runs"], 5);
+    assert!(
+        text(&out.stderr).contains("  report: "),
+        "{}",
+        text(&out.stderr)
     );
 }
 

@@ -1,6 +1,7 @@
 //! The agent phase of a task run: the allowed tools of each proxied server, the agent's MCP
 //! config, and the agent run with one [`AgentRun`].
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::llm_phase::{LlmTarget, finish_llm_proxy, start_llm_proxy};
@@ -9,11 +10,13 @@ use super::servers::list_allowed_tools;
 use crate::agent::{AgentOutcome, AgentRun, ProxiedServer, mount_skills, write_agent_mcp_config};
 use crate::config::{Agent, AllowedTools, Eval, McpServer, Task};
 use crate::llm_proxy::LlmApi;
+use crate::proxy::ServerFailure;
 
 /// Runs the eval's agent on the task's prompt against the proxied `servers` (each with its
 /// proxy's URL), its LLM calls through an LLM proxy when mcpeval knows its API: recorded
 /// into or replayed from the run's cassette. A divergence from the cassette stops the agent
-/// at once.
+/// at once. When mcpeval lists a server's tools for the agent's allowed tools and the server
+/// fails to list them, the agent does not run and the failures go to `server_failures`.
 pub(super) async fn run_agent(
     eval: &Eval,
     task: &Task,
@@ -21,10 +24,18 @@ pub(super) async fn run_agent(
     target: &LlmTarget<'_>,
     options: &RunOptions,
     deadline: Instant,
+    server_failures: &mut Vec<ServerFailure>,
 ) -> (AgentOutcome, Option<LlmRecord>) {
     let bound = agent_bound(&eval.agent, deadline);
+    let proxied = match proxied_servers(eval, servers, options, target.run_dir).await {
+        Ok(proxied) => proxied,
+        Err((reason, failures)) => {
+            server_failures.extend(failures);
+            return (AgentOutcome::failed(reason), None);
+        }
+    };
     let Some(llm) = eval.agent.llm() else {
-        let outcome = run_agent_with(eval, task, servers, target, options, &[], bound).await;
+        let outcome = run_agent_with(eval, task, &proxied, target, options, &[], bound).await;
         return (outcome, None);
     };
     let key_vars: &[&str] = match llm.api {
@@ -39,7 +50,7 @@ pub(super) async fn run_agent(
     let diverged = started.proxy.divergence_signal();
     let env = &started.env;
     let outcome = tokio::select! {
-        outcome = run_agent_with(eval, task, servers, target, options, env, bound) => outcome,
+        outcome = run_agent_with(eval, task, &proxied, target, options, env, bound) => outcome,
         () = diverged.cancelled() => AgentOutcome::failed(
             "stopped by mcpeval at its first LLM request that matches no recording (below)",
         ),
@@ -93,17 +104,14 @@ fn with_llm_side(mut outcome: AgentOutcome, agent: &Agent, record: &LlmRecord) -
     outcome
 }
 
-async fn run_agent_with(
+/// Each server as the agent reaches it, through its proxy, with its allowed tools; or the
+/// reason the agent cannot run and how the server failed to list its tools.
+async fn proxied_servers(
     eval: &Eval,
-    task: &Task,
     servers: &[(McpServer, String)],
-    target: &LlmTarget<'_>,
     options: &RunOptions,
-    llm_env: &[(String, String)],
-    bound: Duration,
-) -> AgentOutcome {
-    let (run_dir, work_dir) = (target.run_dir, target.work_dir);
-    let not_run = AgentOutcome::failed;
+    run_dir: &Path,
+) -> Result<Vec<ProxiedServer>, (String, Vec<ServerFailure>)> {
     // An agent that takes "all tools" as an empty list (the openai agent) lists them itself.
     let needs_tools = eval.agent.needs_tool_list();
     let mut proxied = Vec::new();
@@ -114,11 +122,14 @@ async fn run_agent_with(
             (AllowedTools::All, true) => {
                 match list_allowed_tools(server, &options.vars, run_dir).await {
                     Ok(tools) => tools,
-                    Err(e) => {
-                        return not_run(format!(
-                            "cannot list the tools of `{}` for the agent's allowed tools: {e}",
-                            server.name
-                        ));
+                    Err(failures) => {
+                        let shown: Vec<String> = failures.iter().map(ToString::to_string).collect();
+                        let reason = format!(
+                            "cannot list the tools of `{}` for the agent's allowed tools: {}",
+                            server.name,
+                            shown.join("; ")
+                        );
+                        return Err((reason, failures));
                     }
                 }
             }
@@ -134,8 +145,22 @@ async fn run_agent_with(
             allowed_tools,
         });
     }
+    Ok(proxied)
+}
+
+async fn run_agent_with(
+    eval: &Eval,
+    task: &Task,
+    proxied: &[ProxiedServer],
+    target: &LlmTarget<'_>,
+    options: &RunOptions,
+    llm_env: &[(String, String)],
+    bound: Duration,
+) -> AgentOutcome {
+    let (run_dir, work_dir) = (target.run_dir, target.work_dir);
+    let not_run = AgentOutcome::failed;
     let config_file = run_dir.join("mcp-config.json");
-    if let Err(e) = write_agent_mcp_config(&config_file, &proxied) {
+    if let Err(e) = write_agent_mcp_config(&config_file, proxied) {
         return not_run(format!(
             "cannot write the agent's MCP config {}: {e}",
             config_file.display()
@@ -162,7 +187,7 @@ async fn run_agent_with(
     }
     let run = AgentRun {
         prompt: &task.prompt,
-        servers: &proxied,
+        servers: proxied,
         mcp_config_file: &config_file,
         work_dir,
         private_dir: run_dir,

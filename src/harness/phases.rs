@@ -86,7 +86,18 @@ pub(super) async fn run_main(
         install_dir: install_dir.as_deref(),
     };
     let agent_start = std::time::Instant::now();
-    let (agent, llm) = run_agent(eval, task, servers, &target, options, shared.deadline).await;
+    let mut listing_failures = Vec::new();
+    let (agent, llm) = run_agent(
+        eval,
+        task,
+        servers,
+        &target,
+        options,
+        shared.deadline,
+        &mut listing_failures,
+    )
+    .await;
+    shared.report().server_failures.extend(listing_failures);
     shared.report().agent_span = Some(Span::since(agent_start));
     let mut version = agent_version(eval.agent.options(), &run_dir, &options.vars)
         .await

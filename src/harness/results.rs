@@ -14,7 +14,7 @@ use super::run_report::LlmRecord;
 use super::verdict::Verdict;
 use crate::report::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, LlmTurnTime, PhaseOutput,
-    ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate, ToolTokens,
+    SchemaVersion, ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate, ToolTokens,
 };
 use crate::steps::{Span, StepResult, phase_passed};
 use crate::tokens::TOKENIZER;
@@ -66,6 +66,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         assertion_results(case, &verdict.assertions, &report.skipped_assertions);
     let all_assertions_passed = assertion_results.values().all(|r| r.passed);
     TaskResult {
+        schema_version: SchemaVersion::default(),
         test_name: case.name.clone(),
         eval_name: eval.name.clone(),
         task_name: task.name.clone(),

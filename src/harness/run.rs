@@ -119,7 +119,8 @@ pub async fn run_task(
     redact_files(&server_logs, &run_secrets(&eval, &options));
     let _ = std::fs::remove_dir_all(&shared.report().work_dir);
     let mut report = std::mem::take(&mut *shared.report());
-    report.server_failures = server_failures;
+    // After those of listing the tools for the agent, if any.
+    report.server_failures.extend(server_failures);
     report.trace = recorder.trace();
     report.schema = schema_checks::check(&report.trace, &options.schemas);
     report.tokens = TraceTokens::of(&report.trace);

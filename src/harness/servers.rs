@@ -1,6 +1,7 @@
 //! The configured MCP servers as the proxies see them ([`upstream_of`]), and the tools of a
 //! server whose allowed tools are "all of them": listed through a proxy of its own, so that
-//! the listing never enters the run's trace.
+//! the listing never enters the run's trace; how the server failed to list them goes to the
+//! run's server failures, as a failure during the agent's session does.
 
 use std::path::Path;
 use std::time::Duration;
@@ -9,7 +10,7 @@ use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 
 use crate::config::{McpServer, Transport};
-use crate::proxy::{CallRecorder, Proxy, Upstream};
+use crate::proxy::{CallRecorder, Proxy, ServerFailure, Upstream};
 
 /// The proxy's view of a configured server; a stdio server also gets the run's `vars`
 /// (its own `env` wins).
@@ -43,15 +44,28 @@ pub(super) fn upstream_of(server: &McpServer, vars: &[(String, String)]) -> Upst
 /// Bound on starting the server and listing its tools.
 const LIST_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Every tool name of `server` (all pages).
+/// Every tool name of `server` (all pages), or how the server failed to list them: what its
+/// proxy noted (an exit, an HTTP error, an error or no list answering `tools/list`), else
+/// one failure saying what went wrong.
 pub(super) async fn list_allowed_tools(
     server: &McpServer,
     vars: &[(String, String)],
     log_dir: &Path,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, Vec<ServerFailure>> {
+    let failed = |what: String| {
+        vec![ServerFailure {
+            server: server.name.clone(),
+            message: format!(
+                "mcp server `{}`: cannot list its tools: {what}",
+                server.name
+            ),
+            detail: String::new(),
+            log: None,
+        }]
+    };
     let log_dir = log_dir.join("tool-listing");
     std::fs::create_dir_all(&log_dir)
-        .map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
+        .map_err(|e| failed(format!("cannot create {}: {e}", log_dir.display())))?;
     let proxy = Proxy::start(
         &server.name,
         upstream_of(server, vars),
@@ -59,7 +73,7 @@ pub(super) async fn list_allowed_tools(
         &log_dir,
     )
     .await
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| failed(e.to_string()))?;
     let url = proxy.url().to_owned();
     crate::tls::install_provider();
     let listing = tokio::time::timeout(LIST_TIMEOUT, async move {
@@ -72,18 +86,18 @@ pub(super) async fn list_allowed_tools(
         tools
     })
     .await;
-    let failures = proxy.upstream_failures();
+    let failures = proxy.server_failures();
     proxy.shutdown().await;
     match listing {
         Ok(Ok(tools)) => Ok(tools
             .into_iter()
             .map(|tool| tool.name.to_string())
             .collect()),
-        Ok(Err(e)) if failures.is_empty() => Err(e),
-        Ok(Err(_)) => Err(failures.join("; ")),
-        Err(_) => Err(format!(
+        Ok(Err(e)) if failures.is_empty() => Err(failed(e)),
+        Ok(Err(_)) => Err(failures),
+        Err(_) => Err(failed(format!(
             "no answer within {}",
             humantime::format_duration(LIST_TIMEOUT)
-        )),
+        ))),
     }
 }

@@ -8,6 +8,9 @@ use super::tools::one_line;
 use super::yaml::cut;
 use super::{AgentChoice, Scaffold, ServerEntry};
 
+/// What the recording command sets so that its run accepts the call-trace snapshots.
+const RECORD_SNAPSHOTS: &str = "INSTA_UPDATE=always";
+
 /// Items of one kind named before "and N more".
 const NAMED: usize = 20;
 
@@ -145,10 +148,15 @@ fn next_steps(out: &mut String, scaffold: &Scaffold<'_>, eval: &str) {
             format!("mcpeval check {file}"),
         )
     };
-    let width = list.len().max(with_key.len() + run.len()) + 2;
+    // As the project README: the recording run accepts the snapshots (insta's
+    // `INSTA_UPDATE=always`); by default they would wait as `.snap.new` files.
+    let record = format!("{with_key}{RECORD_SNAPSHOTS} {run}");
+    let width = list.len().max(record.len()) + 2;
     let _ = writeln!(out, "{list:width$}# the tasks, as tests");
-    let record = format!("{with_key}{run}");
-    let _ = writeln!(out, "{record:width$}# once, with a key: records cassettes/");
+    let _ = writeln!(
+        out,
+        "{record:width$}# once, with a key: records cassettes/, accepts the snapshots"
+    );
     let add = format!("git add evals/{eval}");
     let _ = writeln!(
         out,
@@ -156,6 +164,11 @@ fn next_steps(out: &mut String, scaffold: &Scaffold<'_>, eval: &str) {
     );
     let _ = writeln!(out, "{run:width$}# CI replays them: no key, no network");
     out.push_str("```\n");
+    let _ = writeln!(
+        out,
+        "\nWithout `{RECORD_SNAPSHOTS}` (as in insta) the recording run leaves each call trace as a\n\
+         `.snap.new` file for `cargo insta review`, and under CI writes none."
+    );
     if key.is_none() {
         out.push_str("\nRecord with the key your agent's LLM API needs.\n");
     }

@@ -17,6 +17,7 @@ fn with_definitions(tokens: usize) -> Report {
         ..Summary::default()
     };
     Report {
+        schema_version: Default::default(),
         summary,
         results: Vec::new(),
     }
@@ -43,6 +44,7 @@ fn with_results(tokens: &[usize]) -> Report {
         ..TaskResult::default()
     };
     Report {
+        schema_version: Default::default(),
         summary: Summary::default(),
         results: vec![result],
     }
@@ -100,6 +102,7 @@ fn with_findings(bad_results: usize, definitions: &[&str]) -> Report {
     }
     summary.schema.definitions = definitions.iter().map(|d| d.to_string()).collect();
     Report {
+        schema_version: Default::default(),
         summary,
         results: Vec::new(),
     }

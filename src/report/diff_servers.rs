@@ -216,6 +216,7 @@ mod tests {
             summary.schema.tools = [("demo/lookup".to_owned(), counts)].into();
         }
         Report {
+            schema_version: Default::default(),
             summary,
             results: Vec::new(),
         }

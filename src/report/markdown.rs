@@ -124,7 +124,38 @@ pub(super) fn code(name: &str) -> String {
 
 /// Free text for a table cell: one line, no markup of its own, at most [`CELL`] bytes.
 pub(super) fn cell(text: &str) -> String {
-    let text = shorten(text, CELL);
+    plain(&shorten(text, CELL))
+}
+
+/// A list for a table cell, its items joined with `; `: as many whole items as fit in
+/// [`CELL`] bytes, then how many were left out (`… and 12 more`).
+pub(super) fn cell_list(items: &[String]) -> String {
+    // Room for `; … and N more`.
+    let budget = CELL - 24;
+    let mut shown = String::new();
+    let mut count = 0;
+    for item in items {
+        let separator = if count == 0 { "" } else { "; " };
+        if shown.len() + separator.len() + item.len() > budget {
+            break;
+        }
+        shown.push_str(separator);
+        shown.push_str(item);
+        count += 1;
+    }
+    if let (0, Some(first)) = (count, items.first()) {
+        shown = shorten(first, budget);
+        count = 1;
+    }
+    let left = items.len() - count;
+    if left > 0 {
+        shown.push_str(&format!("; … and {left} more"));
+    }
+    plain(&shown)
+}
+
+/// `text` on one line, with no markup of its own.
+fn plain(text: &str) -> String {
     let text = text.replace(['\n', '\r'], " ").replace('|', "\\|");
     text.replace('<', "&lt;").replace('>', "&gt;")
 }
@@ -226,7 +257,7 @@ pub fn diff_markdown(diff: &ReportDiff, limit: usize) -> String {
             false => format!(
                 "- {}: {}",
                 code(&task.test_name),
-                cell(&task.describe_changes("→"))
+                cell_list(&task.change_list("→"))
             ),
         })
         .collect();
@@ -248,15 +279,13 @@ fn changed_row(label: &str, task: &TaskDiff) -> String {
     if task.p_value.is_some() {
         what.push(task.describe_runs("→"));
     }
-    if !task.changes.is_empty() {
-        what.push(task.describe_changes("→"));
-    }
+    what.extend(task.change_list("→"));
     format!(
         "| {label} | {} | {} | {} | {} |",
         code(&task.test_name),
         rate(task.base),
         rate(task.current),
-        cell(&what.join("; "))
+        cell_list(&what)
     )
 }
 
@@ -283,7 +312,7 @@ fn unclear_row(task: &TaskDiff) -> String {
         rate(task.base),
         rate(task.current),
         task.describe_runs("→"),
-        cell(&task.describe_changes("→"))
+        cell_list(&task.change_list("→"))
     )
 }
 

@@ -47,6 +47,23 @@ fn the_first_priority_fills_first_and_a_cut_list_counts_what_it_left_out() {
 }
 
 #[test]
+fn a_cut_list_in_a_cell_says_how_many_items_it_left_out() {
+    let items: Vec<String> = (0..50).map(|i| format!("figure {i:02} 1 → 2")).collect();
+    let shown = cell_list(&items);
+    assert!(shown.len() <= CELL, "{shown}");
+    let kept = shown.matches("figure ").count();
+    assert!(
+        shown.ends_with(&format!("; … and {} more", 50 - kept)),
+        "{shown}"
+    );
+    assert!(!shown.contains("bytes"), "{shown}");
+    let few = &items[..2];
+    assert_eq!(cell_list(few), "figure 00 1 → 2; figure 01 1 → 2");
+    let long = ["x".repeat(1000), "y".into()];
+    assert!(cell_list(&long).ends_with("more bytes); … and 1 more"));
+}
+
+#[test]
 fn cells_hold_one_line_of_plain_text() {
     assert_eq!(cell("a|b\n<script>"), "a\\|b &lt;script&gt;");
     assert!(cell(&"x".repeat(1000)).contains("… (700 more bytes)"));

@@ -46,8 +46,8 @@ pub use markdown_report::report_markdown;
 pub use outcome::{TestOutcome, test_outcomes};
 pub use report_file::{Report, ReportError, load_results, merge};
 pub use result::{
-    AssertionDetail, AssertionResult, PhaseOutput, ServerFailureRecord, StepOutput, TaskResult,
-    TokenEstimate, ToolTokens, run_name,
+    AssertionDetail, AssertionResult, PhaseOutput, RESULTS_SCHEMA_VERSION, SchemaVersion,
+    ServerFailureRecord, StepOutput, TaskResult, TokenEstimate, ToolTokens, run_name,
 };
 pub use schema::{SchemaSummary, ToolSchemaCounts};
 pub use stats::{SignFlip, Verdict, format_p, holm, mcnemar_exact, sign_flip, verdict};

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::result::TaskResult;
+use super::result::{SchemaVersion, TaskResult};
 use super::summary::Summary;
 
 /// Problems reading results.
@@ -34,6 +34,10 @@ pub enum ReportError {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
+    /// The version of this shape, as a results file's (absent from reports written before
+    /// it existed: 1).
+    #[serde(default)]
+    pub schema_version: SchemaVersion,
     /// Figures over all results.
     pub summary: Summary,
     /// Every run's results, sorted by test name and run.
@@ -104,7 +108,37 @@ fn read_file(path: &Path) -> Result<Vec<TaskResult>, ReportError> {
 /// Merges `results` into a report.
 pub fn merge(results: Vec<TaskResult>) -> Report {
     Report {
+        schema_version: SchemaVersion::default(),
         summary: Summary::of(&results),
         results,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_files_and_reports_carry_their_schema_version() {
+        let report = merge(vec![TaskResult::default()]);
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["schemaVersion"], 1);
+        assert_eq!(json["results"][0]["schemaVersion"], 1);
+    }
+
+    #[test]
+    fn files_without_a_schema_version_read_as_version_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut json = serde_json::to_value(TaskResult::default()).unwrap();
+        json.as_object_mut().unwrap().remove("schemaVersion");
+        let file = dir.path().join("old.json");
+        std::fs::write(&file, json.to_string()).unwrap();
+        let report = serde_json::json!({"summary": Summary::default(), "results": [json]});
+        let old_report = dir.path().join("report.json");
+        std::fs::write(&old_report, report.to_string()).unwrap();
+        for path in [file, old_report] {
+            let results = load_results(&[path]).unwrap();
+            assert_eq!(results[0].schema_version, SchemaVersion(1));
+        }
     }
 }

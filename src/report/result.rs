@@ -18,10 +18,31 @@ use super::calls::{CallHistory, LlmCalls};
 use super::faults::FaultNote;
 use super::surface::Surface;
 use super::variant_details::{DecoyCall, VariantDetails};
+
+/// The version of the shape of a results file and of a merged report (`schemaVersion`),
+/// raised when a change would break a reader of the previous one.
+pub const RESULTS_SCHEMA_VERSION: u32 = 1;
+
+/// The `schemaVersion` of a results file or a report: [`RESULTS_SCHEMA_VERSION`] unless
+/// read from a file that says otherwise. A file written before the field existed has the
+/// shape of version 1 and reads as 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SchemaVersion(pub u32);
+
+impl Default for SchemaVersion {
+    fn default() -> Self {
+        Self(RESULTS_SCHEMA_VERSION)
+    }
+}
+
 /// One task run, as written to its results file.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskResult {
+    /// The version of this shape (absent from files written before it existed: 1).
+    #[serde(default)]
+    pub schema_version: SchemaVersion,
     /// The test name, `<eval>::<task>`.
     pub test_name: String,
     /// The eval's name.

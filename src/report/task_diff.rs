@@ -227,8 +227,13 @@ impl TaskDiff {
     /// The changed figures: `assertion toolsUsed held in 1 of 1 runs -> 0 of 1; tool errors
     /// 0 -> 2`.
     pub fn describe_changes(&self, arrow: &str) -> String {
+        self.change_list(arrow).join("; ")
+    }
+
+    /// Each figure that changed, as [`TaskDiff::describe_changes`] says it.
+    pub fn change_list(&self, arrow: &str) -> Vec<String> {
         let runs = |r: Option<Runs>| r.map_or(0, |r| r.runs);
-        let parts: Vec<String> = (self.changes.iter())
+        (self.changes.iter())
             .map(|change| {
                 let (b, a) = (number(change.base), number(change.current));
                 match change.figure.strip_prefix("assertion:") {
@@ -240,8 +245,7 @@ impl TaskDiff {
                     None => format!("{} {b} {arrow} {a}", figure_name(&change.figure)),
                 }
             })
-            .collect();
-        parts.join("; ")
+            .collect()
     }
 
     /// Its pass count in the base, for ordering and tables.

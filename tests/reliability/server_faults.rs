@@ -17,7 +17,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::support::eval_run::{TaskRun, http_server, run_task, stdio_server};
+use crate::support::eval_run::{
+    RunAgent, TaskRun, http_server, run_task, run_task_as, stdio_server,
+};
 use crate::support::faulty_http::{self, ERROR_BODY, FailAt, HttpFault};
 use crate::support::faulty_stdio;
 
@@ -268,6 +270,42 @@ async fn a_server_whose_tool_list_fails_fails_the_task() {
             parts[0]
         );
     }
+}
+
+/// An Agent file whose command line lists the allowed tools, so that mcpeval lists a
+/// server's tools itself before the agent starts.
+const LISTING_AGENT: &str = r#"kind: Agent
+metadata:
+  name: listing-agent
+commands:
+  shell: true
+  timeout: 60s
+  argTemplateAllowedTools: "{{ .ToolName }}"
+  runPrompt: 'echo {{ .Prompt }} {{ .AllowedToolArgs }}'
+"#;
+
+/// Expected: when mcpeval's own listing of a server's tools (for an agent that takes its
+/// allowed tools on its command line) fails, the results file lists the server under
+/// `serverFailures` with what it answered, as a failing listing of the agent's own does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_listing_of_the_allowed_tools_is_a_server_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("listing-agent.yaml"), LISTING_AGENT).unwrap();
+    let script = faulty_stdio::script(dir.path()).display().to_string();
+    let servers = stdio_server("db", "python3", &[&script, "--list-fails", "error"]);
+    let agent = RunAgent {
+        config: "{type: file, path: listing-agent.yaml}".into(),
+        env: Vec::new(),
+    };
+    let run = run_task_as(&agent, dir, &servers, "list db", ASSERT_FEW_CALLS).await;
+    let said = "answered tools/list with an error: tool registry unavailable (code -32603)";
+    assert_server_failed(&run, "db", &[said]);
+    let message = run.result["serverFailures"][0]["message"].as_str();
+    assert!(
+        message.unwrap_or_default().contains(said),
+        "expected serverFailures to say {said:?}; observed {:#}",
+        run.result["serverFailures"]
+    );
 }
 
 /// Expected: a server that declares no tools may answer `tools/list` with an error.

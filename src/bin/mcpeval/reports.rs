@@ -31,8 +31,9 @@ pub struct ReportArgs {
     /// below this share, from 0 to 1, or when no server advertised anything.
     #[arg(long, value_name = "SHARE", value_parser = parse_share)]
     min_coverage: Option<f64>,
-    /// `text` (default) or `markdown`: the summary as a pull-request comment, on stdout
-    /// (the paths written then go to stderr).
+    /// `text` (default), `markdown` (the summary as a pull-request comment) or `json` (the
+    /// merged report, as written to `--output`), on stdout (with `markdown` or `json` the
+    /// paths written go to stderr).
     #[arg(long, value_enum, default_value = "text")]
     format: ReportFormat,
 }
@@ -74,6 +75,7 @@ pub struct DiffArgs {
 enum ReportFormat {
     Text,
     Markdown,
+    Json,
 }
 
 /// How `diff` prints.
@@ -111,9 +113,14 @@ pub fn report(args: ReportArgs) -> ExitCode {
             PathBuf::from("report.json")
         }
     });
-    let written = serde_json::to_string_pretty(&report)
-        .map_err(std::io::Error::other)
-        .and_then(|text| std::fs::write(&output, text + "\n"));
+    let json = match serde_json::to_string_pretty(&report) {
+        Ok(text) => text + "\n",
+        Err(e) => {
+            eprintln!("mcpeval: cannot serialise the report: {e}");
+            return ExitCode::from(exit::REPORT_ERROR);
+        }
+    };
+    let written = std::fs::write(&output, &json);
     if let Err(e) = written {
         eprintln!("mcpeval: cannot write {}: {e}", output.display());
         return ExitCode::from(exit::REPORT_ERROR);
@@ -138,15 +145,22 @@ pub fn report(args: ReportArgs) -> ExitCode {
     let mut written = vec![("report", output)];
     written.extend(args.junit.map(|junit| ("junit", junit)));
     written.extend(args.html.map(|html| ("html", html)));
-    if args.format == ReportFormat::Markdown {
-        print!("{}", markdown());
-        for (what, path) in written {
-            eprintln!("  {what}: {}", path.display());
+    match args.format {
+        ReportFormat::Markdown | ReportFormat::Json => {
+            if args.format == ReportFormat::Json {
+                print!("{json}");
+            } else {
+                print!("{}", markdown());
+            }
+            for (what, path) in written {
+                eprintln!("  {what}: {}", path.display());
+            }
         }
-    } else {
-        print!("{}", report.summary.render());
-        for (what, path) in written {
-            println!("  {what}: {}", path.display());
+        ReportFormat::Text => {
+            print!("{}", report.summary.render());
+            for (what, path) in written {
+                println!("  {what}: {}", path.display());
+            }
         }
     }
     job_summary(&markdown);
