@@ -7,7 +7,9 @@
 
 use std::fmt;
 
-use boon::{CompileError, Compiler, Draft, ErrorKind, SchemaIndex, Schemas, UrlLoader, ValidationError};
+use boon::{
+    CompileError, Compiler, Draft, ErrorKind, SchemaIndex, Schemas, UrlLoader, ValidationError,
+};
 use serde_json::Value;
 
 /// Where a compiled schema lives in boon's registry. Never fetched: it is added as a resource.
@@ -64,9 +66,11 @@ impl JsonSchema {
         compiler.set_default_draft(Draft::V2020_12);
         compiler.use_loader(Box::new(NoLoader));
         let mut schemas = Schemas::new();
-        compiler
-            .add_resource(SCHEMA_URL, schema.clone())
-            .and_then(|()| compiler.compile(SCHEMA_URL, &mut schemas))
+        let compiled = match compiler.add_resource(SCHEMA_URL, schema.clone()) {
+            Ok(()) => compiler.compile(SCHEMA_URL, &mut schemas),
+            Err(error) => Err(error),
+        };
+        compiled
             .map(|index| JsonSchema { schemas, index })
             .map_err(|error| match error {
                 // The schema breaks its draft's meta-schema: where, and the first reason there.
@@ -124,12 +128,20 @@ fn collect(error: &ValidationError<'_, '_>, value: &Value, found: &mut Vec<Schem
         }
         ErrorKind::Type { want, .. } => {
             let want: Vec<String> = want.iter().map(|t| format!("\"{t}\"")).collect();
-            let shown = value.pointer(&path).map_or_else(String::new, Value::to_string);
+            let shown = value
+                .pointer(&path)
+                .map_or_else(String::new, Value::to_string);
             push(format!("{shown} is not of type {}", want.join(" or ")));
         }
         ErrorKind::AdditionalProperties { got } => {
-            let names: Vec<String> = got.iter().map(|n| Value::from(n.as_ref()).to_string()).collect();
-            push(format!("additional properties are not allowed ({} unexpected)", names.join(", ")));
+            let names: Vec<String> = got
+                .iter()
+                .map(|n| Value::from(n.as_ref()).to_string())
+                .collect();
+            push(format!(
+                "additional properties are not allowed ({} unexpected)",
+                names.join(", ")
+            ));
         }
         kind => push(kind.to_string()),
     }
@@ -188,14 +200,14 @@ mod tests {
 
     #[test]
     fn an_invalid_schema_or_a_remote_ref_does_not_compile() {
-        let invalid = JsonSchema::compile(&json!({"properties": {"q": {"type": "strin"}}}))
-            .unwrap_err();
+        let invalid =
+            JsonSchema::compile(&json!({"properties": {"q": {"type": "strin"}}})).unwrap_err();
         assert!(
             invalid.starts_with("at /properties/q/type: value must be one of"),
             "{invalid}"
         );
-        let remote = JsonSchema::compile(&json!({"$ref": "https://example.com/s.json"}))
-            .unwrap_err();
+        let remote =
+            JsonSchema::compile(&json!({"$ref": "https://example.com/s.json"})).unwrap_err();
         assert!(remote.contains("https://example.com/s.json"), "{remote}");
         // Not even a local file is read.
         let file = std::env::temp_dir().join("mcpeval-json-schema-ref.json");

@@ -45,7 +45,7 @@ fn the_lines_are_added_and_everything_else_kept() {
     );
     assert!(text.starts_with(MANIFEST), "{text}");
     assert!(
-        text.contains("[dev-dependencies]\nmcpeval-harness = \"0.1.0\"\n"),
+        text.contains("[dev-dependencies]\nmcpeval-harness = { version = \"0.1.0\", default-features = false }\n"),
         "{text}"
     );
     assert!(
@@ -113,7 +113,7 @@ fn the_printed_lines_are_what_is_missing() {
         dir,
     );
     assert!(
-        all.contains("[dev-dependencies]\nmcpeval-harness = \"0.1.0\"\n")
+        all.contains("[dev-dependencies]\nmcpeval-harness = { version = \"0.1.0\", default-features = false }\n")
             && all.contains("[[test]]"),
         "{all}"
     );

@@ -5,8 +5,8 @@
 # writes), each in a target directory of its own. Prints the wall and CPU seconds, the units
 # cargo compiled and the packages in the lockfile of each, and the difference.
 #
-#   bash tests/bench/dependency-cost.sh                  # default features
-#   MCPEVAL_FEATURES=none bash tests/bench/dependency-cost.sh   # default-features = false
+#   bash tests/bench/dependency-cost.sh                  # as init writes it: default-features = false
+#   MCPEVAL_FEATURES=default bash tests/bench/dependency-cost.sh   # the default features (the binary's `cli`)
 #   MCPEVAL_FEATURES="extension-releases" bash tests/bench/dependency-cost.sh
 #   KEEP=1 bash tests/bench/dependency-cost.sh           # keep the crates and target dirs
 #   KEEP=1 TIMINGS=1 bash tests/bench/dependency-cost.sh # and cargo's --timings report of both
@@ -18,7 +18,7 @@ set -euo pipefail
 
 checkout=$(cd "$(dirname "$0")/../.." && pwd)
 package=$(sed -n '/^\[package\]/,/^\[/s/^name = "\(.*\)"$/\1/p' "$checkout/Cargo.toml" | head -1)
-features=${MCPEVAL_FEATURES:-default}
+features=${MCPEVAL_FEATURES:-none}
 jobs=${CARGO_BUILD_JOBS:-$(nproc)}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcpeval-dependency-cost.XXXXXX")

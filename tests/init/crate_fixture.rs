@@ -195,7 +195,7 @@ fn dependency_version_writes_this_version_and_git_needs_a_remote() {
     assert_ok(&out);
     assert!(
         text(&out.stdout).starts_with(&format!(
-            "[dev-dependencies]\nmcpeval-harness = \"{}\"\n",
+            "[dev-dependencies]\nmcpeval-harness = {{ version = \"{}\", default-features = false }}\n",
             env!("CARGO_PKG_VERSION")
         )),
         "{}",
