@@ -22,7 +22,8 @@ pub(crate) struct Metadata {
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Package {
     pub name: String,
-    /// Its `Cargo.toml`.
+    /// Its `Cargo.toml` (`mcpeval init` finds the crate it edits by it).
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     pub manifest_path: PathBuf,
     pub targets: Vec<Target>,
 }

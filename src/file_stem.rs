@@ -35,6 +35,7 @@ pub fn variant_file_stem(eval: &str, task: &str, variant: Option<&str>) -> Strin
 /// One name as a file name of its own (`mcpeval init`'s task files): as written when it is
 /// made of `A-Z a-z 0-9 - _ .` (no `.` at the start), else escaped and hashed; `hashed`
 /// forces the escaped form (a name that differs from another only in case).
+#[cfg(feature = "cli")]
 pub(crate) fn file_name_part(name: &str, hashed: bool) -> String {
     part(name, hashed)
 }

@@ -17,8 +17,9 @@
 //!
 //! ```toml
 //! [dev-dependencies]
-//! # The package is `mcpeval-harness`; its library is `mcpeval`.
-//! mcpeval-harness = "0.1"
+//! # The package is `mcpeval-harness`; its library is `mcpeval`. Its default features are
+//! # the `mcpeval` binary's command line, which the harness does not need.
+//! mcpeval-harness = { version = "0.1", default-features = false }
 //!
 //! [[test]]
 //! name = "evals"
@@ -68,6 +69,7 @@ pub mod fault;
 pub mod file_stem;
 #[doc(hidden)]
 pub mod harness;
+#[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod init;
 #[doc(hidden)]

@@ -158,7 +158,9 @@ fn a_path_dependency_relative_to_the_crate_builds_in_a_fresh_directory() {
         .expect("the target dir is in the checkout");
     let ups = vec![".."; inside.components().count()].join("/");
     assert!(
-        manifest.contains(&format!("mcpeval-harness = {{ path = \"{ups}\" }}")),
+        manifest.contains(&format!(
+            "mcpeval-harness = {{ path = \"{ups}\", default-features = false }}"
+        )),
         "{manifest}"
     );
 
@@ -227,7 +229,7 @@ fn a_git_dependency_on_a_bare_clone_builds_in_a_fresh_directory() {
     assert!(!manifest.contains(CHECKOUT), "{manifest}");
     assert!(
         manifest.contains(&format!(
-            "mcpeval-harness = {{ git = \"file://{}\", rev = \"{rev}\" }}",
+            "mcpeval-harness = {{ git = \"file://{}\", rev = \"{rev}\", default-features = false }}",
             bare.display()
         )),
         "{manifest}"

@@ -48,6 +48,7 @@ pub use arguments::{ArgumentPattern, ValueType};
 pub use arguments_match::{Comparison, Difference};
 pub use assertion_kind::AssertionKind;
 pub use assertions::{AfterFault, Assertions, SkillMatcher};
+#[cfg(feature = "cli")]
 pub(crate) use builtin::BUILTIN_TYPES;
 pub use builtin::llm_agent_model;
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};

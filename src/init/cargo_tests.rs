@@ -40,18 +40,78 @@ fn the_lines_are_added_and_everything_else_kept() {
         missing,
         Missing {
             dev_dependency: true,
-            test_target: true
+            test_target: true,
+            profile: true,
         }
     );
     assert!(text.starts_with(MANIFEST), "{text}");
     assert!(
-        text.contains("[dev-dependencies]\nmcpeval-harness = \"0.1.0\"\n"),
+        text.contains("[dev-dependencies]\nmcpeval-harness = { version = \"0.1.0\", default-features = false }\n"),
         "{text}"
     );
     assert!(
-        text.ends_with("[[test]]\nname = \"evals\"\nharness = false\n"),
+        text.contains("[[test]]\nname = \"evals\"\nharness = false\n"),
         "{text}"
     );
+    assert!(
+        text.ends_with(&format!(
+            "{PROFILE_COMMENT}[profile.dev.package.mcpeval-harness]\ndebug = false\n"
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_profile_of_mcpeval_the_manifest_has_is_kept() {
+    let text = format!("{MANIFEST}\n[profile.dev.package.mcpeval-harness]\ndebug = 1\n");
+    let (out, missing) = edited(&text);
+    assert!(!missing.profile);
+    assert_eq!(
+        out.matches("[profile.dev.package.mcpeval-harness]").count(),
+        1,
+        "{out}"
+    );
+    assert!(out.contains("debug = 1"), "{out}");
+    // Another package's profile is not mcpeval's.
+    let other = format!("{MANIFEST}\n[profile.dev.package.serde]\ndebug = false\n");
+    let (out, missing) = edited(&other);
+    assert!(missing.profile);
+    assert!(
+        out.contains("[profile.dev.package.serde]\ndebug = false\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("[profile.dev.package.mcpeval-harness]\ndebug = false\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn only_a_workspace_root_gets_the_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let member = dir.path().join("acme");
+    std::fs::create_dir_all(&member).unwrap();
+    let doc = |text: &str| parse_manifest(Path::new("Cargo.toml"), text).unwrap();
+    // No workspace above: the crate is its own root.
+    assert!(is_workspace_root(&member, &doc(MANIFEST)));
+    // A [workspace] above: a member, whose profiles cargo ignores.
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[workspace]\nmembers = [\"acme\"]\n",
+    )
+    .unwrap();
+    assert!(!is_workspace_root(&member, &doc(MANIFEST)));
+    // Its own [workspace], or a root named by package.workspace, decides.
+    assert!(is_workspace_root(
+        &member,
+        &doc(&format!("{MANIFEST}\n[workspace]\n"))
+    ));
+    std::fs::remove_file(dir.path().join("Cargo.toml")).unwrap();
+    let named = MANIFEST.replace(
+        "edition = \"2021\"",
+        "edition = \"2021\"\nworkspace = \"..\"",
+    );
+    assert!(!is_workspace_root(&member, &doc(&named)));
 }
 
 #[test]
@@ -108,24 +168,28 @@ fn the_printed_lines_are_what_is_missing() {
         Missing {
             dev_dependency: true,
             test_target: true,
+            profile: true,
         },
         &dependency(),
         dir,
     );
     assert!(
-        all.contains("[dev-dependencies]\nmcpeval-harness = \"0.1.0\"\n")
-            && all.contains("[[test]]"),
+        all.contains("[dev-dependencies]\nmcpeval-harness = { version = \"0.1.0\", default-features = false }\n")
+            && all.contains("[[test]]")
+            && all.contains("[profile.dev.package.mcpeval-harness]\ndebug = false\n"),
         "{all}"
     );
     let test_only = cargo_lines(
         Missing {
             dev_dependency: false,
             test_target: true,
+            profile: false,
         },
         &dependency(),
         dir,
     );
     assert!(!test_only.contains("[dev-dependencies]"), "{test_only}");
+    assert!(!test_only.contains("[profile"), "{test_only}");
 }
 
 #[test]

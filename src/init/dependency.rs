@@ -12,13 +12,14 @@ use super::InitError;
 use super::inputs::{normalize, relative_to};
 
 /// The package's name, the key `init` writes: its library is `mcpeval`, so
-/// `mcpeval-harness = "0.1"` gives `use mcpeval::Harness`.
+/// `mcpeval-harness = { version = "0.1", default-features = false }` gives
+/// `use mcpeval::Harness`.
 pub const PACKAGE: &str = "mcpeval-harness";
 
 /// `--dependency`: which kind of dependency to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum DependencyKind {
-    /// `mcpeval-harness = "<this binary's version>"`, from crates.io.
+    /// `mcpeval-harness = { version = "<this binary's version>" }`, from crates.io.
     Version,
     /// `{ git = "<remote>", rev = "<commit>" }` (or `tag`) of the checkout this binary was
     /// built from.
@@ -84,7 +85,7 @@ pub enum GitRef {
 /// The dependency to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Dependency {
-    /// `mcpeval-harness = "<version>"`.
+    /// `mcpeval-harness = { version = "<version>" }`.
     Version(String),
     /// `mcpeval-harness = { git = "<url>", rev|tag = "…" }`.
     Git {
@@ -160,31 +161,33 @@ impl Dependency {
     }
 
     /// The value of `mcpeval-harness = …` in the manifest of the crate in `crate_dir`: a
-    /// path relative to the crate when they share a directory below the root.
+    /// path relative to the crate when they share a directory below the root. Always with
+    /// `default-features = false`: the harness needs none of the binary's command line.
     pub fn item(&self, crate_dir: &Path) -> Item {
+        let mut table = InlineTable::new();
         match self {
-            Dependency::Version(version) => value(version.as_str()),
+            Dependency::Version(version) => {
+                table.insert("version", version.as_str().into());
+            }
             Dependency::Git { url, at } => {
-                let mut table = InlineTable::new();
                 table.insert("git", url.as_str().into());
                 let (key, at) = match at {
                     GitRef::Tag(tag) => ("tag", tag),
                     GitRef::Rev(rev) => ("rev", rev),
                 };
                 table.insert(key, at.as_str().into());
-                value(table)
             }
             Dependency::Path(path) => {
-                let mut table = InlineTable::new();
                 let shown = relative_to(&normalize(crate_dir), &normalize(Path::new(path)));
                 let shown = match shown.as_os_str().is_empty() {
                     true => ".".to_owned(),
                     false => shown.display().to_string(),
                 };
                 table.insert("path", shown.into());
-                value(table)
             }
         }
+        table.insert("default-features", false.into());
+        value(table)
     }
 
     /// `mcpeval-harness = …`, as `--print-cargo` prints it.

@@ -28,7 +28,10 @@ const URL: &str = "https://git.example/acme/mcpeval.git";
 #[test]
 fn a_published_crate_writes_its_version() {
     let (line, warning) = line(None, &source(true, None));
-    assert_eq!(line, r#"mcpeval-harness = "0.3.1""#);
+    assert_eq!(
+        line,
+        r#"mcpeval-harness = { version = "0.3.1", default-features = false }"#
+    );
     assert_eq!(warning, None);
 }
 
@@ -38,7 +41,7 @@ fn a_checkout_with_a_remote_writes_the_remote_and_its_commit_or_tag() {
     assert_eq!(
         text,
         format!(
-            r#"mcpeval-harness = {{ git = "{URL}", rev = "0123456789abcdef0123456789abcdef01234567" }}"#
+            r#"mcpeval-harness = {{ git = "{URL}", rev = "0123456789abcdef0123456789abcdef01234567", default-features = false }}"#
         )
     );
     assert_eq!(warning, None);
@@ -48,7 +51,9 @@ fn a_checkout_with_a_remote_writes_the_remote_and_its_commit_or_tag() {
     );
     assert_eq!(
         text,
-        format!(r#"mcpeval-harness = {{ git = "{URL}", tag = "v0.3.1" }}"#)
+        format!(
+            r#"mcpeval-harness = {{ git = "{URL}", tag = "v0.3.1", default-features = false }}"#
+        )
     );
     // A commit no remote branch holds: written, with a warning to push it.
     let (_, warning) = line(None, &source(false, checkout(Some(URL), None, false)));
@@ -59,12 +64,15 @@ fn a_checkout_with_a_remote_writes_the_remote_and_its_commit_or_tag() {
 fn otherwise_the_path_relative_to_the_crate_with_a_warning() {
     let (text, warning) = line(None, &source(false, checkout(None, None, false)));
     // Only the root in common: the absolute path.
-    assert_eq!(text, r#"mcpeval-harness = { path = "/src/mcpeval" }"#);
+    assert_eq!(
+        text,
+        r#"mcpeval-harness = { path = "/src/mcpeval", default-features = false }"#
+    );
     assert!(warning.unwrap().contains("resolves on this machine only"));
     let (dependency, _) = Dependency::choose(None, &source(false, None)).unwrap();
     assert_eq!(
         dependency.line(Path::new("/src/mcpeval/examples/acme")),
-        r#"mcpeval-harness = { path = "../.." }"#
+        r#"mcpeval-harness = { path = "../..", default-features = false }"#
     );
     let (line, warning) = dependency.install_script(Path::new("/src/mcpeval/examples/acme"));
     assert_eq!(line, "cargo install --locked --path ../..");
@@ -80,7 +88,10 @@ fn an_explicit_kind_wins_and_git_without_a_remote_is_refused() {
         Some(DependencyKind::Version),
         &source(false, checkout(Some(URL), None, true)),
     );
-    assert_eq!(text, r#"mcpeval-harness = "0.3.1""#);
+    assert_eq!(
+        text,
+        r#"mcpeval-harness = { version = "0.3.1", default-features = false }"#
+    );
     for source in [published, source(false, checkout(None, None, false))] {
         let error = Dependency::choose(Some(DependencyKind::Git), &source).unwrap_err();
         assert!(matches!(error, InitError::Usage(_)));

@@ -76,8 +76,8 @@ pub struct InitArgs {
     /// Bound on starting the server and listing what it offers.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = humantime::parse_duration)]
     pub timeout: Duration,
-    /// The dev-dependency to write: `version` (`mcpeval-harness = "<this version>"`, from
-    /// crates.io), `git` (the remote and commit of the checkout this binary was built from)
+    /// The dev-dependency to write, without default features: `version` (this version,
+    /// from crates.io), `git` (the remote and commit of the checkout this binary was built from)
     /// or `path` (its source's path: this machine only). Default: what fits how this
     /// binary was built (a published crate: version; a checkout with a remote: git; else
     /// path, with a warning).

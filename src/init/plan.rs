@@ -180,7 +180,8 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
             Ok(existing) => warnings.extend(existing_harness(&existing, binary)),
             Err(_) => files.push((evals_rs, cargo::evals_rs(binary))),
         }
-        let (missing, warning) = cargo::missing(&doc);
+        let (mut missing, warning) = cargo::missing(&doc);
+        missing.profile &= cargo::is_workspace_root(&root, &doc);
         warnings.extend(warning);
         if missing.dev_dependency {
             warnings.extend(dependency_warning.take());
@@ -204,6 +205,11 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
                 report
                     .cargo_added
                     .push("[[test]] evals (harness = false)".into());
+            }
+            if missing.profile {
+                report
+                    .cargo_added
+                    .push(format!("[profile.dev.package.{PACKAGE}] debug = false"));
             }
             cargo_edit = Some(doc.to_string());
         }

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # What adding mcpeval as a dev-dependency costs a user's MCP server crate: a cold
 # `cargo test --no-run` of a small rmcp stdio server (one tool), once without mcpeval and
-# once with it (a path dependency on this checkout, and the tests/evals.rs `mcpeval init`
+# once with it (a path dependency on this checkout, and the tests/evals.rs and profile `mcpeval init`
 # writes), each in a target directory of its own. Prints the wall and CPU seconds, the units
 # cargo compiled and the packages in the lockfile of each, and the difference.
 #
-#   bash tests/bench/dependency-cost.sh                  # default features
-#   MCPEVAL_FEATURES=none bash tests/bench/dependency-cost.sh   # default-features = false
+#   bash tests/bench/dependency-cost.sh                  # as init writes it: default-features = false
+#   MCPEVAL_FEATURES=default bash tests/bench/dependency-cost.sh   # the default features (the binary's `cli`)
+#   PROFILE=0 bash tests/bench/dependency-cost.sh        # without init's debug = false profile
 #   MCPEVAL_FEATURES="extension-releases" bash tests/bench/dependency-cost.sh
 #   KEEP=1 bash tests/bench/dependency-cost.sh           # keep the crates and target dirs
 #   KEEP=1 TIMINGS=1 bash tests/bench/dependency-cost.sh # and cargo's --timings report of both
@@ -18,7 +19,7 @@ set -euo pipefail
 
 checkout=$(cd "$(dirname "$0")/../.." && pwd)
 package=$(sed -n '/^\[package\]/,/^\[/s/^name = "\(.*\)"$/\1/p' "$checkout/Cargo.toml" | head -1)
-features=${MCPEVAL_FEATURES:-default}
+features=${MCPEVAL_FEATURES:-none}
 jobs=${CARGO_BUILD_JOBS:-$(nproc)}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcpeval-dependency-cost.XXXXXX")
@@ -100,6 +101,10 @@ $package = $spec
 name = "evals"
 harness = false
 EOF
+  # The profile mcpeval init writes in a workspace root (PROFILE=0 leaves it out).
+  if [ "${PROFILE:-1}" = 1 ]; then
+    printf '\n[profile.dev.package.%s]\ndebug = false\n' "$package" >>"$dir/Cargo.toml"
+  fi
   mkdir -p "$dir/tests" "$dir/evals"
   cat >"$dir/tests/evals.rs" <<'EOF'
 fn main() -> std::process::ExitCode {
