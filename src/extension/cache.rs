@@ -8,6 +8,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+/// Why a release package fails in a build without the `extension-releases` feature.
+pub(super) const WITHOUT_RELEASES: &str = "this build of mcpeval cannot fetch extension \
+    releases: it was built without the cargo feature `extension-releases` (a default \
+    feature; `default-features = false` leaves it out). Add it to the dependency's \
+    `features`, or give the extension's `package` as a path to its binary";
+
 /// One entry of `binaries-index.json`, as mcpchecker writes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct IndexEntry {
@@ -158,7 +164,7 @@ pub fn extract_binary(zip: &Path, name: &str, into: &Path) -> Result<PathBuf, St
 /// [`super::release::release_binary`] refuses a release before it gets here.
 #[cfg(not(feature = "extension-releases"))]
 pub fn extract_binary(_zip: &Path, _name: &str, _into: &Path) -> Result<PathBuf, String> {
-    Err(super::release::WITHOUT_RELEASES.to_owned())
+    Err(WITHOUT_RELEASES.to_owned())
 }
 
 /// Writes through a temporary file and a rename, so that a reader (another test process)

@@ -11,17 +11,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::cache::{ReleaseCache, extract_binary, sha256_hex};
+use super::cache::{ReleaseCache, WITHOUT_RELEASES, extract_binary, sha256_hex};
 use crate::config::GitHubPackage;
 
 /// The variable that moves the download base URL.
 pub const DOWNLOAD_URL_VAR: &str = "MCPEVAL_EXTENSION_DOWNLOAD_URL";
-
-/// Why a release package fails in a build without the `extension-releases` feature.
-pub(super) const WITHOUT_RELEASES: &str = "this build of mcpeval cannot fetch extension \
-    releases: it was built without the cargo feature `extension-releases` (a default \
-    feature; `default-features = false` leaves it out). Add it to the dependency's \
-    `features`, or give the extension's `package` as a path to its binary";
 
 /// Bound on one download (mcpchecker's).
 const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(300);
