@@ -5,39 +5,6 @@ use serde::{Deserialize, Serialize};
 
 use super::result::{TaskResult, run_name};
 
-/// What one `faults` rule did in a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FaultNote {
-    /// The rule's key path: `config.taskSets[0].faults[1]` (the eval file) or
-    /// `spec.faults[0]` (the task file).
-    pub rule: String,
-    /// Which calls it hits, e.g. "tool `add` of server `demo`".
-    pub target: String,
-    /// What it injects.
-    pub fault: crate::trace::FaultKind,
-    /// The calls it matched, hit or not.
-    pub matched: u32,
-    /// The faults it injected.
-    pub injected: u32,
-}
-
-impl FaultNote {
-    /// The rule and what it did, as reports say it: `spec.faults[0]: timeout on tool `add`,
-    /// injected 1 of 3 matching calls` (or `…, never matched a call`).
-    pub fn describe(&self) -> String {
-        let did = if self.matched == 0 {
-            "never matched a call".to_owned()
-        } else {
-            format!(
-                "injected {} of {} matching calls",
-                self.injected, self.matched
-            )
-        };
-        format!("{}: {} on {}, {did}", self.rule, self.fault, self.target)
-    }
-}
-
 /// The faults of the runs' `faults` rules.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]

@@ -36,7 +36,7 @@ pub use coverage::{ServerCoverage, coverage, template_matches};
 pub use diff::{DiffFormat, ReportDiff, diff_reports};
 pub use diff_format::DIFF_SCHEMA_VERSION;
 pub use diff_servers::{SchemaChange, ServerChange};
-pub use faults::{FaultNote, FaultSummary};
+pub use faults::FaultSummary;
 pub use fisher::{ALPHA, drop_p_value, rise_p_value};
 pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval};
 pub use html::{HtmlError, anchor, render_html, write_html};
@@ -46,8 +46,9 @@ pub use markdown_report::report_markdown;
 pub use outcome::{TestOutcome, test_outcomes};
 pub use report_file::{Report, ReportError, load_results, merge};
 pub use result::{
-    AssertionDetail, AssertionResult, PhaseOutput, RESULTS_SCHEMA_VERSION, SchemaVersion,
-    ServerFailureRecord, StepOutput, TaskResult, TokenEstimate, ToolTokens, run_name,
+    AssertionDetail, AssertionResult, FaultNote, PhaseOutput, RESULTS_SCHEMA_VERSION,
+    SchemaVersion, ServerFailureRecord, StepOutput, TaskResult, TokenEstimate, ToolTokens,
+    run_name,
 };
 pub use schema::{SchemaSummary, ToolSchemaCounts};
 pub use stats::{SignFlip, Verdict, format_p, holm, mcnemar_exact, sign_flip, verdict};
