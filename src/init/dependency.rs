@@ -9,7 +9,7 @@ use std::path::Path;
 use toml_edit::{InlineTable, Item, value};
 
 use super::InitError;
-use super::inputs::{normalize, relative_to};
+use super::paths::{normalize, relative_to};
 
 /// The package's name, the key `init` writes: its library is `mcpeval`, so
 /// `mcpeval-harness = { version = "0.1", default-features = false }` gives

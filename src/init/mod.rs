@@ -17,6 +17,7 @@ mod discover;
 mod headers;
 mod inputs;
 mod names;
+mod paths;
 mod plan;
 mod readme;
 mod render;

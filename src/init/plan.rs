@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use super::dependency::{BuildSource, Dependency, PACKAGE};
 use super::discover::discover;
-use super::inputs::{AgentInput, agent_input, normalize, read_manifest, relative_to, server};
+use super::inputs::{AgentInput, agent_input, read_manifest, server};
 use super::names::{is_plain_server_name, is_task_name, server_dir_name, task_file_stems};
+use super::paths::{normalize, relative_to};
 use super::tools::read_tools;
 use super::{
     AgentChoice, InitArgs, InitError, Scaffold, ServerEntry, cargo, headers, readme, render,
