@@ -29,6 +29,7 @@ use std::process::Command;
 use fake_github::{FakeGithub, MARKER, TOKEN};
 use serde_json::{Value, json};
 use support::cli::text;
+use support::files::copy_tree;
 
 const MCPEVAL: &str = env!("CARGO_BIN_EXE_mcpeval");
 const CHECKOUT: &str = env!("CARGO_MANIFEST_DIR");
@@ -277,17 +278,17 @@ impl Runner {
                 assert_eq!(self.expand(condition), "true", "{name} step {index}");
             }
             let with = |key: &str| self.expand(step["with"][key].as_str().unwrap());
-            if let Some(run) = step["run"].as_str() {
+            if let Some(script) = step["run"].as_str() {
                 let mut command = Command::new("bash");
                 clean(&mut command)
                     .args(["--noprofile", "--norc", "-eo", "pipefail", "-c"])
-                    .arg(self.expand(run))
+                    .arg(self.expand(script))
                     .current_dir(&self.clone)
                     .envs(self.env());
                 for (key, value) in step["env"].as_object().into_iter().flatten() {
                     command.env(key, self.expand(value.as_str().unwrap()));
                 }
-                run_step(&mut command, &format!("{name}: {run}"));
+                run(&mut command, &format!("{name}: {script}"));
             } else {
                 let uses = step["uses"].as_str().unwrap();
                 match uses.split('@').next().unwrap() {
@@ -318,30 +319,6 @@ impl Runner {
                 }
             }
         }
-    }
-}
-
-fn run_step(command: &mut Command, what: &str) {
-    let out = command.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{what}: {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    if from.is_dir() {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            copy_tree(&entry.path(), &to.join(entry.file_name()));
-        }
-    } else {
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(from, to).unwrap();
     }
 }
 

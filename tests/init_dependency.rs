@@ -18,6 +18,7 @@ use std::process::{Command, Output};
 
 use mcpeval::init::{Dependency, GitRef};
 use support::cli::text;
+use support::files::copy_tree;
 
 const MCPEVAL: &str = env!("CARGO_BIN_EXE_mcpeval");
 const CHECKOUT: &str = env!("CARGO_MANIFEST_DIR");
@@ -100,19 +101,6 @@ fn copy_crate(from: &Path, to: &Path) {
         to.join("Cargo.lock"),
     )
     .unwrap();
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    if from.is_dir() {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            copy_tree(&entry.path(), &to.join(entry.file_name()));
-        }
-    } else {
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(from, to).unwrap();
-    }
 }
 
 /// `cargo test --no-run --offline` of the crate in `dir`, into the shared target dir.

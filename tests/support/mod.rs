@@ -10,6 +10,7 @@ pub mod fake_llm;
 pub mod fake_openai;
 pub mod faulty_http;
 pub mod faulty_stdio;
+pub mod files;
 pub mod listing_server;
 pub mod peers;
 pub mod raw_session;
