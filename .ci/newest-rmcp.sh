@@ -14,7 +14,8 @@ timeout 300 cargo update -p rmcp
 echo "newest-rmcp: $(grep -A1 '^name = "rmcp"$' Cargo.lock | sed -n 's/^version = //p' | tr -d '"') (lockfile: $(grep -A1 '^name = "rmcp"$' "$repo/Cargo.lock" | sed -n 's/^version = //p' | tr -d '"'))"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
 export MCPEVAL_PEERS_DIR="${MCPEVAL_PEERS_DIR:-$repo/.peers}"
-cargo build --all-targets
-cargo test --test proxy_conformance --test proxy_everything --test proxy_http \
-    --test proxy_lifecycle --test proxy_passthrough --test proxy_recording \
-    --test harness --test protocol_versions
+# Every test target builds; the proxy's tests, the harness's and every protocol version with
+# every agent run.
+cargo test --no-run
+cargo test --test proxy
+cargo test --test run --test slow -- harness:: protocol_versions::

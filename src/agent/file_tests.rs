@@ -1,5 +1,5 @@
 //! Rendering of agent command lines: word by word without a shell, references to variables
-//! through one (`tests/shell_agent.rs` runs real shells).
+//! through one (`tests/run/shell_agent.rs` runs real shells).
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,0 +1,523 @@
+//! The builtin llm-agent with an `openai:` model end to end: our test MCP server behind real recording proxies,
+//! and a fake OpenAI Chat Completions API scripted per test.
+
+use crate::support;
+
+use std::time::Duration;
+
+use mcpeval::agent::ProxiedServer;
+use mcpeval::agent::llm_agent::{
+    LlmAgentOptions, LlmAgentRun, run_llm_agent, run_llm_agent_from_env,
+};
+use mcpeval::llm::{ApiKey, OpenAiClient, OpenAiConfig, Provider, RetryPolicy, TokenUsage};
+use mcpeval::proxy::CallRecorder;
+use serde_json::{Value, json};
+use support::fake_openai::{FakeOpenAi, Reply, args, text, tool_calls};
+use support::setup::Proxied;
+
+const KEY: &str = "sk-test-secret-key";
+
+fn client(base_url: &str, timeout: Duration) -> OpenAiClient {
+    let mut config = OpenAiConfig::new(base_url, ApiKey::new(KEY));
+    config.timeout = timeout;
+    config.retry = RetryPolicy {
+        max_retries: 4,
+        base_delay: Duration::from_millis(10),
+        max_delay: Duration::from_millis(50),
+    };
+    OpenAiClient::new(config).unwrap()
+}
+
+fn options() -> LlmAgentOptions {
+    LlmAgentOptions::new(Provider::OpenAi, "m")
+}
+
+fn server(name: &str, setup: &Proxied, allowed: &[&str]) -> ProxiedServer {
+    ProxiedServer {
+        name: name.into(),
+        url: setup.proxy.url().to_owned(),
+        allowed_tools: allowed.iter().map(|t| t.to_string()).collect(),
+    }
+}
+
+async fn run_with(fake: &FakeOpenAi, servers: &[ProxiedServer], max_steps: u32) -> LlmAgentRun {
+    let options = LlmAgentOptions {
+        max_steps,
+        ..LlmAgentOptions::new(Provider::OpenAi, "gpt-test")
+    };
+    let llm = client(&fake.base_url, Duration::from_secs(10));
+    run_llm_agent(&options, "Do the task.", servers, &llm).await
+}
+
+/// The recorded tool calls: (name, arguments, outcome).
+fn calls(recorder: &CallRecorder) -> Vec<(String, Value, &'static str)> {
+    recorder
+        .trace()
+        .calls
+        .into_iter()
+        .map(|c| {
+            let label = c.outcome.label();
+            (c.name, c.arguments.unwrap_or(Value::Null), label)
+        })
+        .collect()
+}
+
+fn call(name: &str, arguments: Value, outcome: &'static str) -> (String, Value, &'static str) {
+    (name.to_owned(), arguments, outcome)
+}
+
+fn offered(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| t["function"]["name"].as_str().unwrap_or("?").to_owned())
+        .collect()
+}
+
+/// The `role: tool` messages of a request: (tool_call_id, content).
+fn tool_messages(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap_or("").to_owned(),
+                m["content"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_tool_call_goes_through_the_proxy_and_its_result_is_fed_back() {
+    let setup = Proxied::start().await;
+    let fake = FakeOpenAi::start(vec![
+        tool_calls(&[("c1", "echo", args(json!({"text": "hi"})))]),
+        text("done"),
+    ])
+    .await;
+    let run = run_with(&fake, &[server("test", &setup, &[])], 20).await;
+
+    assert!(run.passed, "{}", run.reason);
+    assert_eq!(
+        (run.answer.as_str(), run.turns, run.tool_calls),
+        ("done", 2, 1)
+    );
+    assert_eq!(
+        run.usage,
+        TokenUsage {
+            prompt_tokens: 30,
+            completion_tokens: 7,
+            total_tokens: 37
+        }
+    );
+    assert_eq!(
+        calls(&setup.recorder),
+        [call("echo", json!({"text": "hi"}), "ok")]
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].path, "/v1/chat/completions");
+    assert_eq!(
+        requests[0].authorization.as_deref(),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    let first = &requests[0].body;
+    assert_eq!(first["model"], "gpt-test");
+    assert_eq!(
+        first["messages"],
+        json!([{"role": "user", "content": "Do the task."}])
+    );
+    assert_eq!(
+        offered(first),
+        [
+            "echo", "fail", "broken", "slow", "ask", "confirm", "withdraw", "notify", "ordered"
+        ]
+    );
+    assert_eq!(
+        first["tools"][0],
+        json!({"type": "function", "function": {
+            "name": "echo", "description": "Echoes its text",
+            "parameters": {"type": "object", "properties": {"text": {"type": "string"}}}}})
+    );
+    let second = &requests[1].body;
+    assert_eq!(second["messages"][1]["role"], "assistant");
+    assert_eq!(second["messages"][1]["tool_calls"][0]["id"], "c1");
+    assert_eq!(
+        tool_messages(second),
+        [("c1".to_owned(), "echo: hi".to_owned())]
+    );
+    assert!(run.to_outcome().passed);
+    setup.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_calls_in_one_turn_are_made_in_order() {
+    let setup = Proxied::start().await;
+    let fake = FakeOpenAi::start(vec![
+        tool_calls(&[
+            ("a", "echo", args(json!({"text": "1"}))),
+            ("b", "echo", args(json!({"text": "2"}))),
+        ]),
+        text("both done"),
+    ])
+    .await;
+    let run = run_with(&fake, &[server("test", &setup, &[])], 20).await;
+
+    assert!(run.passed, "{}", run.reason);
+    assert_eq!(
+        calls(&setup.recorder),
+        [
+            call("echo", json!({"text": "1"}), "ok"),
+            call("echo", json!({"text": "2"}), "ok")
+        ]
+    );
+    assert_eq!(
+        tool_messages(&fake.bodies()[1]),
+        [
+            ("a".to_owned(), "echo: 1".to_owned()),
+            ("b".to_owned(), "echo: 2".to_owned())
+        ]
+    );
+    setup.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_turns_carry_the_whole_conversation() {
+    let setup = Proxied::start().await;
+    let fake = FakeOpenAi::start(vec![
+        tool_calls(&[("t1", "echo", args(json!({"text": "first"})))]),
+        tool_calls(&[("t2", "echo", args(json!({"text": "second"})))]),
+        text("all done"),
+    ])
+    .await;
+    let run = run_with(&fake, &[server("test", &setup, &[])], 20).await;
+
+    assert!(run.passed, "{}", run.reason);
+    assert_eq!((run.turns, run.answer.as_str()), (3, "all done"));
+    assert_eq!(run.usage.total_tokens, 25 + 25 + 12);
+    let bodies = fake.bodies();
+    assert_eq!(bodies[2]["messages"].as_array().map(Vec::len), Some(5));
+    assert_eq!(
+        tool_messages(&bodies[2]),
+        [
+            ("t1".to_owned(), "echo: first".to_owned()),
+            ("t2".to_owned(), "echo: second".to_owned())
+        ]
+    );
+    assert_eq!(calls(&setup.recorder).len(), 2);
+    setup.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_of_two_servers_are_offered_with_prefixes_only_for_shared_names() {
+    let alpha = Proxied::start().await;
+    let beta = Proxied::start().await;
+    let fake = FakeOpenAi::start(vec![
+        tool_calls(&[
+            ("1", "beta__echo", args(json!({"text": "to beta"}))),
+            ("2", "alpha__echo", args(json!({"text": "to alpha"}))),
+            ("3", "fail", args(json!({}))),
+        ]),
+        text("done"),
+    ])
+    .await;
+    let servers = [
+        server("alpha", &alpha, &["echo", "fail"]),
+        server("beta", &beta, &["echo"]),
+    ];
+    let run = run_with(&fake, &servers, 20).await;
+
+    assert!(run.passed, "{}", run.reason);
+    assert_eq!(
+        offered(&fake.bodies()[0]),
+        ["alpha__echo", "fail", "beta__echo"]
+    );
+    assert_eq!(
+        calls(&alpha.recorder),
+        [
+            call("echo", json!({"text": "to alpha"}), "ok"),
+            call("fail", json!({}), "is_error")
+        ]
+    );
+    assert_eq!(
+        calls(&beta.recorder),
+        [call("echo", json!({"text": "to beta"}), "ok")]
+    );
+    alpha.stop().await;
+    beta.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_errors_and_protocol_errors_are_fed_back_as_text() {
+    let setup = Proxied::start().await;
+    let fake = FakeOpenAi::start(vec![
+        tool_calls(&[
+            ("f", "fail", args(json!({}))),
+            ("b", "broken", args(json!({}))),
+            ("n", "no_such_tool", args(json!({}))),
+        ]),
+        text("I could not do it"),
+    ])
+    .await;
+    let run = run_with(&fake, &[server("test", &setup, &[])], 20).await;
+
+    assert!(run.passed, "{}", run.reason);
+    let fed_back = tool_messages(&fake.bodies()[1]);
+    assert_eq!(fed_back[0], ("f".to_owned(), "Error: it failed".to_owned()));
+    assert_eq!(
+        fed_back[1],
+        ("b".to_owned(), "Error: broken on purpose".to_owned())
+    );
+    assert!(
+        fed_back[2]
+            .1
+            .starts_with("Error: there is no tool `no_such_tool`"),
+        "{fed_back:?}"
+    );
+    assert_eq!(
+        calls(&setup.recorder),
+        [
+            call("fail", json!({}), "is_error"),
+            call("broken", json!({}), "error")
+        ]
+    );
+    setup.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_may_be_a_string_or_an_object_and_bad_json_is_fed_back() {
+    let setup = Proxied::start().await;
+    // A sparse but compatible reply: no id, created, index or type; an unknown finish_reason.
+    let sparse = Reply::Json(json!({"choices": [{"message": {"tool_calls": [
+        {"function": {"name": "echo", "arguments": {"text": "object"}}},
+        {"function": {"name": "echo", "arguments": "{\"text\": \"string\"}"}},
+        {"function": {"name": "echo", "arguments": "{oops"}}
+    ]}, "finish_reason": "brand_new_reason"}]}));
+    let fake = FakeOpenAi::start(vec![sparse, text("ok")]).await;
+    let run = run_with(&fake, &[server("test", &setup, &[])], 20).await;
+
+    assert!(run.passed, "{}", run.reason);
+    assert_eq!(
+        calls(&setup.recorder),
+        [
+            call("echo", json!({"text": "object"}), "ok"),
+            call("echo", json!({"text": "string"}), "ok")
+        ]
+    );
+    let body = &fake.bodies()[1];
+    let fed_back = tool_messages(body);
+    assert_eq!(
+        fed_back[0],
+        ("call_1_1".to_owned(), "echo: object".to_owned())
+    );
+    assert_eq!(fed_back[1].1, "echo: string");
+    assert!(fed_back[2].1.contains("not valid JSON"), "{fed_back:?}");
+    // Sent back in the canonical form: a type and string arguments.
+    let echoed = &body["messages"][1]["tool_calls"][0];
+    assert_eq!(echoed["type"], "function");
+    assert_eq!(echoed["function"]["arguments"], r#"{"text":"object"}"#);
+    setup.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_run_fails_when_max_steps_are_reached() {
+    let setup = Proxied::start().await;
+    let again = || tool_calls(&[("x", "echo", args(json!({"text": "again"})))]);
+    let fake = FakeOpenAi::start(vec![again(), again(), again()]).await;
+    let run = run_with(&fake, &[server("test", &setup, &[])], 2).await;
+
+    assert!(!run.passed);
+    assert!(
+        run.reason.contains("maxSteps (2) reached"),
+        "{}",
+        run.reason
+    );
+    assert_eq!((run.turns, fake.requests().len()), (2, 2));
+    assert_eq!(calls(&setup.recorder).len(), 2);
+    assert!(!run.to_outcome().passed);
+    setup.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rate_limits_and_server_errors_are_retried() {
+    let fake = FakeOpenAi::start(vec![
+        Reply::RetryAfter(429, 0),
+        Reply::Status(503, "overloaded".into()),
+        text("finally"),
+    ])
+    .await;
+    let run = run_with(&fake, &[], 20).await;
+
+    assert!(run.passed, "{}", run.reason);
+    assert_eq!(run.answer, "finally");
+    assert_eq!(fake.requests().len(), 3);
+    assert!(fake.bodies()[0].get("tools").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retries_are_bounded() {
+    let fake = FakeOpenAi::start(vec![Reply::Status(500, "down".into()); 6]).await;
+    let run = run_with(&fake, &[], 20).await;
+
+    assert!(!run.passed);
+    assert!(
+        run.reason.contains("answered 500 Internal Server Error"),
+        "{}",
+        run.reason
+    );
+    assert!(run.reason.contains("after 5 attempts"), "{}", run.reason);
+    assert!(run.reason.contains("down"), "{}", run.reason);
+    assert_eq!(fake.replies_left(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unauthorized_reply_shows_the_api_message_and_is_not_retried() {
+    let body = json!({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}});
+    let fake = FakeOpenAi::start(vec![Reply::Status(401, body.to_string()), text("never")]).await;
+    let run = run_with(&fake, &[], 20).await;
+
+    assert!(!run.passed);
+    assert!(
+        run.reason.contains("answered 401 Unauthorized"),
+        "{}",
+        run.reason
+    );
+    assert!(
+        run.reason.contains("Incorrect API key provided"),
+        "{}",
+        run.reason
+    );
+    assert!(!run.reason.contains(KEY), "{}", run.reason);
+    assert!(!run.log.contains(KEY), "{}", run.log);
+    assert_eq!(fake.requests().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_that_is_not_json_is_a_clear_error() {
+    let fake = FakeOpenAi::start(vec![Reply::Raw("<html>gateway</html>".into())]).await;
+    let run = run_with(&fake, &[], 20).await;
+
+    assert!(!run.passed);
+    assert!(run.reason.contains("malformed reply"), "{}", run.reason);
+    assert!(run.reason.contains("not JSON"), "{}", run.reason);
+    assert!(
+        run.reason.contains("<html>gateway</html>"),
+        "{}",
+        run.reason
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_without_choices_is_a_clear_error() {
+    let fake = FakeOpenAi::start(vec![Reply::Json(json!({"id": "x", "object": "oops"}))]).await;
+    let run = run_with(&fake, &[], 20).await;
+
+    assert!(!run.passed);
+    assert!(run.reason.contains("malformed reply"), "{}", run.reason);
+    assert!(run.reason.contains("no `choices`"), "{}", run.reason);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_reply_times_out_and_is_retried() {
+    let fake = FakeOpenAi::start(vec![
+        Reply::Slow(Duration::from_secs(3), json!({})),
+        text("quick"),
+    ])
+    .await;
+    let llm = client(&fake.base_url, Duration::from_millis(300));
+    let run = run_llm_agent(&options(), "p", &[], &llm).await;
+
+    assert!(run.passed, "{}", run.reason);
+    assert_eq!(run.answer, "quick");
+    assert_eq!(fake.requests().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_api_is_retried_then_named() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
+    drop(listener);
+    let llm = client(&base_url, Duration::from_secs(2));
+    let run = run_llm_agent(&options(), "p", &[], &llm).await;
+
+    assert!(!run.passed);
+    assert!(
+        run.reason.contains("cannot reach the LLM API"),
+        "{}",
+        run.reason
+    );
+    assert!(run.reason.contains(&base_url), "{}", run.reason);
+    assert!(run.reason.contains("after 5 attempts"), "{}", run.reason);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_mcp_server_fails_the_run_with_its_name() {
+    let fake = FakeOpenAi::start(vec![text("never")]).await;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    drop(listener);
+    let servers = [ProxiedServer {
+        name: "gone".into(),
+        url,
+        allowed_tools: vec![],
+    }];
+    let run = run_with(&fake, &servers, 20).await;
+
+    assert!(!run.passed);
+    assert!(
+        run.reason.contains("cannot connect to `gone`"),
+        "{}",
+        run.reason
+    );
+    assert!(fake.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retry_after_seconds_are_honoured() {
+    let fake = FakeOpenAi::start(vec![Reply::RetryAfter(429, 1), text("after waiting")]).await;
+    let mut config = OpenAiConfig::new(&fake.base_url, ApiKey::new(KEY));
+    config.retry = RetryPolicy {
+        max_retries: 1,
+        base_delay: Duration::from_millis(1),
+        max_delay: Duration::from_secs(5),
+    };
+    let llm = OpenAiClient::new(config).unwrap();
+    let started = std::time::Instant::now();
+    let run = run_llm_agent(&options(), "p", &[], &llm).await;
+
+    assert!(run.passed, "{}", run.reason);
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_environment_gives_the_base_url_and_key() {
+    let fake = FakeOpenAi::start(vec![text("from env")]).await;
+    let base_url = fake.base_url.clone();
+    let env = move |name: &str| match name {
+        "MODEL_BASE_URL" => Some(base_url.clone()),
+        "MODEL_KEY" => Some("sk-from-env".to_owned()),
+        _ => None,
+    };
+    let run = run_llm_agent_from_env(&options(), "p", &[], env).await;
+
+    assert!(run.passed, "{}", run.reason);
+    assert_eq!(
+        fake.requests()[0].authorization.as_deref(),
+        Some("Bearer sk-from-env")
+    );
+    let missing = run_llm_agent_from_env(&options(), "p", &[], |_| None).await;
+    assert!(!missing.passed);
+    assert!(
+        missing.reason.contains("OPENAI_API_KEY") && missing.reason.contains("MODEL_KEY"),
+        "{}",
+        missing.reason
+    );
+}
