@@ -76,7 +76,9 @@ fn main() {
     let (commit, source) = if own_checkout {
         // Rebuild when what is read changes: HEAD (a checkout), the index (a commit), the
         // config (remotes), and the refs (tags, remote-tracking branches). `--git-path`
-        // also finds them in a worktree, where `.git` is a file.
+        // also finds them in a worktree, where `.git` is a file. Only what exists: Cargo
+        // counts a missing path as changed, and every build would compile the crate again
+        // (a checkout that never packed its refs has no `packed-refs`).
         for name in [
             "HEAD",
             "index",
@@ -86,7 +88,10 @@ fn main() {
             "refs/remotes",
         ] {
             if let Some(path) = git(&dir, &["rev-parse", "--git-path", name]) {
-                println!("cargo:rerun-if-changed={}", dir.join(path).display());
+                let path = dir.join(path);
+                if path.exists() {
+                    println!("cargo:rerun-if-changed={}", path.display());
+                }
             }
         }
         let rev = git(&dir, &["rev-parse", "HEAD"]).unwrap_or_default();

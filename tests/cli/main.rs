@@ -3,5 +3,6 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod build_script;
 mod cli;
 mod init;
