@@ -234,7 +234,8 @@ fn command_lines() -> Vec<(String, Vec<String>)> {
             });
             let args: Vec<String> = match rest.next().map(String::as_str) {
                 Some("mcpeval") => rest.cloned().collect(),
-                Some("cargo") if words.iter().any(|w| w == "run") => {
+                // `cargo run -- …`, not `cargo test --test run -- …`.
+                Some("cargo") if rest.clone().next().is_some_and(|w| w == "run") => {
                     let all: Vec<&String> = words.iter().collect();
                     let Some(dash) = all.iter().position(|w| *w == "--") else {
                         continue;
