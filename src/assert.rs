@@ -351,11 +351,14 @@ fn outcome_of(call: &RecordedCall) -> String {
         Outcome::IsError { result } => {
             format!(
                 "isError {:?}",
-                crate::text::shorten(&result_text(result), 120)
+                crate::plumbing::text::shorten(&result_text(result), 120)
             )
         }
         Outcome::Error { code, message } => {
-            format!("error {code} {:?}", crate::text::shorten(message, 120))
+            format!(
+                "error {code} {:?}",
+                crate::plumbing::text::shorten(message, 120)
+            )
         }
     }
 }

@@ -60,13 +60,9 @@ pub mod assert;
 #[doc(hidden)]
 pub mod config;
 #[doc(hidden)]
-pub mod exit;
-#[doc(hidden)]
 pub mod extension;
 #[doc(hidden)]
 pub mod fault;
-#[doc(hidden)]
-pub mod file_stem;
 #[doc(hidden)]
 pub mod harness;
 #[cfg(feature = "cli")]
@@ -89,24 +85,12 @@ pub mod snapshot;
 #[doc(hidden)]
 pub mod steps;
 #[doc(hidden)]
-pub mod tls;
-#[doc(hidden)]
 pub mod tokens;
 #[doc(hidden)]
 pub mod trace;
 
-mod cargo_metadata;
-mod ci;
-mod error_text;
-mod interrupt;
-mod json_schema;
-mod lock;
-mod loopback;
-mod process;
-mod rerun;
+mod plumbing;
 mod schema_checks;
-mod secret;
-mod text;
 
 /// The version string shown by `mcpeval --version`: crate version and git commit.
 #[doc(hidden)]
@@ -116,5 +100,9 @@ pub const VERSION: &str = concat!(
     env!("MCPEVAL_GIT_COMMIT"),
     ")"
 );
+
+// The plumbing the binary reaches too, at the paths it has always had.
+#[doc(hidden)]
+pub use plumbing::{exit, file_stem, tls};
 
 pub use harness::Harness;

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::llm::TokenUsage;
-use crate::process::{self, Finished, ProcessSpec};
+use crate::plumbing::process::{self, Finished, ProcessSpec};
 use crate::trace::AgentToolCall;
 
 /// The npm package that provides `claude`.

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::{AgentOutcome, AgentRun, AgentToolCall};
 use crate::llm::PLACEHOLDER_KEY;
 use crate::llm::TokenUsage;
-use crate::process::{self, Finished, ProcessSpec};
+use crate::plumbing::process::{self, Finished, ProcessSpec};
 
 /// What the JSON events of one run of such a program say.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -228,7 +228,7 @@ fn last_error_line(stderr: &str) -> Option<String> {
     lines()
         .rfind(|line| line.starts_with("Error") || line.contains("ERROR"))
         .or_else(|| lines().next_back())
-        .map(|line| crate::text::shorten(line, 600))
+        .map(|line| crate::plumbing::text::shorten(line, 600))
 }
 
 /// A TOML basic string holding `text`: JSON's escapes are TOML's, but for DEL, which TOML

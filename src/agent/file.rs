@@ -9,7 +9,7 @@ use super::shell::{script_command, shell_program};
 use super::{AgentOutcome, AgentRun};
 use crate::config::template::{Field, Segment, Template};
 use crate::config::{AgentCommand, RunPrompt};
-use crate::process::{self, ProcessSpec};
+use crate::plumbing::process::{self, ProcessSpec};
 
 /// The command line for one agent run. Through a shell (the default) it is `SHELL -c
 /// SCRIPT`, each field a reference to a variable of [`CommandLine::env`]; with `shell:

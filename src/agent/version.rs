@@ -15,8 +15,8 @@ use super::cli::CliProgram;
 use super::codex::CODEX;
 use super::gemini_cli::GEMINI;
 use crate::config::{Agent, AgentOptions};
-use crate::lock::lock;
-use crate::process::{self, ProcessSpec};
+use crate::plumbing::lock::lock;
+use crate::plumbing::process::{self, ProcessSpec};
 
 /// Bound on one `getVersion` command.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(30);

@@ -70,6 +70,6 @@ pub(super) fn call_with_arguments(call: &RecordedCall) -> String {
         "{}/{} {}",
         call.server,
         call.name,
-        crate::text::shorten(&arguments.to_string(), 300)
+        crate::plumbing::text::shorten(&arguments.to_string(), 300)
     )
 }

@@ -159,7 +159,7 @@ pub(crate) fn child_path(path: &str, key: &str) -> String {
 
 /// A JSON value on one line, for messages.
 pub(crate) fn compact(value: &Value) -> String {
-    crate::text::shorten(&value.to_string(), 200)
+    crate::plumbing::text::shorten(&value.to_string(), 200)
 }
 
 fn pattern(check: &mut Checker<'_>, path: &str, value: &Value) -> Option<Pattern> {

@@ -134,7 +134,7 @@ impl<'a> Checker<'a> {
     }
 
     /// `metadata.name` of an eval or a task: required, and a valid part of a test name
-    /// (`<eval>::<task>`) and of file names (see [`crate::file_stem`]). Any printable
+    /// (`<eval>::<task>`) and of file names (see [`crate::plumbing::file_stem`]). Any printable
     /// character of any script is allowed, spaces inside too (libtest and nextest names may
     /// have them, as mcpchecker's `create pod inline` does); not `::`, other whitespace or
     /// control characters, a space at either end, or a `.` at the start (`.`, `..` and

@@ -130,10 +130,10 @@ impl Eval {
     }
 
     /// The file stem of its task `task` (with the variant this value runs):
-    /// `<eval>__<task>` or `<eval>__<task>@<variant>` (see [`crate::file_stem`]).
+    /// `<eval>__<task>` or `<eval>__<task>@<variant>` (see [`crate::plumbing::file_stem`]).
     pub fn stem(&self, task: &str) -> String {
         let variant = self.variant.as_ref().map(|v| v.name.as_str());
-        crate::file_stem::variant_file_stem(&self.name, task, variant)
+        crate::plumbing::file_stem::variant_file_stem(&self.name, task, variant)
     }
 
     /// The test name of its task `task`: `<eval>::<task>`, or `<eval>::<task>@<variant>`.

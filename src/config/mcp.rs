@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::check::Checker;
 use super::error::ConfigErrors;
 use super::yaml::read_file;
-use crate::secret::Secret;
+use crate::plumbing::secret::Secret;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -14,7 +14,7 @@ use super::protocol::{
     PROTOCOL_VERSION,
 };
 use super::rpc::{Launch, RpcProcess};
-use crate::json_schema::{JsonSchema, describe_violations};
+use crate::plumbing::json_schema::{JsonSchema, describe_violations};
 
 /// How long `shutdown` may take to be answered, and the process to exit after it.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);

@@ -14,7 +14,7 @@ use super::error::ExtensionError;
 use super::release::{DOWNLOAD_URL_VAR, release_binary};
 use super::rpc::Launch;
 use crate::config::{Eval, ExtensionSpec, LocationIndex, Package, expand_vars};
-use crate::lock::lock;
+use crate::plumbing::lock::lock;
 
 /// What every extension of a run gets from the harness.
 #[derive(Debug, Clone, Default)]

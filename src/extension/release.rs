@@ -74,7 +74,7 @@ pub async fn release_binary(
     let cache = ReleaseCache::of(&package.owner, &package.repo)?;
     let (os, arch) = go_platform();
     let platform = format!("{os}-{arch}");
-    let client = crate::tls::client_builder()
+    let client = crate::plumbing::tls::client_builder()
         .user_agent(concat!("mcpeval/", env!("CARGO_PKG_VERSION")))
         .timeout(DOWNLOAD_TIMEOUT)
         .build()
@@ -243,7 +243,7 @@ async fn get(client: &reqwest::Client, url: &str) -> Result<Option<Vec<u8>>, Str
 }
 
 fn describe(error: reqwest::Error) -> String {
-    crate::error_text::request_causes(&error)
+    crate::plumbing::error_text::request_causes(&error)
 }
 
 #[cfg(test)]

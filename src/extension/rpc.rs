@@ -16,8 +16,8 @@ use tokio::sync::oneshot;
 
 use super::error::ExtensionError;
 use super::protocol::{Incoming, LogParams, method_not_found_line, parse_line, request_line};
-use crate::lock::lock;
-use crate::process::{Captured, ProcessGroupGuard, capture};
+use crate::plumbing::lock::lock;
+use crate::plumbing::process::{Captured, ProcessGroupGuard, capture};
 
 /// How long a process that lost its connection gets to exit before its status is read.
 const EXIT_WAIT: Duration = Duration::from_secs(1);
@@ -170,7 +170,7 @@ impl RpcProcess {
         if !stderr.trim().is_empty() {
             why.push_str(&format!(
                 "\nits stderr (end):\n{}",
-                crate::process::tail(&stderr, 20)
+                crate::plumbing::process::tail(&stderr, 20)
             ));
         }
         why
@@ -254,7 +254,7 @@ async fn read_stdout(
                 }
             }
             Err(why) => {
-                let shown = crate::text::shorten(&line, 200);
+                let shown = crate::plumbing::text::shorten(&line, 200);
                 let message = format!(
                     "broke the protocol: it wrote a line on stdout that is {why}: {shown:?} (stdout is for JSON-RPC only; logs go to stderr or `log` notifications)"
                 );

@@ -17,7 +17,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::Mutex;
 
 use super::target_dir::{TestBuild, same_path};
-use crate::cargo_metadata::{Metadata, Package, Target};
+use crate::plumbing::cargo_metadata::{Metadata, Package, Target};
 use libtest_mimic::{Arguments, Trial};
 
 /// A binary asked for with `Harness::cargo_bin`.
@@ -121,7 +121,7 @@ impl CargoBinError {
     pub(super) fn stop_run(&self) -> ExitCode {
         eprintln!("error: {self}");
         eprintln!("mcpeval: no task ran because a server binary of the workspace is not ready");
-        ExitCode::from(crate::exit::INVALID_CONFIG)
+        ExitCode::from(crate::plumbing::exit::INVALID_CONFIG)
     }
 }
 
@@ -162,7 +162,7 @@ static BUILDS: Mutex<BTreeMap<BuildCommand, Result<(), CargoBinError>>> =
 
 fn build_once(bin: &LocatedBin) -> Result<(), CargoBinError> {
     // Held while cargo builds: a second harness of the process waits for the first build.
-    let mut builds = crate::lock::lock(&BUILDS);
+    let mut builds = crate::plumbing::lock::lock(&BUILDS);
     if let Some(done) = builds.get(&bin.build) {
         return done.clone();
     }
@@ -188,7 +188,7 @@ static WORKSPACES: Mutex<Workspaces> = Mutex::new(BTreeMap::new());
 impl Metadata {
     /// The workspace of `dir`, read once per process.
     fn of(cargo: &Path, dir: &Path) -> Result<Metadata, CargoBinError> {
-        let mut workspaces = crate::lock::lock(&WORKSPACES);
+        let mut workspaces = crate::plumbing::lock::lock(&WORKSPACES);
         let key = (cargo.to_path_buf(), dir.to_path_buf());
         workspaces
             .entry(key)

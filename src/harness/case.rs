@@ -1,6 +1,6 @@
 //! One trial: the task's runs (`runs`, `minPassRate`), each with its snapshot check and
 //! results file, under the lock that keeps serial tasks apart, with progress lines for
-//! long runs. After a signal ([`interrupt`](crate::interrupt)) a trial fails at once as not
+//! long runs. After a signal ([`interrupt`](crate::plumbing::interrupt)) a trial fails at once as not
 //! run, and a task's remaining runs do not start.
 
 use std::fs::File;
@@ -19,12 +19,12 @@ use super::secrets::run_secrets;
 use super::stale::remove_other_results;
 use super::verdict::Verdict;
 use crate::config::{Eval, Task};
-use crate::interrupt::interrupted;
-use crate::lock::lock;
 use crate::plan::TaskCase;
+use crate::plumbing::interrupt::interrupted;
+use crate::plumbing::lock::lock;
+use crate::plumbing::secret::{Secret, redact};
 use crate::report::PassCount;
 use crate::report::TaskResult;
-use crate::secret::{Secret, redact};
 use crate::snapshot::{RunDirs, SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir};
 
 /// How often a long run says it is still running (`MCPEVAL_PROGRESS_SECS` changes it).

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::run_report::RunReport;
 use super::verdict::{AgentVerdict, SnapshotFailure, StepFailure, Verdict, step_failures};
 use crate::config::SchemaViolations;
-use crate::process::tail;
+use crate::plumbing::process::tail;
 use crate::snapshot::{SnapshotStatus, render_call_lines};
 use crate::steps::Phase;
 

@@ -194,7 +194,7 @@ impl Harness {
     /// }
     /// ```
     pub fn run(self) -> ExitCode {
-        crate::tls::install_provider();
+        crate::plumbing::tls::install_provider();
         if let Some(code) = self_agent::serve_if_asked() {
             return code;
         }
@@ -215,7 +215,7 @@ impl Harness {
                     eprintln!("error: {error}");
                 }
                 eprintln!("mcpeval: no task ran because an eval file is invalid");
-                return ExitCode::from(crate::exit::INVALID_CONFIG);
+                return ExitCode::from(crate::plumbing::exit::INVALID_CONFIG);
             }
         };
         let named = |name: &str| trials.iter().any(|trial| trial.name() == name);
@@ -230,7 +230,7 @@ impl Harness {
                 "{what}: no task is named `{name}` (--exact); `--list` shows the test names, `<eval>::<task>` (`<eval>::<task>@<variant>` in an eval with variants)"
             );
             if must_have {
-                return ExitCode::from(crate::exit::INVALID_CONFIG);
+                return ExitCode::from(crate::plumbing::exit::INVALID_CONFIG);
             }
         }
         if let Err(e) = cargo_bin::build_for_run(&bins, &args, &trials) {
@@ -248,13 +248,13 @@ impl Harness {
             }
         }
         if !args.list
-            && let Err(e) = crate::interrupt::install()
+            && let Err(e) = crate::plumbing::interrupt::install()
         {
             eprintln!("note: {e}; SIGINT and SIGTERM will end the run without cleanup");
         }
         let conclusion = libtest_mimic::run(&args, trials);
         shut_down_extensions(&options);
-        let results = std::mem::take(&mut *crate::lock::lock(&options.collected));
+        let results = std::mem::take(&mut *crate::plumbing::lock::lock(&options.collected));
         // One test per process (nextest) makes no summary; `mcpeval report` merges those.
         if results.len() > 1 {
             eprint!("\n{}", crate::report::Summary::of(&results).render());
@@ -271,9 +271,9 @@ impl Harness {
                 None => page::write_process_page(results, &options.output_dir),
             }
         }
-        if let Some(signal) = crate::interrupt::interrupted() {
+        if let Some(signal) = crate::plumbing::interrupt::interrupted() {
             // Every run's processes are gone by now; this only catches one that is not.
-            crate::process::kill_all_groups();
+            crate::plumbing::process::kill_all_groups();
             eprintln!("mcpeval: stopped by {signal}; the results of finished tasks are kept");
             return ExitCode::from(signal.exit_code());
         }
@@ -300,7 +300,7 @@ impl Harness {
             collected: Arc::default(),
             extensions: Default::default(),
             schemas: Default::default(),
-            runner: crate::rerun::Runner::of_this_process(match &self.source {
+            runner: crate::plumbing::rerun::Runner::of_this_process(match &self.source {
                 Source::Files(files) => Some(files),
                 Source::Directory(_) => None,
             }),

@@ -12,9 +12,9 @@ use crate::assert::{check_all, check_skills};
 use crate::config::{AgentLlm, Eval, McpServer, Step, Task};
 use crate::extension::HostSettings;
 use crate::llm_proxy::LlmApi;
-use crate::lock::lock;
 use crate::plan::AssertionSet;
-use crate::process::ProcessGroupGuard;
+use crate::plumbing::lock::lock;
+use crate::plumbing::process::ProcessGroupGuard;
 use crate::proxy::CallRecorder;
 use crate::steps::{
     Phase, Span, StepContext, StepExtensions, phase_passed, prepare_extension_steps, resolve_judge,
@@ -173,7 +173,7 @@ fn verify_context(
         .and_then(|()| std::fs::write(&answer_file, &answer))
         .map_err(|e| format!("cannot write {}: {e}", run_dir.display()))?;
     // Environment variables have a size limit; the file always holds the whole answer.
-    let short_answer = crate::text::shorten(&answer, 64 * 1024);
+    let short_answer = crate::plumbing::text::shorten(&answer, 64 * 1024);
     let env = [
         ("MCPEVAL_TRACE", trace_file.display().to_string()),
         ("MCPEVAL_AGENT_OUTPUT", short_answer),

@@ -13,9 +13,9 @@ use super::servers::upstream_of;
 use super::variant_run;
 use crate::config::{Eval, McpServer, Task};
 use crate::fault::{self, FaultRule};
-use crate::interrupt;
-use crate::lock::lock;
 use crate::plan::TaskCase;
+use crate::plumbing::interrupt;
+use crate::plumbing::lock::lock;
 use crate::proxy::{CallRecorder, FaultPlan, Proxy, ProxyHandle, ProxyOptions, ServerFailure};
 use crate::report::FaultNote;
 use crate::schema_checks;
@@ -205,7 +205,7 @@ async fn start_proxies(
 }
 
 /// Waits for the timed part of the run; on the task timeout or a signal
-/// ([`interrupt`](crate::interrupt)) it is aborted, every process it started killed, and the
+/// ([`interrupt`](crate::plumbing::interrupt)) it is aborted, every process it started killed, and the
 /// report says in which phase.
 async fn wait_within(shared: &Shared, mut main: tokio::task::JoinHandle<()>, timeout: Duration) {
     let started = Instant::now();

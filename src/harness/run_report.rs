@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use crate::agent::AgentOutcome;
 use crate::assert::AssertionFailure;
 use crate::extension::ExtensionRegistry;
-use crate::interrupt::Interrupt;
 use crate::llm_proxy::{LlmApi, LlmProxyOutcome};
+use crate::plumbing::interrupt::Interrupt;
 use crate::proxy::ServerFailure;
 use crate::schema_checks::{SchemaCache, SchemaChecks};
 use crate::snapshot::SnapshotSettings;
@@ -35,7 +35,7 @@ pub struct RunOptions {
     pub schemas: Arc<SchemaCache>,
     /// What runs a test again (this test binary, `mcpeval check`), for the commands that
     /// messages print.
-    pub runner: crate::rerun::Runner,
+    pub runner: crate::plumbing::rerun::Runner,
     /// How snapshots that do not match are written and judged (`INSTA_UPDATE`,
     /// `INSTA_FORCE_PASS`, CI), read once when the run starts.
     pub snapshots: SnapshotSettings,
@@ -60,7 +60,7 @@ pub(super) fn snapshot_settings() -> Result<SnapshotSettings, ExitCode> {
     SnapshotSettings::from_env(|name| std::env::var(name).ok()).map_err(|e| {
         eprintln!("error: {e}");
         eprintln!("mcpeval: no task ran because a variable of insta's has an invalid value");
-        ExitCode::from(crate::exit::INVALID_CONFIG)
+        ExitCode::from(crate::plumbing::exit::INVALID_CONFIG)
     })
 }
 

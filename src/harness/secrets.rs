@@ -7,7 +7,7 @@ use super::run_report::RunOptions;
 use crate::config::Eval;
 use std::path::PathBuf;
 
-use crate::secret::{Secret, redact};
+use crate::plumbing::secret::{Secret, redact};
 
 /// The key handed to an agent whose API key is not set: replaying never checks it.
 pub use crate::llm::PLACEHOLDER_KEY;

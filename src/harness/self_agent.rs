@@ -51,14 +51,14 @@ pub(super) fn serve_if_asked() -> Option<ExitCode> {
              without `script-agent`, the one command it serves; `demo-server` and the other \
              commands are the mcpeval binary's (give its path with .env(\"MCPEVAL_BIN\", …))"
         );
-        return Some(ExitCode::from(crate::exit::INVALID_CONFIG));
+        return Some(ExitCode::from(crate::plumbing::exit::INVALID_CONFIG));
     }
     let args: Option<Vec<String>> = args.map(OsString::into_string).map(Result::ok).collect();
     Some(match args {
         Some(args) => crate::script_agent::main_with_args(args),
         None => {
             eprintln!("script-agent: an argument is not UTF-8");
-            ExitCode::from(crate::exit::INVALID_CONFIG)
+            ExitCode::from(crate::plumbing::exit::INVALID_CONFIG)
         }
     })
 }

@@ -75,7 +75,7 @@ pub(super) async fn list_allowed_tools(
     .await
     .map_err(|e| failed(e.to_string()))?;
     let url = proxy.url().to_owned();
-    crate::tls::install_provider();
+    crate::plumbing::tls::install_provider();
     let listing = tokio::time::timeout(LIST_TIMEOUT, async move {
         let client =
             ().serve(StreamableHttpClientTransport::from_uri(url))

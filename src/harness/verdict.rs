@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::run_report::{RunPhase, RunReport};
 use crate::assert::AssertionFailure;
 use crate::config::{SchemaViolations, SnapshotMode};
-use crate::interrupt::Interrupt;
+use crate::plumbing::interrupt::Interrupt;
 use crate::proxy::ServerFailure;
 use crate::schema_checks::SchemaChecks;
 use crate::snapshot::{SnapshotSettings, SnapshotStatus, Written};

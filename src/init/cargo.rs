@@ -11,8 +11,8 @@ use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
 use super::InitError;
 use super::dependency::{Dependency, PACKAGE};
-use crate::cargo_metadata::Metadata;
-use crate::process::{ProcessSpec, run};
+use crate::plumbing::cargo_metadata::Metadata;
+use crate::plumbing::process::{ProcessSpec, run};
 
 /// Bound on `cargo metadata`.
 const METADATA_TIMEOUT: Duration = Duration::from_secs(120);
@@ -135,7 +135,7 @@ pub async fn build(package: &Package, bin: &str) -> Result<PathBuf, InitError> {
         .await
         .map_err(|e| error(format!("cannot run cargo build: {e}")))?;
     if !finished.success() {
-        let tail = crate::text::shorten(finished.stderr.trim(), 4000);
+        let tail = crate::plumbing::text::shorten(finished.stderr.trim(), 4000);
         return Err(error(format!(
             "cargo build --bin {bin} failed ({}):\n{tail}",
             finished.describe(BUILD_TIMEOUT)

@@ -20,9 +20,9 @@ use tokio::io::AsyncReadExt;
 
 use super::InitError;
 use super::headers::InitHeader;
-use crate::error_text::error_chain;
-use crate::lock::lock;
-use crate::process::ProcessGroupGuard;
+use crate::plumbing::error_text::error_chain;
+use crate::plumbing::lock::lock;
+use crate::plumbing::process::ProcessGroupGuard;
 
 /// How to reach the server.
 #[derive(Debug, Clone)]
@@ -270,7 +270,7 @@ async fn list_all(client: &Client, method: &str, field: &str) -> Result<Vec<Valu
             _ => {
                 return Err(format!(
                     "its {method} answer has no `{field}` array: {}",
-                    crate::text::shorten(&page.to_string(), 300)
+                    crate::plumbing::text::shorten(&page.to_string(), 300)
                 ));
             }
         }

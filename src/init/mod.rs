@@ -270,7 +270,7 @@ pub fn main(args: InitArgs) -> ExitCode {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("mcpeval init: cannot start a runtime: {e}");
-            return ExitCode::from(crate::exit::INIT_FAILED);
+            return ExitCode::from(crate::plumbing::exit::INIT_FAILED);
         }
     };
     match runtime.block_on(run(&args)) {
@@ -293,13 +293,13 @@ pub fn main(args: InitArgs) -> ExitCode {
                 }
                 None => print!("{}", report.render()),
             }
-            ExitCode::from(crate::exit::OK)
+            ExitCode::from(crate::plumbing::exit::OK)
         }
         Err(error) => {
             eprintln!("mcpeval init: {error}");
             ExitCode::from(match error {
-                InitError::Usage(_) => crate::exit::INVALID_CONFIG,
-                _ => crate::exit::INIT_FAILED,
+                InitError::Usage(_) => crate::plumbing::exit::INVALID_CONFIG,
+                _ => crate::plumbing::exit::INIT_FAILED,
             })
         }
     }

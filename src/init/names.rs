@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use crate::file_stem::file_name_part;
+use crate::plumbing::file_stem::file_name_part;
 
 /// Longest eval name taken from a server's name.
 const MAX_SERVER_NAME: usize = 64;

@@ -91,7 +91,7 @@ pub(super) fn api_message(body: &str) -> String {
     if text.is_empty() {
         "(empty body)".to_owned()
     } else {
-        crate::text::shorten(text, QUOTE_LIMIT)
+        crate::plumbing::text::shorten(text, QUOTE_LIMIT)
     }
 }
 

@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::error::{LlmError, QUOTE_LIMIT, api_message};
 use super::provider::LlmConfig;
-use crate::error_text::request_causes as causes;
-use crate::text::shorten;
+use crate::plumbing::error_text::request_causes as causes;
+use crate::plumbing::text::shorten;
 
 /// How an API takes its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub(super) struct Endpoint {
 impl Endpoint {
     /// An endpoint at `url`; requests name mcpeval and its version as their User-Agent.
     pub(super) fn new(config: LlmConfig, url: String, auth: Auth) -> Result<Self, LlmError> {
-        let http = crate::tls::client_builder()
+        let http = crate::plumbing::tls::client_builder()
             .timeout(config.timeout)
             .user_agent(concat!("mcpeval/", env!("CARGO_PKG_VERSION")))
             .build()

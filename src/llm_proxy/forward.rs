@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use super::cassette::{Interaction, RecordedResponse};
 use super::state::{ApiRequest, Shared, api_error};
-use crate::error_text::error_chain;
-use crate::lock::lock;
-use crate::secret;
+use crate::plumbing::error_text::error_chain;
+use crate::plumbing::lock::lock;
+use crate::plumbing::secret;
 
 /// Headers that belong to one hop, or that would change what the upstream sends back
 /// (`accept-encoding`: the capture needs the plain body).

@@ -53,9 +53,9 @@ use std::time::Duration;
 use regex::Regex;
 use tokio_util::sync::CancellationToken;
 
-use crate::rerun::{Rerun, Runner};
+use crate::plumbing::rerun::{Rerun, Runner};
 
-pub use crate::secret::Secret;
+pub use crate::plumbing::secret::Secret;
 pub use api::{LlmApi, UnknownName};
 pub use cassette::CASSETTE_VERSION;
 pub use divergence::{ClosestRecording, DifferenceAbout, Divergence, FirstDifference, Unplayed};
@@ -147,10 +147,10 @@ impl LlmProxy {
         let normalizer = Normalizer::new(config.api, &config.paths, &config.ignore);
         let state = initial_state(&config, &normalizer)?;
         let start_error = |message: String| LlmProxyError::Start { message };
-        let client = crate::tls::client_builder()
+        let client = crate::plumbing::tls::client_builder()
             .connect_timeout(Duration::from_secs(30))
             .build()
-            .map_err(|error| start_error(crate::error_text::error_chain(&error)))?;
+            .map_err(|error| start_error(crate::plumbing::error_text::error_chain(&error)))?;
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
             .and_then(|listener| {
                 listener.set_nonblocking(true)?;
@@ -326,7 +326,7 @@ impl LlmProxyHandle {
             {
                 serve.abort();
             }
-            let captures = std::mem::take(&mut *crate::lock::lock(&shared.captures));
+            let captures = std::mem::take(&mut *crate::plumbing::lock::lock(&shared.captures));
             for mut capture in captures {
                 if tokio::time::timeout(Duration::from_secs(10), &mut capture)
                     .await
@@ -347,7 +347,7 @@ impl Drop for LlmProxyHandle {
         if let Some(serve) = self.serve.take() {
             serve.abort();
         }
-        for capture in crate::lock::lock(&self.shared.captures).drain(..) {
+        for capture in crate::plumbing::lock::lock(&self.shared.captures).drain(..) {
             capture.abort();
         }
         self.stop.cancel();

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use super::api::UnknownName;
 
-pub use crate::rerun::RECORD_MODE_VAR;
+pub use crate::plumbing::rerun::RECORD_MODE_VAR;
 
 /// How the proxy uses a task run's cassette.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -61,7 +61,7 @@ impl RecordMode {
         if let Some(name) = lookup(RECORD_MODE_VAR) {
             return name.trim().parse().map_err(RecordModeError);
         }
-        Ok(if crate::ci::is_ci(lookup) {
+        Ok(if crate::plumbing::ci::is_ci(lookup) {
             RecordMode::None
         } else {
             RecordMode::Once

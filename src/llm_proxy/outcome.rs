@@ -8,8 +8,8 @@ use super::divergence::{Divergence, Unplayed};
 use super::error::LlmProxyError;
 use super::mode::{ModeUsed, RecordMode};
 use super::state::{RunState, Shared};
-use crate::lock::lock;
-use crate::secret;
+use crate::plumbing::lock::lock;
+use crate::plumbing::secret;
 
 /// What one run of the proxy did.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,8 +16,8 @@ use super::forward::{self, Capture};
 use super::matching::Replay;
 use super::normalize::{request_key, without_key_param};
 use super::state::{ApiRequest, CallTime, RunState, Shared, api_error};
-use crate::lock::lock;
-use crate::secret;
+use crate::plumbing::lock::lock;
+use crate::plumbing::secret;
 
 enum Decision {
     Replay(RecordedResponse),
@@ -39,7 +39,7 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if let Err(refusal) = crate::loopback::check(&headers) {
+    if let Err(refusal) = crate::plumbing::loopback::check(&headers) {
         lock(&shared.state)
             .refused
             .push(format!("{method} {} ({})", uri.path(), refusal.reason));

@@ -85,7 +85,7 @@ fn error_message(body: &[u8]) -> String {
     serde_json::from_str::<Value>(&text)
         .ok()
         .and_then(|json| json["error"]["message"].as_str().map(str::to_owned))
-        .unwrap_or_else(|| crate::text::shorten(text.trim(), 300))
+        .unwrap_or_else(|| crate::plumbing::text::shorten(text.trim(), 300))
 }
 
 /// One model call, as the proxy sees it.

@@ -13,7 +13,7 @@ use super::{AssertionSet, TaskCase, eval_error, relative_name};
 use crate::config::{
     ConfigError, ConfigErrors, Eval, LocationIndex, TaskHeader, TaskSet, TaskSource,
 };
-use crate::file_stem::file_stem;
+use crate::plumbing::file_stem::file_stem;
 
 /// The cases of one eval as its task sets are planned, and the errors found on the way.
 pub(super) struct Planner<'e> {

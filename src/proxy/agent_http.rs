@@ -41,7 +41,7 @@ use super::http_checks::{
 };
 use super::session::{HttpFault, Outbox, SessionTransport};
 use super::shared::Shared;
-use crate::lock::lock;
+use crate::plumbing::lock::lock;
 
 /// How long a POST waits for its answer before the reply turns into an SSE stream.
 const JSON_WINDOW: Duration = Duration::from_millis(500);

@@ -29,7 +29,7 @@ use super::record_outcome::{call_outcome, json, list_outcome};
 use super::shared::Shared;
 use super::tool_rewrite::ToolRewrite;
 use super::upstream::{Connection, connect};
-use crate::lock::lock;
+use crate::plumbing::lock::lock;
 use crate::trace::{CallKind, Injected, ListKind};
 
 /// The proxy as one agent session sees it: an MCP server that mirrors the real one.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::lock::lock;
+use crate::plumbing::lock::lock;
 
 /// Bytes of a stdio server's stderr log shown with a failure (its end).
 const STDERR_TAIL: usize = 1500;

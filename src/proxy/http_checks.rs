@@ -114,9 +114,9 @@ fn content_type_is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|essence| essence.trim().eq_ignore_ascii_case(JSON))
 }
 
-/// Loopback `Host` and `Origin` only, against DNS rebinding (see [`crate::loopback`]).
+/// Loopback `Host` and `Origin` only, against DNS rebinding (see [`crate::plumbing::loopback`]).
 pub(super) fn check_loopback(headers: &HeaderMap) -> Result<(), Refusal> {
-    crate::loopback::check(headers)
+    crate::plumbing::loopback::check(headers)
         .map_err(|refusal| Refusal(refusal.status, refusal.reason.into()))
 }
 

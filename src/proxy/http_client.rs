@@ -27,7 +27,7 @@ use super::http_sse::{SseCheck, checked_sse};
 use super::pending::{describe_request, failed_answer};
 use super::server_line::{Decoded, decode};
 use super::stdio::MAX_MESSAGE_SIZE;
-use crate::error_text::request_causes;
+use crate::plumbing::error_text::request_causes;
 
 /// Bytes of an HTTP error's body read (for a JSON-RPC error in it).
 const ERROR_BODY: usize = 64 * 1024;
@@ -48,7 +48,7 @@ pub(crate) fn http_transport(
         .max_sse_event_size(MAX_MESSAGE_SIZE);
     // Transparent: no hidden second handshake when the server forgets the session.
     config.reinit_on_expired_session = false;
-    crate::tls::install_provider();
+    crate::plumbing::tls::install_provider();
     let client = HttpUpstream {
         client: reqwest::Client::new(),
         faults,

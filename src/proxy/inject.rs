@@ -8,7 +8,7 @@ use rmcp::model::{ListToolsResult, Tool};
 use serde_json::{Map, Value};
 
 use crate::fault::{FaultAction, FaultRule};
-use crate::lock::lock;
+use crate::plumbing::lock::lock;
 use crate::trace::{FaultKind, Injected};
 
 /// How long a request waits before the proxy forwards it (a `delay` rule), once the call

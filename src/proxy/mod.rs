@@ -90,7 +90,7 @@ pub use spec::{ProxyOptions, Upstream};
 pub use stdio::MAX_MESSAGE_SIZE;
 pub use tool_rewrite::{DECOY_ANSWER, RewriteNotes, ToolPatch, ToolRewrite};
 
-use crate::lock::lock;
+use crate::plumbing::lock::lock;
 use agent_http::AgentHttp;
 use shared::Shared;
 

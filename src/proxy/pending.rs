@@ -8,7 +8,7 @@ use rmcp::model::{
     ServerJsonRpcMessage,
 };
 
-use crate::lock::lock;
+use crate::plumbing::lock::lock;
 
 /// Requests on their way, in the order sent, each described (`tools/call `echo``).
 #[derive(Debug, Default)]

@@ -14,8 +14,8 @@ use tokio::sync::watch;
 
 use super::error::ProxyError;
 use super::spec::Upstream;
-use crate::lock::lock;
-use crate::process::{KILL_GRACE, ProcessGroupGuard};
+use crate::plumbing::lock::lock;
+use crate::plumbing::process::{KILL_GRACE, ProcessGroupGuard};
 
 /// How long a killed server gets to be reaped before the proxy moves on.
 const REAP_WAIT: Duration = Duration::from_secs(2);

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::lock::lock;
+use crate::plumbing::lock::lock;
 use crate::trace::{
     Advertised, CallKind, CallTrace, DiscoveryEvent, Injected, ListKind, Outcome, RecordedCall,
 };

@@ -10,7 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use rmcp::model::{ProgressToken, RequestId};
 
-use crate::lock::lock;
+use crate::plumbing::lock::lock;
 
 /// The translation tables of one agent session.
 #[derive(Debug, Default)]

@@ -14,7 +14,7 @@ use rmcp::service::OriginatingRequestId;
 use rmcp::transport::Transport;
 use tokio::sync::mpsc;
 
-use crate::lock::lock;
+use crate::plumbing::lock::lock;
 
 /// How many messages for the standalone stream are kept until the agent opens it.
 const BACKLOG: usize = 1024;

@@ -7,7 +7,7 @@ use super::faults::ServerFailure;
 use super::record::CallRecorder;
 use super::spec::{ProxyOptions, Upstream};
 use super::upstream::Connection;
-use crate::lock::lock;
+use crate::plumbing::lock::lock;
 
 /// State shared by the sessions of one proxy.
 pub(crate) struct Shared {

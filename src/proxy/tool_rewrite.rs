@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{CallToolResult, ListToolsResult, Tool};
 use serde_json::{Map, Value};
 
-use crate::lock::lock;
+use crate::plumbing::lock::lock;
 
 /// What one tool's definition becomes.
 #[derive(Debug, Clone, Default, PartialEq)]

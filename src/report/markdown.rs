@@ -9,7 +9,7 @@ use std::fmt::Write;
 use super::diff::{ReportDiff, percent};
 use super::task_diff::{Change, TaskDiff};
 use super::task_figures::Runs;
-use crate::text::shorten;
+use crate::plumbing::text::shorten;
 
 /// The first line of every markdown mcpeval writes: a workflow updates the comment that
 /// starts with it instead of adding one per push.

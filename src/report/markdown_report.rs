@@ -9,7 +9,7 @@ use super::budgets::BudgetCheck;
 use super::markdown::{MARKER, Part, cell, code, fitted};
 use super::outcome::test_outcomes;
 use super::{Report, ToolTokenSummary};
-use crate::text::shorten;
+use crate::plumbing::text::shorten;
 
 /// The report as markdown of at most `limit` bytes, with the `checks` made on it.
 pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) -> String {

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::llm::TokenUsage;
+use crate::plumbing::secret::{Secret, redact};
 use crate::schema_checks::SchemaChecks;
-use crate::secret::{Secret, redact};
 use crate::tokens::ServerTokens;
 
 use super::calls::{CallHistory, LlmCalls};

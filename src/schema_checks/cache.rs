@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::DefinitionProblem;
 use super::definitions::judge_definitions;
-use crate::json_schema::JsonSchema;
-use crate::lock::lock;
+use crate::plumbing::json_schema::JsonSchema;
+use crate::plumbing::lock::lock;
 
 /// A schema as compiled, or why it does not compile.
 pub type Compiled = Arc<Result<JsonSchema, String>>;

@@ -113,5 +113,5 @@ fn problem_of_schema(key: &str, schema: &Value, compile_error: CompileError<'_>)
 
 /// A value in a message: compact JSON, shortened.
 fn shown(value: &Value) -> String {
-    crate::text::shorten(&value.to_string(), 80)
+    crate::plumbing::text::shorten(&value.to_string(), 80)
 }

@@ -18,8 +18,8 @@ use serde_json::Value;
 
 pub use cache::SchemaCache;
 
-use crate::json_schema::SchemaViolation;
-use crate::text::shorten;
+use crate::plumbing::json_schema::SchemaViolation;
+use crate::plumbing::text::shorten;
 use crate::trace::{CallKind, CallTrace, Outcome, RecordedCall};
 
 /// Longest offending value kept in a finding (bytes of compact JSON).

@@ -17,7 +17,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> ExitCode {
         Ok((mcp_config, prompt)) => run_blocking(&mcp_config, &prompt),
         Err(error) => {
             eprintln!("script-agent: {error}");
-            ExitCode::from(crate::exit::INVALID_CONFIG)
+            ExitCode::from(crate::plumbing::exit::INVALID_CONFIG)
         }
     }
 }
@@ -61,7 +61,10 @@ pub fn run_blocking(mcp_config: &Path, prompt: &str) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
         Err(error) => {
-            eprintln!("script-agent: {}", crate::error_text::error_chain(&error));
+            eprintln!(
+                "script-agent: {}",
+                crate::plumbing::error_text::error_chain(&error)
+            );
             ExitCode::FAILURE
         }
     }

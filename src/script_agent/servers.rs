@@ -55,7 +55,7 @@ impl ScriptServers {
             return Ok(None);
         };
         if !self.clients.contains_key(server) {
-            crate::tls::install_provider();
+            crate::plumbing::tls::install_provider();
             let client =
                 ().serve(StreamableHttpClientTransport::from_uri(url.as_str()))
                     .await

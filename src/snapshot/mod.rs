@@ -17,7 +17,7 @@ pub use update::{
 use crate::assert::canonical;
 pub use crate::config::SnapshotMode;
 use crate::config::kind_name;
-use crate::text::shorten;
+use crate::plumbing::text::shorten;
 use crate::tokens::describe;
 use crate::trace::{
     CallTrace, DiscoveryEvent, Injected, ListKind, Outcome, RecordedCall, result_text,

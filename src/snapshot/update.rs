@@ -124,7 +124,7 @@ impl SnapshotSettings {
         Ok(SnapshotSettings {
             update,
             force_pass,
-            ci: crate::ci::is_ci(lookup),
+            ci: crate::plumbing::ci::is_ci(lookup),
         })
     }
 

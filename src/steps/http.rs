@@ -2,7 +2,7 @@
 //! status, raw body and JSON fields. Every failed check is reported, expected beside actual.
 //! Request header values may be secrets: they never appear in the output or the reason.
 
-use crate::error_text::{error_chain, request_causes as causes};
+use crate::plumbing::error_text::{error_chain, request_causes as causes};
 use std::time::Duration;
 
 use regex::Regex;
@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{Phase, StepResult};
 use crate::config::{FieldCheck, HttpBody, HttpStep, JsonType};
-use crate::text::shorten;
+use crate::plumbing::text::shorten;
 
 /// How much of the response body the step's output keeps.
 const OUTPUT_BODY_LIMIT: usize = 2048;
@@ -50,7 +50,7 @@ async fn send(step: &HttpStep) -> Result<(String, u16, String), String> {
     let target = format!("{} {}", step.method, step.url);
     let method = reqwest::Method::from_bytes(step.method.as_bytes())
         .map_err(|_| format!("{target}: `{}` is not an HTTP method", step.method))?;
-    let client = crate::tls::client_builder()
+    let client = crate::plumbing::tls::client_builder()
         .timeout(step.timeout)
         .build()
         .map_err(|e| format!("{target}: cannot make an HTTP client: {}", error_chain(&e)))?;

@@ -14,7 +14,7 @@ use crate::config::{JudgeConfig, JudgeStep};
 use crate::llm::{
     ApiKey, ChatClient, DEFAULT_OPENAI_BASE_URL, OpenAiClient, OpenAiConfig, RetryPolicy,
 };
-use crate::text::shorten;
+use crate::plumbing::text::shorten;
 
 /// How much of an unexpected reply a reason quotes.
 const QUOTE_LIMIT: usize = 300;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::config::{Step, TaskStep};
-use crate::process::ProcessGroupGuard;
+use crate::plumbing::process::ProcessGroupGuard;
 
 pub use extension::{StepExtensions, prepare_extension_steps};
 pub use judge::{JudgeSettings, resolve_judge};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Phase, StepContext, StepResult, display_path};
 use crate::config::{ScriptSource, ScriptStep};
-use crate::process::{ProcessGroupGuard, ProcessSpec, run_leaving_group};
+use crate::plumbing::process::{ProcessGroupGuard, ProcessSpec, run_leaving_group};
 
 /// The program and arguments that run a script file.
 #[derive(Debug, Clone, PartialEq, Eq)]

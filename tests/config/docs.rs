@@ -812,9 +812,9 @@ fn a_flag_in_the_wrong_commands_part_is_caught() {
     assert!(!flags_named(cli_section(reference, "report").unwrap()).contains("--junit"));
 }
 
-/// The exit codes `src/exit.rs` defines: `pub const NAME: u8 = CODE;`.
+/// The exit codes `src/plumbing/exit.rs` defines: `pub const NAME: u8 = CODE;`.
 fn exit_code_constants() -> BTreeSet<u8> {
-    let text = std::fs::read_to_string(root().join("src/exit.rs")).unwrap();
+    let text = std::fs::read_to_string(root().join("src/plumbing/exit.rs")).unwrap();
     text.lines()
         .filter_map(|line| line.strip_prefix("pub const "))
         .filter_map(|rest| rest.split_once(": u8 = "))
@@ -843,8 +843,12 @@ fn the_exit_codes_reference_is_src_exit_rs() {
         constants,
         "docs/src/reference/exit-codes.md"
     );
-    let module = std::fs::read_to_string(root().join("src/exit.rs")).unwrap();
-    assert_eq!(table_codes(&module), constants, "the table of src/exit.rs");
+    let module = std::fs::read_to_string(root().join("src/plumbing/exit.rs")).unwrap();
+    assert_eq!(
+        table_codes(&module),
+        constants,
+        "the table of src/plumbing/exit.rs"
+    );
     // One table in the book: other pages link to it.
     let elsewhere: Vec<String> = doc_files()
         .iter()

@@ -1,4 +1,4 @@
-//! HTTPS with rustls and *ring* (src/tls.rs): reqwest is built without a crypto provider of
+//! HTTPS with rustls and *ring* (src/plumbing/tls.rs): reqwest is built without a crypto provider of
 //! its own, so a client built before one is installed would panic. These tests show that
 //! every client mcpeval builds finds ring installed, in a process where nothing installed it
 //! first, and that a TLS handshake and request succeed with it.

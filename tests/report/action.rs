@@ -213,7 +213,7 @@ fn a_regression_against_the_baseline_fails_the_gate_after_commenting() {
     runner.shards(false);
     let budgets = [("DIFF_FLAGS", "--max-definition-growth 10")];
     let out = runner.script(&["gate"], &budgets);
-    // mcpeval diff's code for a failed gate (src/exit.rs: REGRESSION).
+    // mcpeval diff's code for a failed gate (src/plumbing/exit.rs: REGRESSION).
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let body = &runner.github.comments()[0].1;
     assert!(body.contains("| ❌ regressed | `e::a` |"), "{body}");

@@ -12,7 +12,7 @@ use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::mpsc;
 
-use crate::process::{Captured, ProcessGroupGuard, capture};
+use crate::plumbing::process::{Captured, ProcessGroupGuard, capture};
 use crate::proxy::lines::{Line, LineReader};
 
 /// The longest line read whole from the agent; a longer one is reported, not parsed.
@@ -137,7 +137,7 @@ impl AgentProcess {
 
     /// What it wrote to stderr so far.
     pub(super) fn stderr(&self) -> String {
-        crate::lock::lock(&self.stderr).text()
+        crate::plumbing::lock::lock(&self.stderr).text()
     }
 }
 
@@ -151,7 +151,7 @@ async fn read_stdout(stdout: ChildStdout, sender: mpsc::Sender<Incoming>) {
                 Ok(message) => Incoming::Message(message),
                 Err(error) => Incoming::Unreadable(format!(
                     "a line that is not JSON ({error}): {}",
-                    crate::text::shorten(&String::from_utf8_lossy(&line), 200)
+                    crate::plumbing::text::shorten(&String::from_utf8_lossy(&line), 200)
                 )),
             },
             Line::Oversized { size, .. } => {

@@ -149,7 +149,7 @@ impl Conversation {
         let Some(session_id) = new["sessionId"].as_str() else {
             return Err(Stop::Reason(format!(
                 "the ACP agent's `session/new` answer has no sessionId: {}",
-                crate::text::shorten(&new.to_string(), 300)
+                crate::plumbing::text::shorten(&new.to_string(), 300)
             )));
         };
         self.session_id = Some(session_id.to_owned());
@@ -225,7 +225,7 @@ fn rpc_error(method: &str, error: &Value) -> String {
         Some(data) if !data.is_null() => {
             text.push_str(&format!(
                 " ({})",
-                crate::text::shorten(&data.to_string(), 300)
+                crate::plumbing::text::shorten(&data.to_string(), 300)
             ));
         }
         _ => {}

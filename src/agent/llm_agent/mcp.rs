@@ -19,7 +19,7 @@ pub(super) async fn connect(
     clients: &mut Vec<Client>,
 ) -> Result<Vec<OfferedTool>, String> {
     let mut found = Vec::new();
-    crate::tls::install_provider();
+    crate::plumbing::tls::install_provider();
     for (index, server) in servers.iter().enumerate() {
         let client = ()
             .serve(StreamableHttpClientTransport::from_uri(server.url.as_str()))

@@ -18,7 +18,7 @@ mod wire;
 
 use super::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::llm::{ChatClient, LlmConfig, Provider, TokenUsage};
-use crate::text::shorten;
+use crate::plumbing::text::shorten;
 pub use conversation::{AssistantTurn, Item, ToolCall, ToolResult};
 use mcp::{Client, call_tool, connect};
 use tools::{by_function, parse_arguments};

@@ -7,7 +7,7 @@
 //! fail at once as not run, and the harness exits with the signal's code
 //! ([`exit::INTERRUPTED`], [`exit::TERMINATED`]). A second SIGINT or SIGTERM stops at once:
 //! every process group mcpeval started is killed
-//! ([`kill_all_groups`](crate::process::kill_all_groups)) and the process exits with the
+//! ([`kill_all_groups`](crate::plumbing::process::kill_all_groups)) and the process exits with the
 //! first signal's code, cleanup or not.
 
 use std::fmt;
@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 
-use crate::exit;
+use crate::plumbing::exit;
 
 /// The signal that interrupted the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,7 +142,7 @@ fn on_signal(received: Interrupt) {
         Err(first) => {
             let first = Interrupt::from_code(first).unwrap_or(received);
             eprintln!("\nmcpeval: {received} again: stopping now, without cleanup");
-            crate::process::kill_all_groups();
+            crate::plumbing::process::kill_all_groups();
             // Stopping at once is the point: no destructor, no cleanup, no summary.
             std::process::exit(i32::from(first.exit_code()));
         }

@@ -2,7 +2,7 @@
 //! a timeout, its output captured, and the whole group killed on timeout, on cancellation and
 //! on drop, so no process of ours outlives the run. Every group a [`ProcessGroupGuard`] holds
 //! is also in a process-wide registry, which [`kill_all_groups`] kills at once (a second
-//! SIGINT, see [`interrupt`](crate::interrupt)).
+//! SIGINT, see [`interrupt`](crate::plumbing::interrupt)).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -17,7 +17,7 @@ use nix::unistd::Pid;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
-use crate::lock::lock;
+use crate::plumbing::lock::lock;
 
 /// How long a process group gets between SIGTERM and SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_secs(2);
