@@ -79,6 +79,8 @@ pub mod proxy;
 #[doc(hidden)]
 pub mod report;
 #[doc(hidden)]
+pub mod run;
+#[doc(hidden)]
 pub mod script_agent;
 #[doc(hidden)]
 pub mod snapshot;
@@ -88,6 +90,8 @@ pub mod steps;
 pub mod tokens;
 #[doc(hidden)]
 pub mod trace;
+#[doc(hidden)]
+pub mod verdict;
 
 mod plumbing;
 mod schema_checks;

@@ -10,14 +10,7 @@ use std::time::{Duration, Instant};
 
 use libtest_mimic::Failed;
 
-use super::llm_phase::cassette_path;
-use super::message::failure_message;
-use super::results::{ResultInput, task_result, unloaded_result};
-use super::run::run_task;
-use super::run_report::{RunOptions, RunPhase, RunReport};
-use super::secrets::run_secrets;
 use super::stale::remove_other_results;
-use super::verdict::Verdict;
 use crate::config::{Eval, Task};
 use crate::plan::TaskCase;
 use crate::plumbing::interrupt::interrupted;
@@ -25,7 +18,14 @@ use crate::plumbing::lock::lock;
 use crate::plumbing::secret::{Secret, redact};
 use crate::report::PassCount;
 use crate::report::TaskResult;
+use crate::run::llm_phase::cassette_path;
+use crate::run::report::{RunOptions, RunPhase, RunReport};
+use crate::run::secrets::run_secrets;
+use crate::run::task::run_task;
 use crate::snapshot::{RunDirs, SnapshotStatus, check_snapshot, render_snapshot, snapshot_dir};
+use crate::verdict::decide::Verdict;
+use crate::verdict::message::failure_message;
+use crate::verdict::results::{ResultInput, task_result, unloaded_result};
 
 /// How often a long run says it is still running (`MCPEVAL_PROGRESS_SECS` changes it).
 const PROGRESS_EVERY: Duration = Duration::from_secs(60);

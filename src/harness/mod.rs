@@ -1,23 +1,12 @@
 //! The test harness: every planned task case is one libtest trial named `<eval>::<task>`.
 
 mod actions;
-mod agent_phase;
 mod cargo_bin;
 mod case;
-mod llm_phase;
-mod message;
 mod page;
-mod phases;
-mod results;
-mod run;
-mod run_report;
-mod secrets;
 mod self_agent;
-mod servers;
 mod stale;
 mod target_dir;
-mod variant_run;
-mod verdict;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -27,17 +16,11 @@ use std::sync::Arc;
 use cargo_bin::LocatedBin;
 use libtest_mimic::{Arguments, Trial};
 
-pub use message::failure_message;
-pub use results::{ResultInput, task_result};
-pub use run::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, run_task};
-pub use run_report::{LlmClient, LlmRecord, RunOptions, RunPhase, RunReport};
-pub use secrets::PLACEHOLDER_KEY;
-pub use verdict::{AgentVerdict, SnapshotFailure, StepFailure, Verdict};
-
 use crate::config::{
     ConfigError, ConfigErrors, Eval, duplicate_eval_names, load_eval_with, says_kind_eval,
 };
 use crate::plan::{EvalPlan, plan_eval, plan_task};
+use crate::run::RunOptions;
 use crate::snapshot::SnapshotSettings;
 
 /// Runs evals as tests: each task of each eval is one test named `<eval>::<task>`, run as
@@ -199,7 +182,7 @@ impl Harness {
             return code;
         }
         let args = self.args.clone().unwrap_or_else(Arguments::from_args);
-        let snapshots = match run_report::snapshot_settings() {
+        let snapshots = match crate::run::report::snapshot_settings() {
             Ok(settings) => settings,
             Err(code) => return code,
         };
@@ -264,9 +247,13 @@ impl Harness {
             );
         }
         // Under nextest each process has its test's annotation; `mcpeval report` the summary.
-        actions::report(&results, &eval_files, page::nextest_run_id().is_none());
+        actions::report(
+            &results,
+            &eval_files,
+            crate::plumbing::ci::nextest_run_id().is_none(),
+        );
         if !results.is_empty() {
-            match page::nextest_run_id() {
+            match crate::plumbing::ci::nextest_run_id() {
                 Some(run) => page::write_nextest_page(&run, &options.output_dir),
                 None => page::write_process_page(results, &options.output_dir),
             }
@@ -315,7 +302,7 @@ impl Harness {
     #[doc(hidden)]
     pub fn trials(&self, args: &Arguments) -> Result<Vec<Trial>, ConfigErrors> {
         let bins = cargo_bin::locate(&self.cargo_bins).unwrap_or_default();
-        let snapshots = run_report::snapshot_settings().unwrap_or_default();
+        let snapshots = crate::run::report::snapshot_settings().unwrap_or_default();
         let planned = self.trials_with(args, &self.options(&bins, snapshots));
         planned.map(|(trials, _)| trials)
     }

@@ -15,14 +15,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::report::TaskResult;
 
-/// The nextest run this process is a test of (`NEXTEST_RUN_ID`), when nextest runs it.
-pub(super) fn nextest_run_id() -> Option<String> {
-    std::env::var_os("NEXTEST")?;
-    std::env::var("NEXTEST_RUN_ID")
-        .ok()
-        .filter(|id| !id.is_empty())
-}
-
 /// Writes the page of `results`, the runs of this process, and prints its path.
 pub(super) fn write_process_page(mut results: Vec<TaskResult>, output_dir: &Path) {
     results.sort_by(|a, b| (&a.test_name, a.run_index).cmp(&(&b.test_name, b.run_index)));

@@ -12,6 +12,14 @@ pub fn is_ci(lookup: impl Fn(&str) -> Option<String>) -> bool {
     }
 }
 
+/// The nextest run this process is a test of (`NEXTEST_RUN_ID`), when nextest runs it.
+pub(crate) fn nextest_run_id() -> Option<String> {
+    std::env::var_os("NEXTEST")?;
+    std::env::var("NEXTEST_RUN_ID")
+        .ok()
+        .filter(|id| !id.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::is_ci;

@@ -56,7 +56,7 @@ impl RunOptions {
 /// insta's variables as this process's runs read them (`INSTA_UPDATE`, `INSTA_FORCE_PASS`,
 /// CI); a value insta does not take is an error on stderr and the exit code of a run that
 /// ran nothing.
-pub(super) fn snapshot_settings() -> Result<SnapshotSettings, ExitCode> {
+pub(crate) fn snapshot_settings() -> Result<SnapshotSettings, ExitCode> {
     SnapshotSettings::from_env(|name| std::env::var(name).ok()).map_err(|e| {
         eprintln!("error: {e}");
         eprintln!("mcpeval: no task ran because a variable of insta's has an invalid value");

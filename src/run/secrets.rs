@@ -3,8 +3,8 @@
 //! header and environment values and what `${VAR}` put into their command lines and URLs),
 //! nor into the servers' stderr logs left in the run directory ([`redact_files`]).
 
-use super::run_report::RunOptions;
 use crate::config::Eval;
+use crate::run::report::RunOptions;
 use std::path::PathBuf;
 
 use crate::plumbing::secret::{Secret, redact};
@@ -14,7 +14,7 @@ pub use crate::llm::PLACEHOLDER_KEY;
 
 /// Every variable of the run or of the environment whose name says it holds a key, a
 /// token, a secret or a password.
-pub(super) fn named_secrets(options: &RunOptions) -> Vec<Secret> {
+pub(crate) fn named_secrets(options: &RunOptions) -> Vec<Secret> {
     let named_secret = |name: &str| {
         let name = name.to_ascii_uppercase();
         ["KEY", "TOKEN", "SECRET", "PASSWORD"]
@@ -29,7 +29,7 @@ pub(super) fn named_secrets(options: &RunOptions) -> Vec<Secret> {
 }
 
 /// What a run's messages, snapshots and results must not show.
-pub(super) fn run_secrets(eval: &Eval, options: &RunOptions) -> Vec<Secret> {
+pub(crate) fn run_secrets(eval: &Eval, options: &RunOptions) -> Vec<Secret> {
     let mut secrets = eval.mcp.secrets();
     secrets.extend(named_secrets(options));
     secrets
@@ -38,7 +38,7 @@ pub(super) fn run_secrets(eval: &Eval, options: &RunOptions) -> Vec<Secret> {
 /// Rewrites each file of `paths` (the servers' stderr logs, once the servers have exited)
 /// with every secret replaced. A server may print its own key; the log is kept in the run
 /// directory, which CI keeps as an artifact. A file that cannot be read is left alone.
-pub(super) fn redact_files(paths: &[PathBuf], secrets: &[Secret]) {
+pub(crate) fn redact_files(paths: &[PathBuf], secrets: &[Secret]) {
     for path in paths {
         let Ok(bytes) = std::fs::read(path) else {
             continue;

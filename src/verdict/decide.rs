@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
-use super::run_report::{RunPhase, RunReport};
 use crate::assert::AssertionFailure;
 use crate::config::{SchemaViolations, SnapshotMode};
 use crate::plumbing::interrupt::Interrupt;
 use crate::proxy::ServerFailure;
+use crate::run::report::{RunPhase, RunReport};
 use crate::schema_checks::SchemaChecks;
 use crate::snapshot::{SnapshotSettings, SnapshotStatus, Written};
 use crate::steps::{Phase, StepResult};
@@ -226,7 +226,7 @@ impl Verdict {
 }
 
 /// The failed steps among `results` of `phase`.
-pub(super) fn step_failures(
+pub(crate) fn step_failures(
     phase: Phase,
     results: &[StepResult],
 ) -> impl Iterator<Item = StepFailure> + '_ {

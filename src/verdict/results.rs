@@ -3,22 +3,22 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use super::run_report::RunReport;
-use super::variant_run;
 use crate::assert::AssertionFailure;
 use crate::config::{Difficulty, Eval, Task};
 use crate::plan::TaskCase;
 use crate::proxy::ServerFailure;
+use crate::run::report::RunReport;
+use crate::run::variant;
 
-use super::run_report::LlmRecord;
-use super::verdict::Verdict;
 use crate::report::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, LlmTurnTime, PhaseOutput,
     SchemaVersion, ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate, ToolTokens,
 };
+use crate::run::report::LlmRecord;
 use crate::steps::{Span, StepResult, phase_passed};
 use crate::tokens::TOKENIZER;
 use crate::trace::{CallKind, Outcome};
+use crate::verdict::decide::Verdict;
 
 /// Everything the results file of a run is made of.
 pub struct ResultInput<'a> {
@@ -134,11 +134,11 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
             .collect(),
         duration_ms: duration.as_secs_f64() * 1000.0,
         run_index: run.map(|(index, _, _)| index),
-        nextest_run_id: super::page::nextest_run_id(),
+        nextest_run_id: crate::plumbing::ci::nextest_run_id(),
         total_runs: run.map(|(_, total, _)| total),
         min_pass_rate: run.map(|(_, _, rate)| rate),
         variant: eval.variant.as_ref().map(|v| v.name.clone()),
-        variant_details: variant_run::details(eval, &report.rewrites, &report.skipped_assertions),
+        variant_details: variant::details(eval, &report.rewrites, &report.skipped_assertions),
         decoy_calls: report.decoy_calls.clone(),
         faults: report.faults.clone(),
         fault_seed: report.fault_seed,
@@ -157,9 +157,9 @@ pub fn unloaded_result(case: &TaskCase, eval: &Eval, task_name: &str, error: &st
         reasons: vec![error.to_owned()],
         failure_message: Some(error.to_owned()),
         agent_name: eval.agent.name().to_owned(),
-        nextest_run_id: super::page::nextest_run_id(),
+        nextest_run_id: crate::plumbing::ci::nextest_run_id(),
         variant: eval.variant.as_ref().map(|v| v.name.clone()),
-        variant_details: variant_run::details(eval, &Default::default(), &[]),
+        variant_details: variant::details(eval, &Default::default(), &[]),
         ..TaskResult::default()
     }
 }

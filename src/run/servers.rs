@@ -14,7 +14,7 @@ use crate::proxy::{CallRecorder, Proxy, ServerFailure, Upstream};
 
 /// The proxy's view of a configured server; a stdio server also gets the run's `vars`
 /// (its own `env` wins).
-pub(super) fn upstream_of(server: &McpServer, vars: &[(String, String)]) -> Upstream {
+pub(crate) fn upstream_of(server: &McpServer, vars: &[(String, String)]) -> Upstream {
     match &server.transport {
         Transport::Stdio {
             command,
@@ -47,7 +47,7 @@ const LIST_TIMEOUT: Duration = Duration::from_secs(120);
 /// Every tool name of `server` (all pages), or how the server failed to list them: what its
 /// proxy noted (an exit, an HTTP error, an error or no list answering `tools/list`), else
 /// one failure saying what went wrong.
-pub(super) async fn list_allowed_tools(
+pub(crate) async fn list_allowed_tools(
     server: &McpServer,
     vars: &[(String, String)],
     log_dir: &Path,

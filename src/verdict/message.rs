@@ -3,12 +3,12 @@
 
 use std::fmt::Write;
 
-use super::run_report::RunReport;
-use super::verdict::{AgentVerdict, SnapshotFailure, StepFailure, Verdict, step_failures};
 use crate::config::SchemaViolations;
 use crate::plumbing::process::tail;
+use crate::run::report::RunReport;
 use crate::snapshot::{SnapshotStatus, render_call_lines};
 use crate::steps::Phase;
+use crate::verdict::decide::{AgentVerdict, SnapshotFailure, StepFailure, Verdict, step_failures};
 
 /// Lines of a script's or the agent's output shown in a message.
 const OUTPUT_LINES: usize = 30;

@@ -4,9 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::agent_phase::run_agent;
-use super::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy, start_llm_proxy};
-use super::run_report::{LlmClient, RunOptions, RunPhase, RunReport};
 use crate::agent::{agent_version, builtin_version, program_install_dir, program_version};
 use crate::assert::{check_all, check_skills};
 use crate::config::{AgentLlm, Eval, McpServer, Step, Task};
@@ -16,6 +13,9 @@ use crate::plan::AssertionSet;
 use crate::plumbing::lock::lock;
 use crate::plumbing::process::ProcessGroupGuard;
 use crate::proxy::CallRecorder;
+use crate::run::agent_phase::run_agent;
+use crate::run::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy, start_llm_proxy};
+use crate::run::report::{LlmClient, RunOptions, RunPhase, RunReport};
 use crate::steps::{
     Phase, Span, StepContext, StepExtensions, phase_passed, prepare_extension_steps, resolve_judge,
     run_phase,
@@ -23,31 +23,31 @@ use crate::steps::{
 use crate::trace::CallTrace;
 
 /// What the timed part of a run shares with the code that waits for it.
-pub(super) struct Shared {
-    pub(super) phase: Arc<Mutex<RunPhase>>,
-    pub(super) report: Mutex<RunReport>,
-    pub(super) groups: Mutex<Vec<ProcessGroupGuard>>,
+pub(crate) struct Shared {
+    pub(crate) phase: Arc<Mutex<RunPhase>>,
+    pub(crate) report: Mutex<RunReport>,
+    pub(crate) groups: Mutex<Vec<ProcessGroupGuard>>,
     /// The cassette of the run's LLM calls.
-    pub(super) cassette: PathBuf,
+    pub(crate) cassette: PathBuf,
     /// The test's name, for the commands that re-record.
-    pub(super) test_name: String,
+    pub(crate) test_name: String,
     /// When the task timeout ends the timed part of the run.
-    pub(super) deadline: std::time::Instant,
+    pub(crate) deadline: std::time::Instant,
 }
 
 impl Shared {
-    pub(super) fn set_phase(&self, phase: RunPhase) {
+    pub(crate) fn set_phase(&self, phase: RunPhase) {
         *lock(&self.phase) = phase;
     }
 
-    pub(super) fn report(&self) -> std::sync::MutexGuard<'_, RunReport> {
+    pub(crate) fn report(&self) -> std::sync::MutexGuard<'_, RunReport> {
         lock(&self.report)
     }
 }
 
 /// Setup, the agent, verify and the assertions, in order, each recorded in the shared
 /// report as it ends; bounded by the task timeout from outside.
-pub(super) async fn run_main(
+pub(crate) async fn run_main(
     shared: &Shared,
     eval: &Eval,
     task: &Task,
@@ -140,7 +140,7 @@ pub(super) async fn run_main(
     shared.set_phase(RunPhase::Assertions);
     // Without servers there are no calls to check: those assertions are skipped, never
     // passed.
-    let skipped = super::variant_run::skipped_assertions(eval, assertion_sets);
+    let skipped = crate::run::variant::skipped_assertions(eval, assertion_sets);
     let mut failures = if skipped.is_empty() {
         check_all(assertion_sets, &trace)
     } else {
@@ -169,7 +169,7 @@ fn verify_context(
 ) -> Result<(StepContext, Vec<String>), String> {
     let trace_file = run_dir.join("trace.json");
     let answer_file = run_dir.join("agent-output.txt");
-    std::fs::write(&trace_file, super::variant_run::trace_json(eval, trace))
+    std::fs::write(&trace_file, crate::run::variant::trace_json(eval, trace))
         .and_then(|()| std::fs::write(&answer_file, &answer))
         .map_err(|e| format!("cannot write {}: {e}", run_dir.display()))?;
     // Environment variables have a size limit; the file always holds the whole answer.
@@ -243,7 +243,7 @@ fn start_judge_proxy(
 
 /// What steps of the run see: the task's directory, the run's own, the variables, the
 /// eval's extensions.
-pub(super) fn step_context(
+pub(crate) fn step_context(
     eval: &Eval,
     task: &Task,
     run_dir: &Path,

@@ -4,20 +4,20 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::llm_phase::{LlmTarget, finish_llm_proxy, start_llm_proxy};
-use super::run_report::{LlmClient, LlmRecord, RunOptions};
-use super::servers::list_allowed_tools;
 use crate::agent::{AgentOutcome, AgentRun, ProxiedServer, mount_skills, write_agent_mcp_config};
 use crate::config::{Agent, AllowedTools, Eval, McpServer, Task};
 use crate::llm_proxy::LlmApi;
 use crate::proxy::ServerFailure;
+use crate::run::llm_phase::{LlmTarget, finish_llm_proxy, start_llm_proxy};
+use crate::run::report::{LlmClient, LlmRecord, RunOptions};
+use crate::run::servers::list_allowed_tools;
 
 /// Runs the eval's agent on the task's prompt against the proxied `servers` (each with its
 /// proxy's URL), its LLM calls through an LLM proxy when mcpeval knows its API: recorded
 /// into or replayed from the run's cassette. A divergence from the cassette stops the agent
 /// at once. When mcpeval lists a server's tools for the agent's allowed tools and the server
 /// fails to list them, the agent does not run and the failures go to `server_failures`.
-pub(super) async fn run_agent(
+pub(crate) async fn run_agent(
     eval: &Eval,
     task: &Task,
     servers: &[(McpServer, String)],
@@ -137,7 +137,7 @@ async fn proxied_servers(
         let mut allowed_tools = allowed_tools;
         if !allowed_tools.is_empty() {
             // The agent may pick a decoy; calling it is what the variant measures.
-            allowed_tools.extend(super::variant_run::decoy_names(eval, &server.name));
+            allowed_tools.extend(crate::run::variant::decoy_names(eval, &server.name));
         }
         proxied.push(ProxiedServer {
             name: server.name.clone(),

@@ -6,15 +6,15 @@
 
 use std::path::{Path, PathBuf};
 
-use super::run_report::{LlmClient, LlmRecord, RunOptions};
-use super::secrets::{PLACEHOLDER_KEY, named_secrets};
 use crate::agent::pinned_shell;
 use crate::config::{AgentLlm, Eval};
 use crate::llm_proxy::{LlmProxy, LlmProxyConfig, LlmProxyHandle, PathMask, RecordMode};
+use crate::run::report::{LlmClient, LlmRecord, RunOptions};
+use crate::run::secrets::{PLACEHOLDER_KEY, named_secrets};
 
 /// Where the LLM calls of one run are recorded or replayed from.
 #[derive(Debug, Clone)]
-pub(super) struct LlmTarget<'a> {
+pub(crate) struct LlmTarget<'a> {
     /// The cassette of the agent's calls.
     pub cassette: PathBuf,
     /// The test name, for the commands that (re-)record.
@@ -28,12 +28,12 @@ pub(super) struct LlmTarget<'a> {
 }
 
 /// The cassette path of a run: `<eval dir>/cassettes/<stem>.json`.
-pub(super) fn cassette_path(eval: &Eval, stem: &str) -> PathBuf {
+pub(crate) fn cassette_path(eval: &Eval, stem: &str) -> PathBuf {
     eval.dir().join("cassettes").join(format!("{stem}.json"))
 }
 
 /// A started proxy, and the environment that points its client at it.
-pub(super) struct StartedProxy {
+pub(crate) struct StartedProxy {
     pub proxy: LlmProxyHandle,
     pub env: Vec<(String, String)>,
 }
@@ -43,7 +43,7 @@ pub(super) struct StartedProxy {
 /// `key_vars` name the API key variables of the client: a placeholder is handed over when
 /// none is set. The mode comes from `MCPEVAL_RECORD_MODE` (else `none` under CI, else
 /// `once`).
-pub(super) fn start_llm_proxy(
+pub(crate) fn start_llm_proxy(
     who: LlmClient,
     eval: &Eval,
     llm: &AgentLlm,
@@ -90,7 +90,7 @@ pub(super) fn start_llm_proxy(
 }
 
 /// Stops the proxy (writing the cassette in a recording mode) and says what it did.
-pub(super) async fn finish_llm_proxy(who: LlmClient, started: StartedProxy) -> LlmRecord {
+pub(crate) async fn finish_llm_proxy(who: LlmClient, started: StartedProxy) -> LlmRecord {
     let api = started.proxy.api();
     match started.proxy.finish().await {
         Ok(outcome) => LlmRecord {

@@ -1,16 +1,11 @@
 //! One task run: fresh proxies, then setup, the agent, verify and the assertions within the
-//! task timeout ([`phases`](super::phases)), cleanup (always, once setup started), then every
+//! task timeout ([`phases`](crate::run::phases)), cleanup (always, once setup started), then every
 //! proxy and process stopped.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::phases::{Shared, run_main, step_context};
-use super::run_report::{RunOptions, RunPhase, RunReport};
-use super::secrets::{redact_files, run_secrets};
-use super::servers::upstream_of;
-use super::variant_run;
 use crate::config::{Eval, McpServer, Task};
 use crate::fault::{self, FaultRule};
 use crate::plan::TaskCase;
@@ -18,6 +13,11 @@ use crate::plumbing::interrupt;
 use crate::plumbing::lock::lock;
 use crate::proxy::{CallRecorder, FaultPlan, Proxy, ProxyHandle, ProxyOptions, ServerFailure};
 use crate::report::FaultNote;
+use crate::run::phases::{Shared, run_main, step_context};
+use crate::run::report::{RunOptions, RunPhase, RunReport};
+use crate::run::secrets::{redact_files, run_secrets};
+use crate::run::servers::upstream_of;
+use crate::run::variant;
 use crate::schema_checks;
 use crate::steps::{Phase, StepResult, run_phase};
 use crate::tokens::{self, TraceTokens};
@@ -124,8 +124,8 @@ pub async fn run_task(
     report.trace = recorder.trace();
     report.schema = schema_checks::check(&report.trace, &options.schemas);
     report.tokens = TraceTokens::of(&report.trace);
-    report.decoy_calls = variant_run::decoy_calls(&eval, &rewrites, &report.trace);
-    report.variant_problems = variant_run::problems(&eval, &rewrites, &report.decoy_calls);
+    report.decoy_calls = variant::decoy_calls(&eval, &rewrites, &report.trace);
+    report.variant_problems = variant::problems(&eval, &rewrites, &report.decoy_calls);
     report.rewrites = rewrites;
     if let Some(plan) = &faults {
         report.fault_seed = Some(plan.seed());
@@ -185,7 +185,7 @@ async fn start_proxies(
     for server in eval.mcp.enabled() {
         let upstream = upstream_of(server, &options.vars);
         let proxy_options = ProxyOptions {
-            tools: variant_run::tool_rewrite(eval, &server.name),
+            tools: variant::tool_rewrite(eval, &server.name),
             faults: faults.cloned(),
             ..ProxyOptions::default()
         };

@@ -12,7 +12,7 @@ use crate::report::{AppliedOverride, DecoyCall, VariantDetails};
 use crate::trace::{CallKind, CallTrace, ListKind};
 
 /// What the proxy of `server` shows the agent of its tools in `eval`'s variant.
-pub(super) fn tool_rewrite(eval: &Eval, server: &str) -> ToolRewrite {
+pub(crate) fn tool_rewrite(eval: &Eval, server: &str) -> ToolRewrite {
     let Some(variant) = &eval.variant else {
         return ToolRewrite::default();
     };
@@ -43,7 +43,7 @@ pub(super) fn tool_rewrite(eval: &Eval, server: &str) -> ToolRewrite {
 }
 
 /// The decoy names of `server` in `eval`'s variant (added to an agent's allowed tools).
-pub(super) fn decoy_names(eval: &Eval, server: &str) -> Vec<String> {
+pub(crate) fn decoy_names(eval: &Eval, server: &str) -> Vec<String> {
     (eval.variant.iter())
         .flat_map(|variant| variant.decoys.get(server).into_iter().flatten())
         .map(|decoy| decoy.name.clone())
@@ -53,7 +53,7 @@ pub(super) fn decoy_names(eval: &Eval, server: &str) -> Vec<String> {
 /// What fails a variant's run beyond the task's own checks: an override of a tool (or an
 /// input-schema property) the server does not advertise, a decoy with the name of one of
 /// the server's tools, and every call of a decoy (`decoy_calls`, see [`decoy_calls`]).
-pub(super) fn problems(
+pub(crate) fn problems(
     eval: &Eval,
     notes: &BTreeMap<String, RewriteNotes>,
     decoy_calls: &[DecoyCall],
@@ -100,7 +100,7 @@ pub(super) fn problems(
 
 /// The calls of decoys in `trace` (those the proxy answered: not a tool of the server's
 /// own of the same name).
-pub(super) fn decoy_calls(
+pub(crate) fn decoy_calls(
     eval: &Eval,
     notes: &BTreeMap<String, RewriteNotes>,
     trace: &CallTrace,
@@ -127,7 +127,7 @@ pub(super) fn decoy_calls(
 
 /// The assertions on calls, which a run without servers skips (skill assertions are on the
 /// agent's own tool calls, and still checked).
-pub(super) fn is_call_assertion(kind: AssertionKind) -> bool {
+pub(crate) fn is_call_assertion(kind: AssertionKind) -> bool {
     !matches!(
         kind,
         AssertionKind::SkillsLoaded | AssertionKind::SkillsNotLoaded
@@ -136,7 +136,7 @@ pub(super) fn is_call_assertion(kind: AssertionKind) -> bool {
 
 /// The call assertions of `sets` a run of `eval` skips: all of them when its variant gives
 /// the agent no server, else none.
-pub(super) fn skipped_assertions(eval: &Eval, sets: &[AssertionSet]) -> Vec<String> {
+pub(crate) fn skipped_assertions(eval: &Eval, sets: &[AssertionSet]) -> Vec<String> {
     if !eval.variant.as_ref().is_some_and(|v| v.no_servers) {
         return Vec::new();
     }
@@ -152,7 +152,7 @@ pub(super) fn skipped_assertions(eval: &Eval, sets: &[AssertionSet]) -> Vec<Stri
 }
 
 /// What the results file says of the variant of a run.
-pub(super) fn details(
+pub(crate) fn details(
     eval: &Eval,
     notes: &BTreeMap<String, RewriteNotes>,
     skipped_assertions: &[String],
@@ -190,7 +190,7 @@ fn overrides(eval: &Eval, applied: &dyn Fn(&str, &str) -> bool) -> Vec<AppliedOv
 /// `trace.json` as verify scripts read it: the trace, and in a variant a `variant` object
 /// with its name and its `toolOverrides` (as the results file's `variantDetails` has them:
 /// applied when a `tools/list` answer the agent received held the tool).
-pub(super) fn trace_json(eval: &Eval, trace: &CallTrace) -> String {
+pub(crate) fn trace_json(eval: &Eval, trace: &CallTrace) -> String {
     let Some(variant) = &eval.variant else {
         return trace.to_json_pretty();
     };
