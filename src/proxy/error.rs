@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::faults::{ServerFailure, log_hint};
+use super::server_failures::{ServerFailure, log_hint};
 
 /// An error of the recording proxy. Every variant names the server (its name in the MCP
 /// config) and how it is reached (the command line or the URL; never header or

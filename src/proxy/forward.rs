@@ -24,7 +24,7 @@ pub(crate) async fn forward(
     request: ClientRequest,
     context: RequestContext<RoleServer>,
 ) -> Result<ServerResult, McpError> {
-    let noted = connection.faults.count();
+    let noted = connection.failures.count();
     let call = describe_request(&request);
     let upstream_error = |error: &ServiceError| upstream_error(connection, &call, noted, error);
     let agent_token = context.meta.get_progress_token();
@@ -69,15 +69,15 @@ fn upstream_error(
     noted: usize,
     error: &ServiceError,
 ) -> McpError {
-    let faults = &connection.faults;
-    let unnoted = faults.count() == noted && !faults.is_gone();
+    let failures = &connection.failures;
+    let unnoted = failures.count() == noted && !failures.is_gone();
     let why = match error {
         // The server working, except for the tool list of a server that declares tools:
         // one that cannot list them offers the agent nothing to call.
         ServiceError::McpError(error) => {
             let offers_tools = connection.init.capabilities.tools.is_some();
             if call == "tools/list" && offers_tools && unnoted {
-                faults.note(
+                failures.note(
                     &format!(
                         "answered tools/list with an error: {} (code {})",
                         error.message, error.code.0
@@ -93,7 +93,7 @@ fn upstream_error(
         other => format!("did not answer: {other}"),
     };
     if unnoted {
-        faults.note(&format!("{why} (during {call})"), String::new());
+        failures.note(&format!("{why} (during {call})"), String::new());
     }
     McpError::internal_error(format!("the MCP server {why}"), None)
 }
@@ -124,7 +124,7 @@ pub(crate) fn tool_list_as(
             && connection.init.capabilities.tools.is_some()
         {
             let what = format!("answered tools/list with no tool list: {}", error.message);
-            connection.faults.note(&what, String::new());
+            connection.failures.note(&what, String::new());
         }
     })
 }

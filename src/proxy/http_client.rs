@@ -22,9 +22,9 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::Sse;
 
-use super::faults::Faults;
 use super::http_sse::{SseCheck, checked_sse};
 use super::pending::{describe_request, failed_answer};
+use super::server_failures::ServerFailures;
 use super::server_line::{Decoded, decode};
 use super::stdio::MAX_MESSAGE_SIZE;
 use crate::plumbing::error_text::request_causes;
@@ -37,11 +37,11 @@ const PREVIEW: usize = 300;
 type Answer = Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>>;
 
 /// The transport to the HTTP server at `url`, sending `headers` with every request and
-/// noting the server's failures in `faults`.
+/// noting the server's failures in `failures`.
 pub(crate) fn http_transport(
     url: &str,
     headers: HashMap<HeaderName, HeaderValue>,
-    faults: Arc<Faults>,
+    failures: Arc<ServerFailures>,
 ) -> StreamableHttpClientTransport<HttpUpstream> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url)
         .custom_headers(headers)
@@ -51,7 +51,7 @@ pub(crate) fn http_transport(
     crate::plumbing::tls::install_provider();
     let client = HttpUpstream {
         client: reqwest::Client::new(),
-        faults,
+        failures,
     };
     StreamableHttpClientTransport::with_client(client, config)
 }
@@ -60,7 +60,7 @@ pub(crate) fn http_transport(
 #[derive(Clone)]
 pub(crate) struct HttpUpstream {
     client: reqwest::Client,
-    faults: Arc<Faults>,
+    failures: Arc<ServerFailures>,
 }
 
 impl StreamableHttpClient for HttpUpstream {
@@ -94,7 +94,7 @@ impl StreamableHttpClient for HttpUpstream {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Answer {
-        let post = Post::of(&message, self.faults.clone(), max_sse_event_size);
+        let post = Post::of(&message, self.failures.clone(), max_sse_event_size);
         let attached = session_id.is_some();
         let mut request = self
             .client
@@ -160,12 +160,12 @@ impl StreamableHttpClient for HttpUpstream {
 struct Post {
     id: Option<RequestId>,
     call: String,
-    faults: Arc<Faults>,
+    failures: Arc<ServerFailures>,
     limit: usize,
 }
 
 impl Post {
-    fn of(message: &ClientJsonRpcMessage, faults: Arc<Faults>, limit: usize) -> Self {
+    fn of(message: &ClientJsonRpcMessage, failures: Arc<ServerFailures>, limit: usize) -> Self {
         let (id, call) = match message {
             ClientJsonRpcMessage::Request(request) => {
                 (Some(request.id.clone()), describe_request(&request.request))
@@ -176,7 +176,7 @@ impl Post {
         Self {
             id,
             call,
-            faults,
+            failures,
             limit,
         }
     }
@@ -208,7 +208,7 @@ impl Post {
             let check = SseCheck {
                 id: self.id.clone(),
                 call: self.call.clone(),
-                faults: self.faults.clone(),
+                failures: self.failures.clone(),
                 limit: self.limit,
             };
             let events = checked_sse(response.bytes_stream(), check);
@@ -276,7 +276,7 @@ impl Post {
     /// Notes that the server failed this POST (`what` happened); a request ends with a
     /// JSON-RPC error saying so.
     fn failed(&self, what: &str, detail: String) -> Answer {
-        let failure = self.faults.note(what, detail);
+        let failure = self.failures.note(what, detail);
         match &self.id {
             Some(id) => Ok(StreamableHttpPostResponse::Json(
                 failed_answer(id.clone(), &failure.message),

@@ -12,8 +12,8 @@ use rmcp::model::RequestId;
 use rmcp::transport::streamable_http_client::SseError;
 use sse_stream::{Sse, SseStream};
 
-use super::faults::Faults;
 use super::pending::failed_answer;
+use super::server_failures::ServerFailures;
 use super::server_line::{Decoded, decode};
 
 /// What a POST's SSE answer is checked for.
@@ -23,7 +23,7 @@ pub(crate) struct SseCheck {
     /// The request, described (`tools/call `echo``).
     pub(crate) call: String,
     /// Where failures are noted.
-    pub(crate) faults: Arc<Faults>,
+    pub(crate) failures: Arc<ServerFailures>,
     /// The largest event.
     pub(crate) limit: usize,
 }
@@ -91,7 +91,7 @@ impl SseCheck {
             }
             Err(error) => format!("a broken SSE stream ({error})"),
         };
-        let failure = self.faults.note(
+        let failure = self.failures.note(
             &format!("answered {} with {problem}", self.call),
             String::new(),
         );
@@ -162,40 +162,40 @@ mod tests {
         serde_json::from_str(event.data.as_deref().unwrap()).unwrap()
     }
 
-    fn check(limit: usize) -> (SseCheck, Arc<Faults>) {
-        let faults = Arc::new(Faults::new("web", "http://h/mcp".into(), None));
+    fn check(limit: usize) -> (SseCheck, Arc<ServerFailures>) {
+        let failures = Arc::new(ServerFailures::new("web", "http://h/mcp".into(), None));
         let check = SseCheck {
             id: Some(NumberOrString::Number(2)),
             call: "tools/call `t`".into(),
-            faults: faults.clone(),
+            failures: failures.clone(),
             limit,
         };
-        (check, faults)
+        (check, failures)
     }
 
-    async fn events(body: &'static [u8], limit: usize) -> (Vec<Sse>, Arc<Faults>) {
-        let (check, faults) = check(limit);
+    async fn events(body: &'static [u8], limit: usize) -> (Vec<Sse>, Arc<ServerFailures>) {
+        let (check, failures) = check(limit);
         let chunks = body.chunks(7).map(|c| Ok(Bytes::from_static(c)));
         let stream = checked_sse(futures::stream::iter(chunks.collect::<Vec<_>>()), check);
         let events = stream.map(|event| event.unwrap()).collect().await;
-        (events, faults)
+        (events, failures)
     }
 
     #[tokio::test]
     async fn good_events_pass_unchanged() {
         let body = b"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n";
-        let (events, faults) = events(body, 1000).await;
+        let (events, failures) = events(body, 1000).await;
         assert_eq!(events.len(), 1);
         assert!(matches!(
             data_of(&events[0]),
             ServerJsonRpcMessage::Response(_)
         ));
-        assert_eq!(faults.count(), 0);
+        assert_eq!(failures.count(), 0);
     }
 
     #[tokio::test]
     async fn an_event_that_is_not_json_rpc_ends_the_call_with_an_error() {
-        let (events, faults) = events(b"id: 1\ndata: <html>\n\ndata: more\n\n", 1000).await;
+        let (events, failures) = events(b"id: 1\ndata: <html>\n\ndata: more\n\n", 1000).await;
         assert_eq!(events.len(), 1, "the stream ends after the failure");
         let ServerJsonRpcMessage::Error(error) = data_of(&events[0]) else {
             panic!("{:?}", events[0]);
@@ -209,13 +209,13 @@ mod tests {
             error.error.message.contains("mcp server `web`"),
             "{error:?}"
         );
-        assert_eq!(faults.count(), 1);
+        assert_eq!(failures.count(), 1);
     }
 
     #[tokio::test]
     async fn an_event_over_the_limit_ends_the_call_naming_the_limit() {
         let body = b"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"x\":\"0123456789\"}}\n\n";
-        let (events, faults) = events(body, 30).await;
+        let (events, failures) = events(body, 30).await;
         let ServerJsonRpcMessage::Error(error) = data_of(&events[0]) else {
             panic!("{:?}", events[0]);
         };
@@ -223,6 +223,6 @@ mod tests {
             error.error.message.contains("limit of 30 bytes"),
             "{error:?}"
         );
-        assert_eq!(faults.count(), 1);
+        assert_eq!(failures.count(), 1);
     }
 }

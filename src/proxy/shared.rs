@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use super::faults::ServerFailure;
 use super::record::CallRecorder;
+use super::server_failures::ServerFailure;
 use super::spec::{ProxyOptions, Upstream};
 use super::upstream::Connection;
 use crate::plumbing::lock::lock;
@@ -42,7 +42,7 @@ impl Shared {
     pub(crate) fn failures(&self) -> Vec<ServerFailure> {
         let mut failures = lock(&self.failures).clone();
         for connection in lock(&self.connections).iter() {
-            failures.extend(connection.faults.all());
+            failures.extend(connection.failures.all());
         }
         failures
     }

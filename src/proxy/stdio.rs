@@ -6,7 +6,7 @@
 //! - a line that is not a JSON-RPC message (invalid UTF-8, not JSON, not JSON-RPC);
 //! - the server exiting (or closing its stdout) while the proxy did not stop it.
 //!
-//! Each is noted in the connection's [`Faults`], naming the server, what was wrong and the
+//! Each is noted in the connection's [`ServerFailures`], naming the server, what was wrong and the
 //! call it happened during (with the exit status and the end of its stderr); the call it
 //! answers, found by its id, gets a JSON-RPC error saying so, which the trace records.
 //! After a bad line the session goes on; after an exit every waiting call ends.
@@ -21,10 +21,10 @@ use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::mpsc;
 
-use super::faults::Faults;
 use super::lines::{Line, LineReader};
 use super::pending::{Pending, failed_answer};
 use super::process::{ServerProcess, Spawned, describe_exit};
+use super::server_failures::ServerFailures;
 use super::server_line::{Decoded, decode, scan_ids};
 
 /// The largest message a stdio server may send: one line of its stdout. Larger ones are
@@ -49,16 +49,19 @@ pub(crate) struct StdioTransport {
 }
 
 impl StdioTransport {
-    /// Talks to `spawned`, noting its failures in `faults`. The process stays shared with
+    /// Talks to `spawned`, noting its failures in `failures`. The process stays shared with
     /// the caller, who can kill it.
-    pub(crate) fn new(spawned: Spawned, faults: Arc<Faults>) -> (Self, Arc<ServerProcess>) {
+    pub(crate) fn new(
+        spawned: Spawned,
+        failures: Arc<ServerFailures>,
+    ) -> (Self, Arc<ServerProcess>) {
         let process = Arc::new(spawned.process);
         let pending = Arc::new(Pending::default());
         let (deliver, incoming) = mpsc::channel(16);
         let reader = Reader {
             pending: pending.clone(),
             process: process.clone(),
-            faults,
+            failures,
             deliver,
         };
         let transport = Self {
@@ -119,7 +122,7 @@ impl Transport<RoleClient> for StdioTransport {
 struct Reader {
     pending: Arc<Pending>,
     process: Arc<ServerProcess>,
-    faults: Arc<Faults>,
+    failures: Arc<ServerFailures>,
     deliver: mpsc::Sender<ServerJsonRpcMessage>,
 }
 
@@ -206,12 +209,12 @@ impl Reader {
         match call {
             Some((id, call)) => {
                 let failure = self
-                    .faults
+                    .failures
                     .note(&format!("answered {call} with {what}"), detail);
                 vec![failed_answer(id, &failure.message)]
             }
             None => {
-                self.faults.note(&format!("sent {what}"), detail);
+                self.failures.note(&format!("sent {what}"), detail);
                 Vec::new()
             }
         }
@@ -240,9 +243,9 @@ impl Reader {
             (status, _) => describe_exit(status),
         };
         let failure = self
-            .faults
-            .note(&format!("{ended} {during}"), self.faults.stderr_tail());
-        self.faults.mark_gone();
+            .failures
+            .note(&format!("{ended} {during}"), self.failures.stderr_tail());
+        self.failures.mark_gone();
         calls
             .into_iter()
             .map(|(id, _)| failed_answer(id, &failure.message))

@@ -21,10 +21,10 @@ use rmcp::service::{
 use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, ServiceError};
 
 use super::error::ProxyError;
-use super::faults::{Faults, stderr_tail};
 use super::http_client::http_transport;
 use super::process::{ServerProcess, spawn_stdio};
 use super::routes::Routes;
+use super::server_failures::{ServerFailures, stderr_tail};
 use super::spec::Upstream;
 use super::stdio::StdioTransport;
 use super::versions::agent_version;
@@ -40,7 +40,7 @@ pub(crate) struct Connection {
     /// Translation tables shared with the relay.
     pub(crate) routes: Arc<Routes>,
     /// The server's failures seen on this connection.
-    pub(crate) faults: Arc<Faults>,
+    pub(crate) failures: Arc<ServerFailures>,
     running: tokio::sync::Mutex<Option<RunningService<RoleClient, Relay>>>,
     process: Option<Arc<ServerProcess>>,
 }
@@ -102,9 +102,13 @@ pub(crate) async fn connect(
     };
     let stdio = matches!(upstream, Upstream::Stdio { .. });
     let stderr_log = stdio.then(|| log.to_owned());
-    let faults = Arc::new(Faults::new(server, upstream.describe(), stderr_log.clone()));
-    let (handshake, process) = handshake(server, upstream, log, &faults, relay, timeout).await?;
-    let failed = |message: String| match faults.take().into_iter().next() {
+    let failures = Arc::new(ServerFailures::new(
+        server,
+        upstream.describe(),
+        stderr_log.clone(),
+    ));
+    let (handshake, process) = handshake(server, upstream, log, &failures, relay, timeout).await?;
+    let failed = |message: String| match failures.take().into_iter().next() {
         Some(failure) => ProxyError::Failed(failure),
         None => ProxyError::Initialize {
             server: server.to_owned(),
@@ -140,7 +144,7 @@ pub(crate) async fn connect(
                 process.kill();
             }
             return Err(ProxyError::Failed(
-                faults.note(&unknown.to_string(), String::new()),
+                failures.note(&unknown.to_string(), String::new()),
             ));
         }
     };
@@ -149,7 +153,7 @@ pub(crate) async fn connect(
         init,
         agent_version,
         routes,
-        faults,
+        failures,
         running: tokio::sync::Mutex::new(Some(running)),
         process,
     })
@@ -166,19 +170,19 @@ async fn handshake(
     server: &str,
     upstream: &Upstream,
     log: &Path,
-    faults: &Arc<Faults>,
+    failures: &Arc<ServerFailures>,
     relay: Relay,
     timeout: Duration,
 ) -> Result<(Handshake, Option<Arc<ServerProcess>>), ProxyError> {
     match upstream {
         Upstream::Stdio { .. } => {
             let spawned = spawn_stdio(server, upstream, log)?;
-            let (transport, process) = StdioTransport::new(spawned, faults.clone());
+            let (transport, process) = StdioTransport::new(spawned, failures.clone());
             let handshake = tokio::time::timeout(timeout, serve_client(relay, transport));
             Ok((handshake.await, Some(process)))
         }
         Upstream::Http { url, headers } => {
-            let transport = http_transport(url, header_map(server, headers)?, faults.clone());
+            let transport = http_transport(url, header_map(server, headers)?, failures.clone());
             let handshake = tokio::time::timeout(timeout, serve_client(relay, transport));
             Ok((handshake.await, None))
         }

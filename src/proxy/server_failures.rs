@@ -1,6 +1,6 @@
 //! The server under test failing: what the proxy notes when a server cannot be started or
 //! reached, exits, answers with an HTTP error or sends something that is not MCP. Each is a
-//! [`ServerFailure`], and each fails the task (`harness::verdict`). So does a `tools/list` it
+//! [`ServerFailure`], and each fails the task (`verdict`). So does a `tools/list` it
 //! answers with a JSON-RPC error or with no tool list (the agent has nothing to call). Any
 //! other JSON-RPC error, or an `isError` result, is the server working, and is never one.
 
@@ -44,7 +44,7 @@ impl fmt::Display for ServerFailure {
 /// The failures noted for one connection to a server (one agent session), by the transport
 /// that saw them.
 #[derive(Debug)]
-pub(crate) struct Faults {
+pub(crate) struct ServerFailures {
     server: String,
     upstream: String,
     log: Option<PathBuf>,
@@ -52,7 +52,7 @@ pub(crate) struct Faults {
     gone: AtomicBool,
 }
 
-impl Faults {
+impl ServerFailures {
     /// Failures of the server `server`, reached by `upstream` (its command line or URL),
     /// whose stderr goes to `log` (stdio servers).
     pub(crate) fn new(server: &str, upstream: String, log: Option<PathBuf>) -> Self {
@@ -149,17 +149,18 @@ mod tests {
 
     #[test]
     fn a_failure_names_the_server_its_command_and_its_log() {
-        let faults = Faults::new("db", "db-server --x".into(), Some("/logs/db.log".into()));
-        let failure = faults.note("exited with code 3 during tools/call `q`", "tail".into());
+        let failures =
+            ServerFailures::new("db", "db-server --x".into(), Some("/logs/db.log".into()));
+        let failure = failures.note("exited with code 3 during tools/call `q`", "tail".into());
         assert_eq!(
             failure.message,
             "mcp server `db` (`db-server --x`): exited with code 3 during tools/call `q` \
              (server stderr: /logs/db.log)"
         );
         assert_eq!(failure.to_string(), format!("{}\ntail", failure.message));
-        assert_eq!(faults.count(), 1);
-        assert_eq!(faults.take().len(), 1);
-        assert_eq!(faults.count(), 0);
+        assert_eq!(failures.count(), 1);
+        assert_eq!(failures.take().len(), 1);
+        assert_eq!(failures.count(), 0);
     }
 
     #[test]
