@@ -24,7 +24,7 @@ fn run_dir() -> &'static Path {
         let dir = tempfile::tempdir().expect("a temporary directory");
         // A changed snapshot writes a .snap.new beside the accepted one: not in the repository.
         let fixture = dir.path().join("html-report");
-        copy_dir(&repo().join("tests/fixtures/html-report"), &fixture);
+        crate::support::files::copy_tree(&repo().join("tests/fixtures/html-report"), &fixture);
         let output = dir.path().join("out");
         let run = Command::new(env!("CARGO_BIN_EXE_mcpeval"))
             .args([
@@ -58,18 +58,6 @@ fn run_dir() -> &'static Path {
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// `chromium`, or `None` after a skip note; with `CI` set a missing one fails the test.

@@ -29,7 +29,10 @@ impl Demo {
         let dir = tempfile::tempdir().unwrap();
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         for eval in ["demo", "agents"] {
-            copy_dir(&root.join("evals").join(eval), &dir.path().join(eval));
+            crate::support::files::copy_tree(
+                &root.join("evals").join(eval),
+                &dir.path().join(eval),
+            );
         }
         std::fs::remove_dir_all(dir.path().join("demo/snapshots")).unwrap();
         Demo { dir }
@@ -94,18 +97,6 @@ impl Demo {
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()
             .unwrap()
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
     }
 }
 

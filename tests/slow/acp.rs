@@ -291,7 +291,7 @@ async fn claude_code_over_acp_is_recorded_then_replayed_with_no_key() {
     // A copy of the fixture: the cassette is written beside the eval file.
     let dir = tempfile::tempdir().unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-acp");
-    copy_dir(&fixture, dir.path());
+    crate::support::files::copy_tree(&fixture, dir.path());
     let eval = dir.path().join("eval.yaml");
     let eval = eval.to_str().unwrap();
     let api = FakeAnthropic::start(add_script()).await;
@@ -331,16 +331,4 @@ async fn claude_code_over_acp_is_recorded_then_replayed_with_no_key() {
     let result = result_file(&output, "claude-acp__add");
     assert_eq!(result["taskOutput"], "The sum is 42.");
     assert_eq!(result["llmCalls"][0]["used"], "replayed", "{result:#}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
