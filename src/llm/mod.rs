@@ -5,27 +5,23 @@
 //! the API's own message.
 //!
 //! The seam is [`ChatClient`]: it takes a request body in the API's own shape and gives
-//! back the API's JSON reply. [`OpenAiClient`], [`AnthropicClient`] and [`GeminiClient`]
-//! are the implementations over HTTP; [`Provider`] picks one and [`LlmConfig::from_env`]
+//! back the API's JSON reply. [`ApiClient`] is the implementation over HTTP, one for every
+//! API; [`Provider`] picks the API and [`LlmConfig::from_env`]
 //! reads its base URL and key the way mcpchecker does. Recording and replaying LLM traffic
 //! happens behind the base URL a client is given.
 //!
 //! Bodies are plain [`serde_json::Value`]s, not typed structs: compatible servers differ in
 //! small ways that typed clients reject, and JSON is what a cassette stores.
 
-mod anthropic;
+mod api;
 mod client;
 mod error;
-mod gemini;
 mod http;
-mod openai;
 mod provider;
 mod usage;
 
-pub use anthropic::AnthropicClient;
+pub use api::{ApiClient, DEFAULT_OPENAI_BASE_URL, OpenAiConfig};
 pub use client::{ApiKey, ChatClient, ChatFuture, PLACEHOLDER_KEY, RetryPolicy};
 pub use error::LlmError;
-pub use gemini::GeminiClient;
-pub use openai::{DEFAULT_OPENAI_BASE_URL, OpenAiClient, OpenAiConfig};
 pub use provider::{LlmConfig, Provider};
 pub use usage::TokenUsage;

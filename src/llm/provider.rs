@@ -4,9 +4,9 @@
 use std::fmt;
 use std::time::Duration;
 
+use super::ApiClient;
 use super::client::{ApiKey, ChatClient, RetryPolicy};
 use super::error::LlmError;
-use super::{AnthropicClient, GeminiClient, OpenAiClient};
 
 /// An LLM provider: the API family a model is reached through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -78,11 +78,7 @@ impl Provider {
 
     /// The client of this provider's API for `model` (Gemini names the model in its URL).
     pub fn client(self, config: LlmConfig, model: &str) -> Result<Box<dyn ChatClient>, LlmError> {
-        Ok(match self {
-            Provider::OpenAi => Box::new(OpenAiClient::new(config)?),
-            Provider::Anthropic => Box::new(AnthropicClient::new(config)?),
-            Provider::Gemini => Box::new(GeminiClient::new(config, model)?),
-        })
+        Ok(Box::new(ApiClient::new(self, config, model)?))
     }
 }
 

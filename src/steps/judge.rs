@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::{Phase, StepContext, StepResult};
 use crate::config::{JudgeConfig, JudgeStep};
 use crate::llm::{
-    ApiKey, ChatClient, DEFAULT_OPENAI_BASE_URL, OpenAiClient, OpenAiConfig, RetryPolicy,
+    ApiClient, ApiKey, ChatClient, DEFAULT_OPENAI_BASE_URL, OpenAiConfig, Provider, RetryPolicy,
 };
 use crate::plumbing::text::shorten;
 
@@ -33,7 +33,7 @@ pub struct JudgeSettings {
 
 impl JudgeSettings {
     /// The client that asks the judge: two retries, half a second apart at first.
-    fn client(&self) -> Result<OpenAiClient, String> {
+    fn client(&self) -> Result<ApiClient, String> {
         let mut config = OpenAiConfig::new(self.base_url.clone(), self.api_key.clone());
         config.name = "the judge API";
         config.retry = RetryPolicy {
@@ -41,7 +41,7 @@ impl JudgeSettings {
             base_delay: Duration::from_millis(500),
             ..RetryPolicy::default()
         };
-        OpenAiClient::new(config).map_err(|e| e.to_string())
+        ApiClient::new(Provider::OpenAi, config, "").map_err(|e| e.to_string())
     }
 }
 

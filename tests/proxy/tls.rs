@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 
-use mcpeval::llm::{AnthropicClient, ApiKey, GeminiClient, LlmConfig, OpenAiClient, Provider};
+use mcpeval::llm::{ApiClient, ApiKey, LlmConfig, Provider};
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -70,9 +70,9 @@ fn child() {
     );
     let config = || LlmConfig::new("https://127.0.0.1:9/", ApiKey::new("k"));
     match case.as_str() {
-        "openai" => drop(OpenAiClient::new(config()).expect("client")),
-        "anthropic" => drop(AnthropicClient::new(config()).expect("client")),
-        "gemini" => drop(GeminiClient::new(config(), "models/m").expect("client")),
+        "openai" => drop(ApiClient::new(Provider::OpenAi, config(), "m").expect("client")),
+        "anthropic" => drop(ApiClient::new(Provider::Anthropic, config(), "m").expect("client")),
+        "gemini" => drop(ApiClient::new(Provider::Gemini, config(), "models/m").expect("client")),
         "provider" => drop(Provider::Anthropic.client(config(), "m").expect("client")),
         "builder" => drop(mcpeval::tls::client_builder().build().expect("client")),
         other => panic!("no case {other}"),

@@ -9,7 +9,7 @@ use mcpeval::agent::ProxiedServer;
 use mcpeval::agent::llm_agent::{
     LlmAgentOptions, LlmAgentRun, run_llm_agent, run_llm_agent_from_env,
 };
-use mcpeval::llm::{ApiKey, OpenAiClient, OpenAiConfig, Provider, RetryPolicy, TokenUsage};
+use mcpeval::llm::{ApiClient, ApiKey, OpenAiConfig, Provider, RetryPolicy, TokenUsage};
 use mcpeval::proxy::CallRecorder;
 use serde_json::{Value, json};
 use support::fake_openai::{FakeOpenAi, Reply, args, text, tool_calls};
@@ -17,7 +17,7 @@ use support::setup::Proxied;
 
 const KEY: &str = "sk-test-secret-key";
 
-fn client(base_url: &str, timeout: Duration) -> OpenAiClient {
+fn client(base_url: &str, timeout: Duration) -> ApiClient {
     let mut config = OpenAiConfig::new(base_url, ApiKey::new(KEY));
     config.timeout = timeout;
     config.retry = RetryPolicy {
@@ -25,7 +25,7 @@ fn client(base_url: &str, timeout: Duration) -> OpenAiClient {
         base_delay: Duration::from_millis(10),
         max_delay: Duration::from_millis(50),
     };
-    OpenAiClient::new(config).unwrap()
+    ApiClient::new(Provider::OpenAi, config, "").unwrap()
 }
 
 fn options() -> LlmAgentOptions {
@@ -485,7 +485,7 @@ async fn retry_after_seconds_are_honoured() {
         base_delay: Duration::from_millis(1),
         max_delay: Duration::from_secs(5),
     };
-    let llm = OpenAiClient::new(config).unwrap();
+    let llm = ApiClient::new(Provider::OpenAi, config, "").unwrap();
     let started = std::time::Instant::now();
     let run = run_llm_agent(&options(), "p", &[], &llm).await;
 
