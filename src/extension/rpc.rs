@@ -17,7 +17,7 @@ use tokio::sync::oneshot;
 use super::error::ExtensionError;
 use super::protocol::{Incoming, LogParams, method_not_found_line, parse_line, request_line};
 use crate::plumbing::lock::lock;
-use crate::plumbing::process::{Captured, ProcessGroupGuard, capture};
+use crate::plumbing::process::{Captured, ProcessGroupGuard, capture, spawn_in_group};
 
 /// How long a process that lost its connection gets to exit before its status is read.
 const EXIT_WAIT: Duration = Duration::from_secs(1);
@@ -60,20 +60,18 @@ pub struct RpcProcess {
 impl RpcProcess {
     /// Starts the program in a process group of its own.
     pub fn spawn(launch: &Launch<'_>) -> Result<Self, ExtensionError> {
-        let mut child = Command::new(launch.program)
-            .envs(launch.env.iter().map(|(k, v)| (k, v)))
-            .current_dir(launch.cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|source| ExtensionError::Spawn {
-                program: launch.program.display().to_string(),
-                source,
-            })?;
-        let group = ProcessGroupGuard::new(child.id().unwrap_or(0));
+        let (mut child, group) = spawn_in_group(
+            Command::new(launch.program)
+                .envs(launch.env.iter().map(|(k, v)| (k, v)))
+                .current_dir(launch.cwd)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        )
+        .map_err(|source| ExtensionError::Spawn {
+            program: launch.program.display().to_string(),
+            source,
+        })?;
         let connection = Arc::new(Mutex::new(Connection::default()));
         let stdin = Arc::new(tokio::sync::Mutex::new(child.stdin.take()));
         let stderr = Arc::new(Mutex::new(Captured::default()));

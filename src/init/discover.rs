@@ -22,7 +22,7 @@ use super::InitError;
 use super::headers::InitHeader;
 use crate::plumbing::error_text::error_chain;
 use crate::plumbing::lock::lock;
-use crate::plumbing::process::ProcessGroupGuard;
+use crate::plumbing::process::spawn_in_group;
 
 /// How to reach the server.
 #[derive(Debug, Clone)]
@@ -93,14 +93,12 @@ pub async fn discover(launch: &Launch, timeout: Duration) -> Result<Surface, Ini
                 .envs(env.iter().map(|(k, v)| (k, v)))
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .process_group(0)
-                .kill_on_drop(true);
-            let mut child = command.spawn().map_err(|source| InitError::Spawn {
-                command: launch.describe(),
-                source,
-            })?;
-            let mut group = ProcessGroupGuard::new(child.id().unwrap_or(0));
+                .stderr(Stdio::piped());
+            let (mut child, mut group) =
+                spawn_in_group(&mut command).map_err(|source| InitError::Spawn {
+                    command: launch.describe(),
+                    source,
+                })?;
             let stderr = Arc::new(Mutex::new(VecDeque::new()));
             let reader = child
                 .stderr

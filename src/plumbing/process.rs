@@ -15,7 +15,7 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::Command;
+use tokio::process::{Child, Command};
 
 use crate::plumbing::lock::lock;
 
@@ -174,6 +174,14 @@ pub async fn run(spec: &ProcessSpec, timeout: Duration) -> std::io::Result<Finis
     Ok(finished)
 }
 
+/// Starts `command` as the leader of a process group of its own, killed on drop: the one way
+/// mcpeval starts a process. The guard signals the whole group, what the leader started too.
+pub fn spawn_in_group(command: &mut Command) -> std::io::Result<(Child, ProcessGroupGuard)> {
+    let child = command.process_group(0).kill_on_drop(true).spawn()?;
+    let group = ProcessGroupGuard::new(child.id().unwrap_or(0));
+    Ok((child, group))
+}
+
 /// Like [`run`], but processes the leader left running in its group (a service a setup script
 /// started in the background) live on until the returned guard is dropped or killed.
 pub async fn run_leaving_group(
@@ -187,11 +195,8 @@ pub async fn run_leaving_group(
         .current_dir(&spec.cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = command.spawn()?;
-    let mut group = ProcessGroupGuard::new(child.id().unwrap_or(0));
+        .stderr(Stdio::piped());
+    let (mut child, mut group) = spawn_in_group(&mut command)?;
     let (out, err) = (
         Arc::new(Mutex::new(Captured::default())),
         Arc::new(Mutex::new(Captured::default())),

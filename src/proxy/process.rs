@@ -15,7 +15,7 @@ use tokio::sync::watch;
 use super::error::ProxyError;
 use super::spec::Upstream;
 use crate::plumbing::lock::lock;
-use crate::plumbing::process::{KILL_GRACE, ProcessGroupGuard};
+use crate::plumbing::process::{KILL_GRACE, ProcessGroupGuard, spawn_in_group};
 
 /// How long a killed server gets to be reaped before the proxy moves on.
 const REAP_WAIT: Duration = Duration::from_secs(2);
@@ -71,14 +71,11 @@ pub(crate) fn spawn_stdio(
         .envs(env.iter().map(|(key, value)| (key, value)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::from(stderr))
-        .process_group(0)
-        .kill_on_drop(true);
+        .stderr(Stdio::from(stderr));
     if let Some(cwd) = cwd {
         cmd.current_dir(cwd);
     }
-    let mut child = cmd.spawn().map_err(spawn_error)?;
-    let group = ProcessGroupGuard::new(child.id().unwrap_or(0));
+    let (mut child, group) = spawn_in_group(&mut cmd).map_err(spawn_error)?;
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(spawn_error(std::io::Error::other("its pipes are missing")));
     };

@@ -12,7 +12,7 @@ use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::mpsc;
 
-use crate::plumbing::process::{Captured, ProcessGroupGuard, capture};
+use crate::plumbing::process::{Captured, ProcessGroupGuard, capture, spawn_in_group};
 use crate::proxy::lines::{Line, LineReader};
 
 /// The longest line read whole from the agent; a longer one is reported, not parsed.
@@ -51,17 +51,15 @@ pub(super) struct AgentProcess {
 impl AgentProcess {
     /// Starts `launch` in a process group of its own.
     pub(super) fn spawn(launch: &Launch) -> std::io::Result<Self> {
-        let mut child = Command::new(&launch.program)
-            .args(&launch.args)
-            .envs(launch.env.iter().map(|(k, v)| (k, v)))
-            .current_dir(&launch.cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()?;
-        let group = ProcessGroupGuard::new(child.id().unwrap_or(0));
+        let (mut child, group) = spawn_in_group(
+            Command::new(&launch.program)
+                .args(&launch.args)
+                .envs(launch.env.iter().map(|(k, v)| (k, v)))
+                .current_dir(&launch.cwd)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        )?;
         let (sender, incoming) = mpsc::channel(256);
         if let Some(stdout) = child.stdout.take() {
             tokio::spawn(read_stdout(stdout, sender));
