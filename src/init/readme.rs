@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use super::headers::entry_headers;
 use super::tools::one_line;
-use super::yaml::cut;
 use super::{AgentChoice, Scaffold, ServerEntry};
+use crate::plumbing::text::cut_at_word;
 
 /// What the recording command sets so that its run accepts the call-trace snapshots.
 const RECORD_SNAPSHOTS: &str = "INSTA_UPDATE=always";
@@ -67,7 +67,7 @@ pub fn readme(scaffold: &Scaffold<'_>) -> String {
         .tools
         .iter()
         .filter(|tool| !tool.problems.is_empty())
-        .map(|tool| format!("`{}`", cut(&one_line(&tool.name), 80)))
+        .map(|tool| format!("`{}`", cut_at_word(&one_line(&tool.name), 80)))
         .collect();
     if !lacking.is_empty() {
         let _ = writeln!(
@@ -88,7 +88,7 @@ fn uncovered(out: &mut String, scaffold: &Scaffold<'_>) {
         items
             .iter()
             .filter_map(|item| item[key].as_str())
-            .map(|name| format!("`{}`", cut(&one_line(name), 80)))
+            .map(|name| format!("`{}`", cut_at_word(&one_line(name), 80)))
             .collect()
     };
     let kinds = [

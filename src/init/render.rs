@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 
 use super::headers::written_headers;
 use super::tools::{Pattern, ToolSpec};
-use super::yaml::{comment_text, cut, scalar};
+use super::yaml::{comment_text, scalar};
 use super::{AgentChoice, Scaffold, ServerEntry};
+use crate::plumbing::text::cut_at_word;
 
 /// Longest description a prompt repeats.
 const PROMPT_DESCRIPTION: usize = 300;
@@ -227,7 +228,7 @@ fn prompt_lines(scaffold: &Scaffold<'_>, tool: &ToolSpec) -> Vec<String> {
     if let Some(description) = &tool.description {
         lines.push(format!(
             "What it does, as the server describes it: {}",
-            cut(description, PROMPT_DESCRIPTION)
+            cut_at_word(description, PROMPT_DESCRIPTION)
         ));
     }
     if tool.required.is_empty() {
@@ -236,7 +237,7 @@ fn prompt_lines(scaffold: &Scaffold<'_>, tool: &ToolSpec) -> Vec<String> {
         let arguments: Vec<String> = tool
             .required
             .iter()
-            .map(|a| format!("{} ({})", one_line(&a.name), cut(&a.kind, 100)))
+            .map(|a| format!("{} ({})", one_line(&a.name), cut_at_word(&a.kind, 100)))
             .collect();
         lines.push(format!(
             "Call it with {}, set to values you choose.",

@@ -2,6 +2,7 @@
 //! are the same bytes for the same server: scalars plain when that is unambiguous, else
 //! double-quoted with every character a YAML parser could read otherwise escaped.
 
+use crate::plumbing::text::cut_at_word;
 use std::fmt::Write as _;
 
 /// Words a YAML 1.1 or 1.2 parser may read as something other than a string.
@@ -58,20 +59,7 @@ fn needs_escape(c: char) -> bool {
 
 /// A comment line's text: on one line, at most `max` characters (cut with `…`).
 pub fn comment_text(text: &str, max: usize) -> String {
-    cut(&super::tools::one_line(text), max)
-}
-
-/// `text` cut to at most `max` characters at a word boundary, with `…` when cut.
-pub fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let head: String = text.chars().take(max.saturating_sub(1)).collect();
-    let head = match head.rfind(' ') {
-        Some(space) if space > head.len() / 2 => &head[..space],
-        _ => head.as_str(),
-    };
-    format!("{}…", head.trim_end())
+    cut_at_word(&super::tools::one_line(text), max)
 }
 
 #[cfg(test)]
@@ -121,12 +109,5 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{yaml:?} does not load: {e}"));
             assert_eq!(read.value, text, "{yaml:?}");
         }
-    }
-
-    #[test]
-    fn long_text_is_cut_at_a_word() {
-        assert_eq!(cut("short", 10), "short");
-        assert_eq!(cut("one two three four", 12), "one two…");
-        assert_eq!(cut("ééééééééééé", 5), "éééé…");
     }
 }

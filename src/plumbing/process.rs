@@ -260,10 +260,7 @@ impl Captured {
     pub(crate) fn text(&self) -> String {
         let mut text = String::from_utf8_lossy(&self.kept).into_owned();
         if self.dropped > 0 {
-            let middle = (0..=MAX_CAPTURE / 2)
-                .rev()
-                .find(|i| text.is_char_boundary(*i))
-                .unwrap_or(0);
+            let middle = crate::plumbing::text::boundary(&text, MAX_CAPTURE / 2);
             text.insert_str(
                 middle,
                 &format!("\n[… {} bytes of output dropped …]\n", self.dropped),

@@ -103,11 +103,7 @@ pub(super) fn fitted(parts: Vec<Part>, limit: usize) -> String {
     }
     if out.len() > limit {
         // Only fixed parts longer than the limit get here: cut at a character boundary.
-        let mut end = limit;
-        while !out.is_char_boundary(end) {
-            end -= 1;
-        }
-        out.truncate(end);
+        out.truncate(crate::plumbing::text::boundary(&out, limit));
     }
     out
 }

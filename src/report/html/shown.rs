@@ -38,10 +38,7 @@ impl Shown {
 
     /// Text cut at `limit` bytes.
     pub(super) fn up_to(text: &str, limit: usize) -> Self {
-        let mut end = text.len().min(limit);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
+        let end = crate::plumbing::text::boundary(text, limit);
         let shown = &text[..end];
         Shown {
             text: shown.to_owned(),
