@@ -10,7 +10,7 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::cassette::{Interaction, RecordedResponse};
-use super::state::{ApiRequest, Shared, api_error};
+use super::state::{ApiRequest, LlmProxyState, api_error};
 use crate::plumbing::error_text::error_chain;
 use crate::plumbing::lock::lock;
 use crate::plumbing::secret;
@@ -28,7 +28,7 @@ const NOT_FORWARDED: [HeaderName; 6] = [
 
 /// Where a live answer is recorded: the slot of the run's interactions, and the request.
 pub(crate) struct Capture {
-    pub(crate) shared: Arc<Shared>,
+    pub(crate) shared: Arc<LlmProxyState>,
     pub(crate) index: usize,
     pub(crate) method: String,
     pub(crate) path: String,
@@ -61,7 +61,7 @@ impl Capture {
 /// Sends `request` upstream (headers included, never stored) and answers with what comes
 /// back; a failure to reach the API is answered 502 and noted as a problem of the run.
 pub(crate) async fn forward(
-    shared: &Arc<Shared>,
+    shared: &Arc<LlmProxyState>,
     request: ApiRequest,
     capture: Option<Capture>,
 ) -> Response {
@@ -126,7 +126,7 @@ fn answer_headers(upstream: &HeaderMap) -> HeaderMap {
 /// A body that passes each upstream chunk on at once; a task reads the upstream to its end
 /// (even when the agent has gone) and records the whole answer.
 fn stream_through(
-    shared: &Arc<Shared>,
+    shared: &Arc<LlmProxyState>,
     upstream: reqwest::Response,
     status: u16,
     content_type: Option<String>,
@@ -167,7 +167,7 @@ fn stream_through(
     ))
 }
 
-fn unreachable_upstream(shared: &Shared, path: &str, error: reqwest::Error) -> Response {
+fn unreachable_upstream(shared: &LlmProxyState, path: &str, error: reqwest::Error) -> Response {
     let message = format!(
         "mcpeval LLM proxy: cannot reach the LLM API at {} for {path}: {}",
         shared.upstream,
@@ -177,7 +177,7 @@ fn unreachable_upstream(shared: &Shared, path: &str, error: reqwest::Error) -> R
     api_error(shared.config.api, StatusCode::BAD_GATEWAY, &message)
 }
 
-fn note_problem(shared: &Shared, message: &str) {
+fn note_problem(shared: &LlmProxyState, message: &str) {
     let message = secret::redact(message, &shared.config.secrets);
     lock(&shared.state).problems.push(message);
 }

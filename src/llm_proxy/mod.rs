@@ -68,7 +68,7 @@ pub use turns::{RecordedTurn, recorded_turns};
 use cassette::CassetteParts;
 use matching::Replay;
 use normalize::Normalizer;
-use state::{RunState, Shared};
+use state::{LlmProxyState, RunState};
 
 /// What an [`LlmProxy`] needs for one task run.
 #[derive(Debug, Clone)]
@@ -169,7 +169,7 @@ impl LlmProxy {
             .name("mcpeval-llm-proxy".into())
             .spawn(move || runtime.block_on(stopped.cancelled_owned()))
             .map_err(|error| start_error(format!("cannot start its thread: {error}")))?;
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(LlmProxyState {
             normalizer,
             config,
             client,
@@ -276,16 +276,16 @@ fn initial_state(
 #[derive(Debug)]
 pub struct LlmProxyHandle {
     base_url: String,
-    shared: Arc<Shared>,
+    shared: Arc<LlmProxyState>,
     runtime: tokio::runtime::Handle,
     shutdown: CancellationToken,
     stop: CancellationToken,
     serve: Option<tokio::task::JoinHandle<()>>,
 }
 
-impl std::fmt::Debug for Shared {
+impl std::fmt::Debug for LlmProxyState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared")
+        f.debug_struct("LlmProxyState")
             .field("api", &self.config.api)
             .field("upstream", &self.upstream)
             .field("cassette", &self.config.cassette)

@@ -7,7 +7,7 @@ use super::cassette::{Cassette, CassetteMeta, CassetteParts, Interaction, write_
 use super::divergence::{Divergence, Unplayed};
 use super::error::LlmProxyError;
 use super::mode::{ModeUsed, RecordMode};
-use super::state::{RunState, Shared};
+use super::state::{LlmProxyState, RunState};
 use crate::plumbing::lock::lock;
 use crate::plumbing::secret;
 
@@ -67,7 +67,7 @@ impl LlmProxyOutcome {
 }
 
 /// The outcome of a stopped proxy; in a recording mode, the cassette is written first.
-pub(crate) fn finish(shared: &Shared) -> Result<LlmProxyOutcome, LlmProxyError> {
+pub(crate) fn finish(shared: &LlmProxyState) -> Result<LlmProxyOutcome, LlmProxyError> {
     let mut state = lock(&shared.state);
     let config = &shared.config;
     let used = match (&state.replay, state.live, state.record) {
@@ -123,7 +123,7 @@ fn turn_times(state: &RunState) -> Vec<TurnTime> {
         .collect()
 }
 
-fn last_refusal(shared: &Shared, state: &RunState) -> Option<String> {
+fn last_refusal(shared: &LlmProxyState, state: &RunState) -> Option<String> {
     let (status, message) = state.last_answer.as_ref()?;
     if *status < 400 {
         return None;
@@ -137,7 +137,7 @@ fn last_refusal(shared: &Shared, state: &RunState) -> Option<String> {
     Some(secret::redact(&text, &shared.config.secrets))
 }
 
-fn unplayed(shared: &Shared, state: &RunState) -> Option<Unplayed> {
+fn unplayed(shared: &LlmProxyState, state: &RunState) -> Option<Unplayed> {
     let replay = state.replay.as_ref()?;
     if state.divergence.is_some() || state.live {
         return None;
@@ -169,7 +169,7 @@ fn written_seqs(written: &[Option<Interaction>]) -> Vec<Option<usize>> {
 
 /// Writes what the run recorded (after the replayed part, in `new_episodes`), numbered
 /// from 1; refuses when a secret value occurs anywhere in it.
-fn write_cassette(shared: &Shared, state: &RunState) -> Result<(), LlmProxyError> {
+fn write_cassette(shared: &LlmProxyState, state: &RunState) -> Result<(), LlmProxyError> {
     let config = &shared.config;
     let interactions = (state.written.iter())
         .zip(written_seqs(&state.written))

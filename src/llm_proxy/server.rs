@@ -15,7 +15,7 @@ use super::divergence::Divergence;
 use super::forward::{self, Capture};
 use super::matching::Replay;
 use super::normalize::{request_key, without_key_param};
-use super::state::{ApiRequest, CallTime, RunState, Shared, api_error};
+use super::state::{ApiRequest, CallTime, LlmProxyState, RunState, api_error};
 use crate::plumbing::lock::lock;
 use crate::plumbing::secret;
 
@@ -25,7 +25,7 @@ enum Decision {
     Forward(Option<usize>),
 }
 
-pub(crate) fn router(shared: Arc<Shared>) -> axum::Router {
+pub(crate) fn router(shared: Arc<LlmProxyState>) -> axum::Router {
     axum::Router::new()
         .fallback(handle)
         .layer(axum::extract::DefaultBodyLimit::disable())
@@ -33,7 +33,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> axum::Router {
 }
 
 async fn handle(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<LlmProxyState>>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
@@ -83,7 +83,7 @@ async fn handle(
 }
 
 fn api_request(
-    shared: &Shared,
+    shared: &LlmProxyState,
     method: Method,
     uri: &Uri,
     api_path: &str,
@@ -111,7 +111,7 @@ fn api_request(
     }
 }
 
-fn decide(shared: &Shared, request: &ApiRequest) -> Decision {
+fn decide(shared: &LlmProxyState, request: &ApiRequest) -> Decision {
     let asked = Instant::now();
     let mut state = lock(&shared.state);
     state.requests += 1;
@@ -169,7 +169,7 @@ fn decide(shared: &Shared, request: &ApiRequest) -> Decision {
     }
 }
 
-fn divergence(shared: &Shared, state: &RunState, request: &ApiRequest) -> Divergence {
+fn divergence(shared: &LlmProxyState, state: &RunState, request: &ApiRequest) -> Divergence {
     let config = &shared.config;
     let replay = state.replay.as_ref();
     let mut closest = replay.and_then(|replay| replay.closest(&request.path, &request.normalized));
@@ -195,7 +195,7 @@ fn divergence(shared: &Shared, state: &RunState, request: &ApiRequest) -> Diverg
     }
 }
 
-fn diverged_again(shared: &Shared, request: &ApiRequest) -> String {
+fn diverged_again(shared: &LlmProxyState, request: &ApiRequest) -> String {
     format!(
         "mcpeval LLM proxy: {} {} not answered: an earlier request diverged from the cassette {}",
         request.method,

@@ -17,7 +17,7 @@ use super::normalize::Normalizer;
 use super::{LlmApi, LlmProxyConfig};
 
 /// What the request handlers share.
-pub(crate) struct Shared {
+pub(crate) struct LlmProxyState {
     pub(crate) config: LlmProxyConfig,
     pub(crate) normalizer: Normalizer,
     pub(crate) client: reqwest::Client,

@@ -40,7 +40,7 @@ use super::http_checks::{
     check_loopback, check_post, json, jsonrpc_error, parse_message, plain,
 };
 use super::session::{HttpFault, Outbox, SessionTransport};
-use super::shared::Shared;
+use super::shared::ProxyState;
 use crate::plumbing::lock::lock;
 
 /// How long a POST waits for its answer before the reply turns into an SSE stream.
@@ -52,7 +52,7 @@ const MAX_BODY: usize = 4 * 1024 * 1024;
 
 /// The sessions of one proxy.
 pub(crate) struct AgentHttp {
-    shared: Arc<Shared>,
+    shared: Arc<ProxyState>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     /// The proxy's stop signal: ends every session and stream.
     stop: CancellationToken,
@@ -65,7 +65,7 @@ struct Session {
 }
 
 impl AgentHttp {
-    pub(crate) fn new(shared: Arc<Shared>, stop: CancellationToken) -> Arc<Self> {
+    pub(crate) fn new(shared: Arc<ProxyState>, stop: CancellationToken) -> Arc<Self> {
         Arc::new(Self {
             shared,
             sessions: Mutex::new(HashMap::new()),

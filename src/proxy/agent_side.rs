@@ -26,7 +26,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use super::forward::{forward, result_as, tool_list_as};
 use super::inject::Delayed;
 use super::record_outcome::{call_outcome, json, list_outcome};
-use super::shared::Shared;
+use super::shared::ProxyState;
 use super::tool_rewrite::ToolRewrite;
 use super::upstream::{Connection, connect};
 use crate::plumbing::lock::lock;
@@ -34,12 +34,12 @@ use crate::trace::{CallKind, Injected, ListKind};
 
 /// The proxy as one agent session sees it: an MCP server that mirrors the real one.
 pub(crate) struct AgentSession {
-    shared: Arc<Shared>,
+    shared: Arc<ProxyState>,
     upstream: tokio::sync::OnceCell<Arc<Connection>>,
 }
 
 impl AgentSession {
-    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+    pub(crate) fn new(shared: Arc<ProxyState>) -> Self {
         Self {
             shared,
             upstream: tokio::sync::OnceCell::new(),

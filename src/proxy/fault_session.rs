@@ -20,19 +20,19 @@ use super::inject::{Delayed, FaultPlan};
 use super::record::{CANCELLED_CODE, PendingCall, PendingList};
 use super::record_outcome::{call_outcome, json};
 use super::session::{HttpFault, Outbox};
-use super::shared::Shared;
+use super::shared::ProxyState;
 use crate::fault::{FaultAction, FaultRule};
 use crate::trace::{CallKind, Injected, ListKind};
 
 /// The service of one agent session: faults first, then the proxy.
 pub(crate) struct FaultySession {
     inner: AgentSession,
-    shared: Arc<Shared>,
+    shared: Arc<ProxyState>,
     outbox: Arc<Outbox>,
 }
 
 impl FaultySession {
-    pub(crate) fn new(shared: Arc<Shared>, outbox: Arc<Outbox>) -> Self {
+    pub(crate) fn new(shared: Arc<ProxyState>, outbox: Arc<Outbox>) -> Self {
         FaultySession {
             inner: AgentSession::new(shared.clone()),
             shared,
@@ -198,7 +198,7 @@ enum Recording {
 }
 
 impl Recording {
-    fn begin(shared: &Shared, request: &ClientRequest, injected: Injected) -> Self {
+    fn begin(shared: &ProxyState, request: &ClientRequest, injected: Injected) -> Self {
         let (recorder, server) = (&shared.recorder, shared.server.as_str());
         let arguments = |arguments: &Option<serde_json::Map<String, Value>>| {
             arguments.clone().map(Value::Object)

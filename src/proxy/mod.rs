@@ -92,7 +92,7 @@ pub use tool_rewrite::{DECOY_ANSWER, RewriteNotes, ToolPatch, ToolRewrite};
 
 use crate::plumbing::lock::lock;
 use agent_http::AgentHttp;
-use shared::Shared;
+use shared::ProxyState;
 
 /// The `tracing` directive that keeps rmcp's per-message logging quiet.
 pub const LOG_FILTER: &str = "rmcp=error";
@@ -150,7 +150,7 @@ impl Proxy {
             });
         let (address, listener) = listener?;
         let stdio = matches!(upstream, Upstream::Stdio { .. });
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(ProxyState {
             server: server_name.to_owned(),
             upstream,
             log: log.clone(),
@@ -226,7 +226,7 @@ impl Drop for ProxyRuntime {
 #[derive(Debug)]
 pub struct ProxyHandle {
     url: String,
-    shared: Arc<Shared>,
+    shared: Arc<ProxyState>,
     stderr_log: Option<PathBuf>,
     cancel: CancellationToken,
     serve: Option<tokio::task::JoinHandle<()>>,

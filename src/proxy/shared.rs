@@ -10,7 +10,7 @@ use super::upstream::Connection;
 use crate::plumbing::lock::lock;
 
 /// State shared by the sessions of one proxy.
-pub(crate) struct Shared {
+pub(crate) struct ProxyState {
     pub(crate) server: String,
     pub(crate) upstream: Upstream,
     pub(crate) log: PathBuf,
@@ -23,7 +23,7 @@ pub(crate) struct Shared {
     pub(crate) rewrite_notes: Mutex<super::tool_rewrite::RewriteNotes>,
 }
 
-impl Shared {
+impl ProxyState {
     pub(crate) fn register(&self, connection: Arc<Connection>) {
         let mut connections = lock(&self.connections);
         if !connections
@@ -48,9 +48,9 @@ impl Shared {
     }
 }
 
-impl std::fmt::Debug for Shared {
+impl std::fmt::Debug for ProxyState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared")
+        f.debug_struct("ProxyState")
             .field("server", &self.server)
             .field("upstream", &self.upstream.describe())
             .finish_non_exhaustive()

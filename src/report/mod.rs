@@ -51,7 +51,7 @@ pub use result::{
     run_name,
 };
 pub use schema::{SchemaSummary, ToolSchemaCounts};
-pub use stats::{SignFlip, Verdict, format_p, holm, mcnemar_exact, sign_flip, verdict};
+pub use stats::{SignFlip, VariantVerdict, format_p, holm, mcnemar_exact, sign_flip, verdict};
 pub use summary::{LlmRunCounts, Summary, Tally};
 pub use surface::Surface;
 pub use task_diff::{Change, Direction, TaskDiff};

@@ -195,7 +195,7 @@ pub fn holm(p_values: &[f64]) -> Vec<f64> {
 
 /// What a comparison concludes about a variant against its baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Verdict {
+pub enum VariantVerdict {
     /// The variant passes more tasks, and the difference is significant.
     #[serde(rename = "better")]
     Better,
@@ -207,13 +207,13 @@ pub enum Verdict {
     NoClearDifference,
 }
 
-impl Verdict {
+impl VariantVerdict {
     /// `better`, `worse` or `no clear difference`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Better => "better",
-            Verdict::Worse => "worse",
-            Verdict::NoClearDifference => "no clear difference",
+            VariantVerdict::Better => "better",
+            VariantVerdict::Worse => "worse",
+            VariantVerdict::NoClearDifference => "no clear difference",
         }
     }
 }
@@ -221,7 +221,7 @@ impl Verdict {
 /// The verdict at `ALPHA` on the Holm-adjusted p-value, by the sign of `difference`
 /// (variant minus baseline), with its reason. With fewer than `MIN_DISCORDANT` discordant
 /// tasks no exact test can show a difference: no clear difference, whatever the p-value.
-pub fn verdict(adjusted_p: f64, difference: f64, discordant: usize) -> (Verdict, String) {
+pub fn verdict(adjusted_p: f64, difference: f64, discordant: usize) -> (VariantVerdict, String) {
     if discordant < MIN_DISCORDANT {
         let differ = match discordant {
             0 => "no task differs".to_owned(),
@@ -232,17 +232,17 @@ pub fn verdict(adjusted_p: f64, difference: f64, discordant: usize) -> (Verdict,
             "{differ}; at least {MIN_DISCORDANT} are needed before an exact test can show a \
              difference at α = {ALPHA}"
         );
-        return (Verdict::NoClearDifference, reason);
+        return (VariantVerdict::NoClearDifference, reason);
     }
     let p = format_p(adjusted_p);
     if adjusted_p >= ALPHA || adjusted_p.is_nan() || difference == 0.0 {
         let reason = format!("Holm-adjusted p = {p} is not below α = {ALPHA}");
-        return (Verdict::NoClearDifference, reason);
+        return (VariantVerdict::NoClearDifference, reason);
     }
     let verdict = if difference > 0.0 {
-        Verdict::Better
+        VariantVerdict::Better
     } else {
-        Verdict::Worse
+        VariantVerdict::Worse
     };
     (verdict, format!("Holm-adjusted p = {p} < α = {ALPHA}"))
 }
@@ -389,10 +389,10 @@ mod tests {
 
     #[test]
     fn verdicts_follow_the_adjusted_p_value_and_the_sign() {
-        assert_eq!(verdict(0.0352, -0.3, 15).0, Verdict::Worse);
-        assert_eq!(verdict(0.0352, 0.3, 15).0, Verdict::Better);
+        assert_eq!(verdict(0.0352, -0.3, 15).0, VariantVerdict::Worse);
+        assert_eq!(verdict(0.0352, 0.3, 15).0, VariantVerdict::Better);
         let (v, reason) = verdict(0.0625, 0.3, 10);
-        assert_eq!(v, Verdict::NoClearDifference);
+        assert_eq!(v, VariantVerdict::NoClearDifference);
         assert_eq!(reason, "Holm-adjusted p = 0.0625 is not below α = 0.05");
         assert_eq!(
             verdict(0.0352, 0.3, 15).1,
@@ -403,7 +403,7 @@ mod tests {
     #[test]
     fn fewer_than_six_discordant_tasks_make_no_clear_difference() {
         let (v, reason) = verdict(0.001, 1.0, 4);
-        assert_eq!(v, Verdict::NoClearDifference);
+        assert_eq!(v, VariantVerdict::NoClearDifference);
         assert_eq!(
             reason,
             "only 4 tasks differ; at least 6 are needed before an exact test can show a \
@@ -411,16 +411,19 @@ mod tests {
         );
         assert!(verdict(0.001, 1.0, 0).1.starts_with("no task differs;"));
         assert!(verdict(0.001, 1.0, 1).1.starts_with("only 1 task differs;"));
-        assert_eq!(verdict(0.03125, 1.0, 6).0, Verdict::Better);
+        assert_eq!(verdict(0.03125, 1.0, 6).0, VariantVerdict::Better);
         // The rule's reason: 5 discordant pairs cannot go below 0.0625.
         assert_eq!(mcnemar_exact(0, 5), 0.0625);
     }
 
     #[test]
     fn verdicts_serialise_as_words_and_p_values_print_short() {
-        let words =
-            serde_json::to_string(&[Verdict::Better, Verdict::Worse, Verdict::NoClearDifference])
-                .unwrap();
+        let words = serde_json::to_string(&[
+            VariantVerdict::Better,
+            VariantVerdict::Worse,
+            VariantVerdict::NoClearDifference,
+        ])
+        .unwrap();
         assert_eq!(words, r#"["better","worse","no clear difference"]"#);
         assert_eq!(format_p(0.03515625), "0.0352");
         assert_eq!(format_p(1.0), "1.0000");

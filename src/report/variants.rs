@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::stats::{self, Verdict, format_p};
+use super::stats::{self, VariantVerdict, format_p};
 use super::{PassCount, TaskResult, wilson_interval};
 
 /// One variant's figures over its runs.
@@ -109,7 +109,7 @@ pub struct Comparison {
     /// The p-value adjusted by Holm–Bonferroni over the eval's comparisons.
     pub adjusted_p_value: f64,
     /// `better`, `worse` or `no clear difference` (at α = 0.05, on the adjusted p-value).
-    pub verdict: Verdict,
+    pub verdict: VariantVerdict,
     /// Why.
     pub reason: String,
 }
@@ -295,7 +295,7 @@ fn compare(
         test,
         p_value,
         adjusted_p_value: p_value,
-        verdict: Verdict::NoClearDifference,
+        verdict: VariantVerdict::NoClearDifference,
         reason: format!("no task ran in both {variant} and {baseline_name}"),
     }
 }

@@ -92,7 +92,7 @@ fn one_run_per_task_is_compared_by_mcnemar_exact() {
     // 2 · Σ_{i ≤ 3} C(15, i) / 2^15 (Python's math.comb).
     assert!((comparison.p_value - 0.03515625).abs() < 1e-12);
     assert_eq!(comparison.adjusted_p_value, comparison.p_value);
-    assert_eq!(comparison.verdict, Verdict::Worse);
+    assert_eq!(comparison.verdict, VariantVerdict::Worse);
     assert!((comparison.difference - (-9.0 / 30.0)).abs() < 1e-12);
     let lines = render_variants(&report.variants, &report.comparisons);
     assert_eq!(
@@ -116,17 +116,17 @@ fn holm_adjusts_over_an_evals_variants_only() {
     results.extend(paired("e", "c", &outcomes(4, 0, 8)));
     results.extend(paired("other", "codex", &outcomes(10, 0, 2)));
     let report = VariantReport::of(&results);
-    let found: Vec<(&str, &str, f64, Verdict)> = (report.comparisons.iter())
+    let found: Vec<(&str, &str, f64, VariantVerdict)> = (report.comparisons.iter())
         .map(|c| {
             let (eval, variant) = (c.eval.as_str(), c.variant.as_str());
             (eval, variant, c.adjusted_p_value, c.verdict)
         })
         .collect();
     let expected = [
-        ("e", "a", 0.005859375, Verdict::Better),
-        ("e", "b", 0.21875, Verdict::NoClearDifference),
-        ("e", "c", 0.21875, Verdict::NoClearDifference),
-        ("other", "codex", 0.001953125, Verdict::Better),
+        ("e", "a", 0.005859375, VariantVerdict::Better),
+        ("e", "b", 0.21875, VariantVerdict::NoClearDifference),
+        ("e", "c", 0.21875, VariantVerdict::NoClearDifference),
+        ("other", "codex", 0.001953125, VariantVerdict::Better),
     ];
     assert_eq!(found.len(), expected.len(), "{found:?}");
     for (found, expected) in found.iter().zip(expected) {
@@ -169,7 +169,7 @@ fn several_runs_per_task_are_compared_by_the_sign_flip_test_on_pass_rates() {
     assert_eq!((c.tasks, c.better, c.worse, c.same), (8, 6, 2, 0));
     assert_eq!(c.test, PairedTest::SignFlipExact);
     assert!((c.p_value - 0.109375).abs() < 1e-12, "{c:?}");
-    assert_eq!(c.verdict, Verdict::NoClearDifference);
+    assert_eq!(c.verdict, VariantVerdict::NoClearDifference);
     let codex = &report.variants[1];
     assert_eq!((codex.k, codex.tasks, codex.runs), (Some(5), 8, 40));
     // Only t07 passed all five runs: pass^5 is 1/8; the baseline's t08 (which codex did
@@ -196,7 +196,7 @@ fn more_than_twenty_differing_tasks_are_sampled() {
     assert_eq!(c.test, PairedTest::SignFlipSampled);
     // No draw reaches all 25 halves of the same sign: 1 / 10,001.
     assert_eq!(c.p_value, 1.0 / 10_001.0);
-    assert_eq!(c.verdict, Verdict::Worse);
+    assert_eq!(c.verdict, VariantVerdict::Worse);
     assert_eq!(c.test.label(), "sign-flip (10000 draws)");
 }
 
@@ -281,7 +281,7 @@ fn only_tasks_both_variants_ran_are_compared() {
         run("e", "b", "codex", "claude", true),
     ]);
     let c = &none.comparisons[0];
-    assert_eq!((c.tasks, c.verdict), (0, Verdict::NoClearDifference));
+    assert_eq!((c.tasks, c.verdict), (0, VariantVerdict::NoClearDifference));
     assert_eq!(c.reason, "no task ran in both codex and claude");
 }
 

@@ -23,7 +23,7 @@ use crate::steps::{
 use crate::trace::CallTrace;
 
 /// What the timed part of a run shares with the code that waits for it.
-pub(crate) struct Shared {
+pub(crate) struct TimedRun {
     pub(crate) phase: Arc<Mutex<RunPhase>>,
     pub(crate) report: Mutex<RunReport>,
     pub(crate) groups: Mutex<Vec<ProcessGroupGuard>>,
@@ -35,7 +35,7 @@ pub(crate) struct Shared {
     pub(crate) deadline: std::time::Instant,
 }
 
-impl Shared {
+impl TimedRun {
     pub(crate) fn set_phase(&self, phase: RunPhase) {
         *lock(&self.phase) = phase;
     }
@@ -48,7 +48,7 @@ impl Shared {
 /// Setup, the agent, verify and the assertions, in order, each recorded in the shared
 /// report as it ends; bounded by the task timeout from outside.
 pub(crate) async fn run_main(
-    shared: &Shared,
+    shared: &TimedRun,
     eval: &Eval,
     task: &Task,
     servers: &[(McpServer, String)],

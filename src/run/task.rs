@@ -13,7 +13,7 @@ use crate::plumbing::interrupt;
 use crate::plumbing::lock::lock;
 use crate::proxy::{CallRecorder, FaultPlan, Proxy, ProxyHandle, ProxyOptions, ServerFailure};
 use crate::report::FaultNote;
-use crate::run::phases::{Shared, run_main, step_context};
+use crate::run::phases::{TimedRun, run_main, step_context};
 use crate::run::report::{RunOptions, RunPhase, RunReport};
 use crate::run::secrets::{redact_files, run_secrets};
 use crate::run::servers::upstream_of;
@@ -74,7 +74,7 @@ pub async fn run_task(
         .timeout
         .or(eval.default_limits.timeout)
         .unwrap_or(DEFAULT_TASK_TIMEOUT);
-    let shared = Arc::new(Shared {
+    let shared = Arc::new(TimedRun {
         phase,
         report: Mutex::new(report),
         groups: Mutex::new(Vec::new()),
@@ -207,7 +207,7 @@ async fn start_proxies(
 /// Waits for the timed part of the run; on the task timeout or a signal
 /// ([`interrupt`](crate::plumbing::interrupt)) it is aborted, every process it started killed, and the
 /// report says in which phase.
-async fn wait_within(shared: &Shared, mut main: tokio::task::JoinHandle<()>, timeout: Duration) {
+async fn wait_within(shared: &TimedRun, mut main: tokio::task::JoinHandle<()>, timeout: Duration) {
     let started = Instant::now();
     let ended = tokio::select! {
         // A run that ended keeps its verdict even when a signal comes at the same moment.
@@ -241,7 +241,7 @@ async fn wait_within(shared: &Shared, mut main: tokio::task::JoinHandle<()>, tim
 }
 
 /// Cleanup always runs once setup has started, with its own timeout.
-async fn run_cleanup(shared: &Shared, eval: &Eval, task: &Task, options: &RunOptions) {
+async fn run_cleanup(shared: &TimedRun, eval: &Eval, task: &Task, options: &RunOptions) {
     if task.cleanup.is_empty() || *lock(&shared.phase) == RunPhase::Start {
         return;
     }

@@ -234,14 +234,14 @@ async fn ask(settings: &JudgeSettings, request: &Value) -> Result<String, String
 
 /// The judge's verdict.
 #[derive(Debug, Deserialize)]
-struct Verdict {
+struct JudgeVerdict {
     passed: bool,
     #[serde(default)]
     reason: String,
 }
 
 /// The verdict in a reply: a JSON object, also inside ```json fences or other text.
-fn parse_verdict(content: &str) -> Option<Verdict> {
+fn parse_verdict(content: &str) -> Option<JudgeVerdict> {
     let text = content.trim();
     if let Ok(verdict) = serde_json::from_str(text) {
         return Some(verdict);

@@ -6,7 +6,9 @@
 use serde::Serialize;
 
 use super::shown::millis;
-use crate::report::{Comparison, Report, VariantSummary, Verdict, format_p, variant_matrices};
+use crate::report::{
+    Comparison, Report, VariantSummary, VariantVerdict, format_p, variant_matrices,
+};
 
 /// One eval's variants.
 #[derive(Serialize)]
@@ -165,9 +167,9 @@ fn comparison_row(c: &Comparison) -> ComparisonRow {
         adjusted_p_value: format_p(c.adjusted_p_value),
         verdict: c.verdict.as_str(),
         class: match c.verdict {
-            Verdict::Better => "better",
-            Verdict::Worse => "worse",
-            Verdict::NoClearDifference => "unclear",
+            VariantVerdict::Better => "better",
+            VariantVerdict::Worse => "worse",
+            VariantVerdict::NoClearDifference => "unclear",
         },
         reason: c.reason.clone(),
     }
