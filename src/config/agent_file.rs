@@ -12,7 +12,7 @@ use super::agent::{
     AcpAgent, Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, DEFAULT_AGENT_TIMEOUT,
     RunPrompt,
 };
-use super::builtin::{BUILTIN_TYPES, BuiltinKeys, builtin_agent};
+use super::builtin::{BuiltinKeys, builtin_agent, builtin_names};
 use super::check::Checker;
 use super::error::{ConfigErrors, did_you_mean};
 use super::shell_script;
@@ -326,7 +326,7 @@ impl RawBuiltin {
                 "builtin.type",
                 format!(
                     "missing required field; expected one of {}",
-                    BUILTIN_TYPES.join(", ")
+                    builtin_names().join(", ")
                 ),
             );
             return None;

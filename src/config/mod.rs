@@ -49,8 +49,11 @@ pub use arguments_match::{Comparison, Difference};
 pub use assertion_kind::AssertionKind;
 pub use assertions::{AfterFault, Assertions, SkillMatcher};
 #[cfg(feature = "cli")]
-pub(crate) use builtin::BUILTIN_TYPES;
-pub use builtin::llm_agent_model;
+#[cfg(all(feature = "cli", test))]
+pub(crate) use builtin::BUILTINS;
+#[cfg(feature = "cli")]
+pub(crate) use builtin::{builtin_kind, builtin_names};
+pub use builtin::{key_variable, llm_agent_model};
 pub use error::{ConfigError, ConfigErrors, did_you_mean, suggest};
 pub use eval::{Eval, SnapshotMode, duplicate_eval_names, load_eval, load_eval_with};
 pub use extensions::{

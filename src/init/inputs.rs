@@ -18,8 +18,8 @@ pub(super) enum AgentInput {
 
 pub(super) fn agent_input(args: &InitArgs, cwd: &Path) -> Result<AgentInput, InitError> {
     if let Some(kind) = args.agent.strip_prefix("builtin.") {
-        if !crate::config::BUILTIN_TYPES.contains(&kind) {
-            let known: Vec<String> = crate::config::BUILTIN_TYPES
+        let Some(builtin) = crate::config::builtin_kind(kind) else {
+            let known: Vec<String> = crate::config::builtin_names()
                 .iter()
                 .map(|t| format!("builtin.{t}"))
                 .collect();
@@ -28,8 +28,8 @@ pub(super) fn agent_input(args: &InitArgs, cwd: &Path) -> Result<AgentInput, Ini
                 args.agent,
                 known.join(", ")
             )));
-        }
-        let needs_model = matches!(kind, "llm-agent" | "openai-agent" | "openai-acp");
+        };
+        let needs_model = builtin.provider.is_none();
         match &args.model {
             Some(model) if needs_model => {
                 crate::config::llm_agent_model(model)

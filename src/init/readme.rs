@@ -121,7 +121,7 @@ fn uncovered(out: &mut String, scaffold: &Scaffold<'_>) {
 
 fn next_steps(out: &mut String, scaffold: &Scaffold<'_>, eval: &str) {
     let key = match scaffold.agent {
-        AgentChoice::Builtin { kind, model } => key_variable(kind, model.as_deref()),
+        AgentChoice::Builtin { kind, model } => crate::config::key_variable(kind, model.as_deref()),
         AgentChoice::File { .. } => None,
     };
     let with_key = match key {
@@ -196,18 +196,6 @@ fn credentials(out: &mut String, scaffold: &Scaffold<'_>) {
         );
     }
     out.push('\n');
-}
-
-/// The variable that holds the API key of a builtin agent.
-fn key_variable(kind: &str, model: Option<&str>) -> Option<&'static str> {
-    match kind {
-        "claude-code" => Some("ANTHROPIC_API_KEY"),
-        "codex" => Some("OPENAI_API_KEY"),
-        "gemini-cli" => Some("GEMINI_API_KEY"),
-        _ => model
-            .and_then(|m| crate::config::llm_agent_model(m).ok())
-            .and_then(|(provider, _)| provider.key_vars().first().copied()),
-    }
 }
 
 fn count(n: usize, what: &str) -> String {

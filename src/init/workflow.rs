@@ -24,14 +24,6 @@ pub enum CiKind {
 /// Where the workflow is written, relative to DIR.
 pub const WORKFLOW: &str = ".github/workflows/evals.yml";
 
-/// The agent programs' npm packages at the versions mcpeval is tested with
-/// (.ci/install-peers.sh), by builtin kind.
-const AGENT_PROGRAMS: [(&str, &str); 3] = [
-    ("claude-code", "@anthropic-ai/claude-code@2.1.330"),
-    ("codex", "@openai/codex@0.169.0"),
-    ("gemini-cli", "@google/gemini-cli@0.61.0"),
-];
-
 /// What the workflow is made from.
 pub struct WorkflowInput<'a> {
     /// `evals/<name>/eval.yaml`, relative to DIR.
@@ -186,19 +178,8 @@ fn agent_needs(agent: &AgentChoice) -> (Option<&'static str>, Option<&'static st
     let AgentChoice::Builtin { kind, model } = agent else {
         return (None, None);
     };
-    let program = AGENT_PROGRAMS
-        .iter()
-        .find(|(name, _)| name == kind)
-        .map(|(_, package)| *package);
-    let key = match kind.as_str() {
-        "claude-code" => Some("ANTHROPIC_API_KEY"),
-        "codex" => Some("OPENAI_API_KEY"),
-        "gemini-cli" => Some("GEMINI_API_KEY"),
-        _ => model
-            .as_deref()
-            .and_then(|model| crate::config::llm_agent_model(model).ok())
-            .and_then(|(provider, _)| provider.key_vars().first().copied()),
-    };
+    let program = crate::config::builtin_kind(kind).and_then(|builtin| builtin.npm_package);
+    let key = crate::config::key_variable(kind, model.as_deref());
     (key, program)
 }
 

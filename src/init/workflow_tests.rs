@@ -158,7 +158,11 @@ fn the_agent_programs_are_the_versions_mcpeval_is_tested_with() {
     let peers =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/install-peers.sh"))
             .unwrap();
-    for (_, package) in AGENT_PROGRAMS {
+    let packages = crate::config::BUILTINS
+        .iter()
+        .filter_map(|kind| kind.npm_package);
+    assert_eq!(packages.clone().count(), 3);
+    for package in packages {
         let (name, version) = package.rsplit_once('@').unwrap();
         assert!(
             peers.contains(&format!("install {name} {version}\n")),

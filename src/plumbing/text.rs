@@ -23,7 +23,8 @@ pub fn shorten(text: &str, max_bytes: usize) -> String {
 }
 
 /// `text` cut to at most `max` characters, at a word boundary when one is in its second
-/// half, with `…` when cut.
+/// half, with `…` when cut (for `mcpeval init`'s comment lines).
+#[cfg(feature = "cli")]
 pub fn cut_at_word(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_owned();
@@ -54,6 +55,7 @@ mod tests {
         assert_eq!(boundary("abc", 10), 3);
     }
 
+    #[cfg(feature = "cli")]
     #[test]
     fn a_cut_at_a_word_ends_at_a_space_in_the_second_half() {
         assert_eq!(cut_at_word("short", 10), "short");
