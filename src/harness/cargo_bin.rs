@@ -17,7 +17,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::Mutex;
 
 use super::target_dir::{TestBuild, same_path};
-use crate::plumbing::cargo_metadata::{Metadata, Package, Target};
+use crate::plumbing::cargo_metadata::{Metadata, Package, Target, without_test_variables};
 use libtest_mimic::{Arguments, Trial};
 
 /// A binary asked for with `Harness::cargo_bin`.
@@ -329,7 +329,7 @@ fn closest<'a>(bin: &str, names: &[&'a str]) -> Option<&'a str> {
 impl BuildCommand {
     /// Runs cargo, its output passed on to stderr line by line as it comes.
     fn run(&self) -> Result<(), CargoBinError> {
-        let mut child = Command::new(&self.cargo)
+        let mut child = without_test_variables(&mut Command::new(&self.cargo))
             .args(&self.args)
             .current_dir(&self.workspace_root)
             .stdin(Stdio::null())

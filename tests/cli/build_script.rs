@@ -2,13 +2,11 @@
 //! watch and cannot find counts as changed, so every build, and every nested `cargo` a test
 //! runs, would compile the crate again.
 
-use std::process::Command;
-
 /// `cargo test --no-run --test fixture -v` in this checkout (what tests/run/snapshot_update.rs
 /// runs, built already by the `cargo test` running this test): its stderr, Cargo's
 /// `Fresh`/`Dirty`/`Compiling` lines.
 fn build() -> String {
-    let out = Command::new(env!("CARGO"))
+    let out = crate::support::cargo::command()
         .args(["test", "--no-run", "--test", "fixture", "-v"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("CARGO_TERM_COLOR", "never")

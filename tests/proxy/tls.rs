@@ -165,7 +165,7 @@ async fn an_unknown_certificate_is_refused() {
 /// The packages `cargo tree` lists for this crate's normal and build dependencies, with
 /// `args` (features).
 fn dependency_packages(args: &[&str]) -> Vec<String> {
-    let output = Command::new(env!("CARGO"))
+    let output = crate::support::cargo::command()
         .args([
             "tree",
             "--offline",

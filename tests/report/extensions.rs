@@ -239,7 +239,7 @@ fn validate_starts_no_extension_and_lists_the_steps_it_could_not_check() {
 
 #[test]
 fn under_nextest_each_test_process_starts_and_shuts_down_its_own_extension() {
-    let nextest = Command::new(env!("CARGO"))
+    let nextest = crate::support::cargo::command()
         .args(["nextest", "--version"])
         .output();
     if !nextest.is_ok_and(|o| o.status.success()) {
@@ -251,7 +251,7 @@ fn under_nextest_each_test_process_starts_and_shuts_down_its_own_extension() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO"))
+    let out = crate::support::cargo::command()
         .args(["nextest", "run", "--test", "fixture", "--no-fail-fast"])
         .args(["--color", "never", "-E", "test(/^ext::/)"])
         .env("MCPEVAL_FIXTURE", FIXTURES)

@@ -446,7 +446,7 @@ fn nextest(fixture: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
 
 /// [`nextest`] with the output directory `<CARGO_TARGET_TMPDIR>/<output>`.
 fn nextest_into(output: &str, fixture: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO"))
+    crate::support::cargo::command()
         .args([
             "nextest",
             "run",
@@ -570,7 +570,7 @@ fn nextest_runs_each_task_in_its_own_process_with_names_filters_and_exit_code() 
         "{text}"
     );
 
-    let listed = Command::new(env!("CARGO"))
+    let listed = crate::support::cargo::command()
         .args([
             "nextest",
             "list",

@@ -76,7 +76,7 @@ impl Demo {
                 command
             }
             Door::CargoTest => {
-                let mut command = Command::new(env!("CARGO"));
+                let mut command = crate::support::cargo::command();
                 command
                     .args(["test", "--quiet", "--test", "fixture", "--"])
                     .args(["demo::arithmetic", "--exact"])

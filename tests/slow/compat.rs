@@ -210,7 +210,7 @@ fn a_task_name_with_spaces_is_a_test_name_that_exact_selects() {
 
 #[test]
 fn nextest_filters_a_task_name_with_spaces() {
-    if Command::new(env!("CARGO"))
+    if crate::support::cargo::command()
         .args(["nextest", "--version"])
         .output()
         .map_or(true, |o| !o.status.success())
@@ -222,7 +222,7 @@ fn nextest_filters_a_task_name_with_spaces() {
         eprintln!("skipped: cargo-nextest is not installed");
         return;
     }
-    let out = Command::new(env!("CARGO"))
+    let out = crate::support::cargo::command()
         .args(["nextest", "run", "--test", "fixture", "--color", "never"])
         .args(["-E", "test(=spaces::create pod inline)"])
         .env("MCPEVAL_FIXTURE", fixture("spaces"))

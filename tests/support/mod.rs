@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod agent;
+pub mod cargo;
 pub mod cli;
 pub mod eval_run;
 pub mod everything;

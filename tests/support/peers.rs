@@ -60,8 +60,7 @@ pub fn test_server_binary() -> PathBuf {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     if !*built {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut command = std::process::Command::new(cargo);
+        let mut command = super::cargo::command();
         command.args(["build", "--quiet", "--example", "proxy_test_server"]);
         if profile_dir.ends_with("release") {
             command.arg("--release");
@@ -82,7 +81,7 @@ pub fn test_server_binary() -> PathBuf {
 /// Whether `cargo nextest` is installed; without it a test skips (printing why), except on
 /// CI, where it must be there.
 pub fn nextest_available() -> bool {
-    let found = std::process::Command::new(env!("CARGO"))
+    let found = super::cargo::command()
         .args(["nextest", "--version"])
         .output()
         .is_ok_and(|o| o.status.success());
