@@ -71,14 +71,6 @@ fn git(dir: &Path, args: &[&str]) -> String {
     )
 }
 
-/// The rust-workspace fixture's target dir, shared with tests/slow/rust_workspace.rs.
-fn shared_target() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .unwrap()
-        .join("rust-workspace")
-}
-
 /// A command with none of our own run's variables (MCPEVAL_*, INSTA_*, CI, keys, a target
 /// dir), building offline into the shared target dir.
 fn clean(command: &mut Command) -> &mut Command {
@@ -92,7 +84,7 @@ fn clean(command: &mut Command) -> &mut Command {
         }
     }
     command
-        .env("CARGO_TARGET_DIR", shared_target())
+        .env("CARGO_TARGET_DIR", crate::fixture_target())
         .env("CARGO_NET_OFFLINE", "true")
         .env("CARGO_INCREMENTAL", "0")
         .env("RUST_BACKTRACE", "0")

@@ -13,7 +13,7 @@
 
 use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use mcpeval::init::{Dependency, GitRef};
@@ -38,13 +38,6 @@ opt-level = 3
 [profile.dev.package.base64]
 opt-level = 3
 "#;
-
-fn shared_target() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .expect("the target tmp dir is in the target dir")
-        .join("rust-workspace")
-}
 
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -108,7 +101,7 @@ fn build_offline(dir: &Path, env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     command
         .args(["test", "--no-run", "--offline", "--target-dir"])
-        .arg(shared_target())
+        .arg(crate::fixture_target())
         .current_dir(dir)
         .env_remove("CARGO_TARGET_DIR")
         .env_remove("CARGO_BUILD_TARGET_DIR")

@@ -16,9 +16,17 @@ mod protocol_versions;
 mod replay;
 mod rust_workspace;
 
-/// The fixture workspaces (rust_workspace, init_ci, init_dependency) build into one target dir
-/// (`<target>/rust-workspace`, so mcpeval is compiled there once), where their crates'
-/// binaries land on the same paths: one of them at a time.
+/// `<our target>/rust-workspace`: the one target dir of the fixture workspaces (rust_workspace,
+/// init_ci, init_dependency), kept between runs, so mcpeval is compiled there once.
+fn fixture_target() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target tmp dir is in the target dir")
+        .join("rust-workspace")
+}
+
+/// The fixture workspaces' crates' binaries land on the same paths of [`fixture_target`]: one
+/// of them at a time.
 fn cargo_turn() -> std::sync::MutexGuard<'static, ()> {
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
     TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())

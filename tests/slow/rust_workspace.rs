@@ -21,14 +21,6 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust-workspace")
 }
 
-/// `<our target>/rust-workspace`: the fixture's target dir, kept between runs.
-fn fixture_target() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .expect("the target tmp dir is in the target dir")
-        .join("rust-workspace")
-}
-
 /// `cargo test --target-dir <fixture target> ARGS` in `dir`, with none of our own run's
 /// variables (MCPEVAL_*, nextest's, a target dir) and CI=true (insta writes no `.snap.new`
 /// into the fixture).
@@ -38,7 +30,7 @@ fn cargo_test(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         .current_dir(dir)
         .arg("test")
         .arg("--target-dir")
-        .arg(fixture_target())
+        .arg(crate::fixture_target())
         .args(args);
     for (name, _) in std::env::vars_os() {
         let name = name.to_string_lossy();
@@ -94,7 +86,7 @@ fn says(stdout: &str, test: &str, outcome: &str) -> bool {
 fn fixture_copy(name: &str, edits: &[(&str, &str, &str)]) -> PathBuf {
     // Not inside the fixture's target dir: cargo marks a target dir it creates itself
     // (CACHEDIR.TAG), which the harness looks for.
-    let copy = fixture_target()
+    let copy = crate::fixture_target()
         .with_file_name("rust-workspace-copies")
         .join(name);
     let mut fixture_files = Vec::new();
@@ -205,7 +197,7 @@ fn the_fixture_is_on_a_newer_rmcp_than_ours() {
 #[test]
 fn the_workspace_evals_pass_and_write_into_the_workspace_target() {
     let _turn = crate::cargo_turn();
-    let output_dir = fixture_target().join("mcpeval");
+    let output_dir = crate::fixture_target().join("mcpeval");
     let _ = std::fs::remove_dir_all(&output_dir);
     let out = cargo_test(&fixture(), &["--locked"], &[]);
     let (stdout, stderr) = (stdout(&out), stderr(&out));
@@ -312,7 +304,7 @@ fn a_server_that_does_not_build_stops_the_run_with_cargos_errors() {
          find value `undefined` in this scope\n  error: could not compile `acme-server` (bin \
          \"acme-server\") due to 1 previous error\nmcpeval: no task ran because a server \
          binary of the workspace is not ready\n",
-        fixture_target().display()
+        crate::fixture_target().display()
     );
     assert!(stderr.contains(&expected), "{stderr}");
     // cargo's own message came first, as it printed it.
