@@ -108,5 +108,8 @@ pub const VERSION: &str = concat!(
 // The plumbing the binary reaches too, at the paths it has always had.
 #[doc(hidden)]
 pub use plumbing::{exit, file_stem, tls};
+// What the integration tests' own nested `cargo` runs clean their environment with.
+#[doc(hidden)]
+pub use plumbing::cargo_metadata::without_test_variables;
 
 pub use harness::Harness;

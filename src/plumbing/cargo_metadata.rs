@@ -66,7 +66,7 @@ impl Package {
 /// to build scripts' `rerun-if-env-changed` checks: ring watches `CARGO_MANIFEST_DIR`, so a
 /// nested build that sees the test's value and an outer one that sees none rebuild ring and
 /// everything above it (rustls, reqwest, rmcp, mcpeval) in turn.
-pub(crate) fn without_test_variables(command: &mut Command) -> &mut Command {
+pub fn without_test_variables(command: &mut Command) -> &mut Command {
     for (name, _) in std::env::vars_os() {
         let name = name.to_string_lossy();
         let set_for_the_test = name == "CARGO_MANIFEST_DIR"
