@@ -71,25 +71,6 @@ fn git(dir: &Path, args: &[&str]) -> String {
     )
 }
 
-/// A command with none of our own run's variables (MCPEVAL_*, INSTA_*, CI, keys, a target
-/// dir), building offline into the shared target dir.
-fn clean(command: &mut Command) -> &mut Command {
-    for (name, _) in std::env::vars_os() {
-        let name = name.to_string_lossy().into_owned();
-        let ours = ["MCPEVAL_", "INSTA_", "NEXTEST", "GITHUB_", "CARGO_TARGET"]
-            .iter()
-            .any(|prefix| name.starts_with(prefix));
-        if ours || name.ends_with("_API_KEY") || name == "CI" {
-            command.env_remove(&name);
-        }
-    }
-    command
-        .env("CARGO_TARGET_DIR", crate::fixture_target())
-        .env("CARGO_NET_OFFLINE", "true")
-        .env("CARGO_INCREMENTAL", "0")
-        .env("RUST_BACKTRACE", "0")
-}
-
 /// Each tool's task as a script: the call its assertion expects.
 const SCRIPTS: [(&str, &str); 5] = [
     ("add", r#"{"a": 2, "b": 3}"#),
@@ -154,7 +135,7 @@ fn pushed_crate(work: &Path) -> PathBuf {
     .unwrap();
     // Run once on the user's machine, its new snapshots accepted.
     run(
-        clean(Command::new("cargo").args(["test", "--test", "evals"])).current_dir(&dir),
+        crate::fixture_cargo(&dir).args(["test", "--test", "evals"]),
         "the first run",
     );
     let snapshots = dir.join("evals/acme/snapshots");
@@ -269,7 +250,7 @@ impl Runner {
             let with = |key: &str| self.expand(step["with"][key].as_str().unwrap());
             if let Some(script) = step["run"].as_str() {
                 let mut command = Command::new("bash");
-                clean(&mut command)
+                crate::fixture_env(&mut command)
                     .args(["--noprofile", "--norc", "-eo", "pipefail", "-c"])
                     .arg(self.expand(script))
                     .current_dir(&self.clone)

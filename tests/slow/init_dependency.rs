@@ -96,18 +96,13 @@ fn copy_crate(from: &Path, to: &Path) {
     .unwrap();
 }
 
-/// `cargo test --no-run --offline` of the crate in `dir`, into the shared target dir.
+/// `cargo test --no-run` of the crate in `dir`, with [`crate::fixture_env`].
 fn build_offline(dir: &Path, env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    command
-        .args(["test", "--no-run", "--offline", "--target-dir"])
-        .arg(crate::fixture_target())
-        .current_dir(dir)
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("CARGO_BUILD_TARGET_DIR")
-        .env("CARGO_INCREMENTAL", "0")
-        .envs(env.iter().copied());
-    command.output().unwrap()
+    crate::fixture_cargo(dir)
+        .args(["test", "--no-run"])
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
 }
 
 fn git(dir: &Path, args: &[&str]) -> String {

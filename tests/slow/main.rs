@@ -25,6 +25,44 @@ fn fixture_target() -> std::path::PathBuf {
         .join("rust-workspace")
 }
 
+/// A command of a fixture workspace's build (`cargo …`, or a workflow step that runs it): none
+/// of our own run's variables (those Cargo set for this test, `MCPEVAL_*`, `INSTA_*`,
+/// nextest's, GitHub's, keys, `CI`, a target dir), offline, into [`fixture_target`]. The same
+/// for the three fixture tests, so what one of them compiled the next one finds: a build
+/// script that watches a variable (ring watches `CARGO_MANIFEST_DIR`) would otherwise see it
+/// change and rebuild ring, rustls, reqwest, rmcp and mcpeval.
+fn fixture_env(command: &mut std::process::Command) -> &mut std::process::Command {
+    mcpeval::without_test_variables(command);
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy().into_owned();
+        let ours = [
+            "MCPEVAL_",
+            "INSTA_",
+            "NEXTEST",
+            "GITHUB_",
+            "CARGO_TARGET",
+            "CARGO_BUILD_TARGET",
+        ]
+        .iter()
+        .any(|prefix| name.starts_with(prefix));
+        if ours || name.ends_with("_API_KEY") || name == "CI" {
+            command.env_remove(&name);
+        }
+    }
+    command
+        .env("CARGO_TARGET_DIR", fixture_target())
+        .env("CARGO_NET_OFFLINE", "true")
+        .env("CARGO_INCREMENTAL", "0")
+        .env("RUST_BACKTRACE", "0")
+}
+
+/// `cargo` (the one running the tests) in `dir` with [`fixture_env`].
+fn fixture_cargo(dir: &std::path::Path) -> std::process::Command {
+    let mut command = support::cargo::command();
+    fixture_env(&mut command).current_dir(dir);
+    command
+}
+
 /// The fixture workspaces' crates' binaries land on the same paths of [`fixture_target`]: one
 /// of them at a time.
 fn cargo_turn() -> std::sync::MutexGuard<'static, ()> {

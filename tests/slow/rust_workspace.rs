@@ -15,36 +15,20 @@
 use crate::support::output;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust-workspace")
 }
 
-/// `cargo test --target-dir <fixture target> ARGS` in `dir`, with none of our own run's
-/// variables (MCPEVAL_*, nextest's, a target dir) and CI=true (insta writes no `.snap.new`
-/// into the fixture).
+/// `cargo test ARGS` in `dir` with [`crate::fixture_env`] and CI=true (insta writes no
+/// `.snap.new` into the fixture).
 fn cargo_test(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    let mut command = crate::fixture_cargo(dir);
     command
-        .current_dir(dir)
         .arg("test")
-        .arg("--target-dir")
-        .arg(crate::fixture_target())
-        .args(args);
-    for (name, _) in std::env::vars_os() {
-        let name = name.to_string_lossy();
-        if name.starts_with("MCPEVAL_") || name.starts_with("NEXTEST") || name.starts_with("INSTA_")
-        {
-            command.env_remove(&*name);
-        }
-    }
-    command
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("CARGO_BUILD_TARGET_DIR")
-        .env("CARGO_INCREMENTAL", "0")
+        .args(args)
         .env("CI", "true")
-        .env("RUST_BACKTRACE", "0")
         .envs(env.iter().copied());
     let out = command.output().expect("cargo runs");
     // mcpeval is a path dependency of the fixture: a dependency added to our Cargo.toml needs
@@ -226,6 +210,18 @@ fn the_workspace_evals_pass_and_write_into_the_workspace_target() {
         let target = fixture().join(member).join("target");
         assert!(!target.exists(), "{} exists", target.display());
     }
+    // The next build finds everything fresh, the servers Harness::cargo_bin built inside the
+    // evals included: a build script that reruns each time (mcpeval's once watched a file
+    // that does not exist) or a variable one build sees and the next does not (ring watches
+    // `CARGO_MANIFEST_DIR`) compiles mcpeval, or ring, rustls, reqwest, rmcp and mcpeval,
+    // on every fixture build.
+    let again = cargo_test(&fixture(), &["--locked", "--no-run"], &[]);
+    let again_stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{again_stderr}");
+    assert!(
+        !again_stderr.contains("Compiling"),
+        "a second build compiled again:\n{again_stderr}"
+    );
 }
 
 #[test]
