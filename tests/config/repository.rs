@@ -1,5 +1,6 @@
 //! The repository's own test sets: `cargo test-fast` (.cargo/config.toml) runs every test
-//! target but the `slow` binary, so a new test binary cannot fall out of the fast set.
+//! target but the `slow` binary, so a new test binary cannot fall out of the fast set; and a
+//! test's nested `cargo` leaves the target dir as it found it.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -38,4 +39,47 @@ fn the_fast_set_is_every_test_target_but_slow() {
         "the `--test` targets of test-fast in .cargo/config.toml"
     );
     assert!(config.contains(r#""--lib", "--bins""#), "{config}");
+}
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, files);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+}
+
+/// A `cargo` a test starts sees the variables Cargo set for the test (`CARGO_MANIFEST_DIR`,
+/// `OUT_DIR`, …) unless it drops them; ring's build script watches one, so that build and the
+/// next outer one each rebuild ring, rustls, reqwest, rmcp and mcpeval (half a minute to a
+/// minute a time). Tests start cargo through `support::cargo::command()`, which drops them.
+#[test]
+fn a_test_starts_cargo_without_the_variables_cargo_set_for_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let direct =
+        regex::Regex::new(r#"Command::new\((env!\("CARGO"\)|"cargo"|std::env::var\("CARGO"\))"#)
+            .unwrap();
+    let mut files = Vec::new();
+    rust_files(&root.join("tests"), &mut files);
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        if file.ends_with("tests/support/cargo.rs") || text.contains("without_test_variables") {
+            continue;
+        }
+        for (index, line) in text.lines().enumerate() {
+            if direct.is_match(line) {
+                found.push(format!("{}:{}: {}", file.display(), index + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "cargo started without `support::cargo::command()`:\n{}",
+        found.join("\n")
+    );
 }

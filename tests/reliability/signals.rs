@@ -49,9 +49,11 @@ impl SignalsEval {
     }
 
     /// A command in the package's directory with the fixture's variables.
+    /// `program` in the checkout, without the variables Cargo set for this test (a nested
+    /// `cargo` that sees them rebuilds ring and all above it, and so does the next build).
     fn command(&self, program: &str) -> Command {
         let mut command = Command::new(program);
-        command
+        mcpeval::without_test_variables(&mut command)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("SIGNALS_DIR", self.dir.path())
             .env("SIGNALS_CLEANUP_SLEEP", self.cleanup_sleep.to_string())

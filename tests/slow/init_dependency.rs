@@ -215,7 +215,7 @@ fn a_git_dependency_on_a_bare_clone_builds_in_a_fresh_directory() {
     std::fs::write(copy.join("Cargo.toml"), manifest).unwrap();
     // Fetching the git source is the one step that is not offline (a file:// URL: no
     // network; the registry's crates come from the lock file and cargo's cache).
-    let fetch = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let fetch = crate::support::cargo::command()
         .args(["fetch"])
         .current_dir(&copy)
         .env("CARGO_NET_GIT_FETCH_WITH_CLI", "true")
