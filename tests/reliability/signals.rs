@@ -50,9 +50,15 @@ impl SignalsEval {
 
     /// A command in the package's directory with the fixture's variables.
     /// `program` in the checkout, without the variables Cargo set for this test (a nested
-    /// `cargo` that sees them rebuilds ring and all above it, and so does the next build).
+    /// `cargo` that sees them rebuilds ring and all above it, and so does the next build)
+    /// and nextest's (a nested `cargo nextest` would take the outer run's profile).
     fn command(&self, program: &str) -> Command {
         let mut command = Command::new(program);
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("NEXTEST") {
+                command.env_remove(name);
+            }
+        }
         mcpeval::without_test_variables(&mut command)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("SIGNALS_DIR", self.dir.path())

@@ -4,9 +4,16 @@
 
 use std::process::Command;
 
-/// `$CARGO` (the Cargo running the tests), clean of the test's own variables.
+/// `$CARGO` (the Cargo running the tests), clean of the test's own variables, and of
+/// nextest's when nextest runs the test (a nested `cargo nextest` would take the outer run's
+/// profile, `NEXTEST_PROFILE`).
 pub fn command() -> Command {
     let mut command = Command::new(env!("CARGO"));
     mcpeval::without_test_variables(&mut command);
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("NEXTEST") {
+            command.env_remove(name);
+        }
+    }
     command
 }
