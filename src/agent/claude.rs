@@ -2,6 +2,7 @@
 //! non-interactively with the proxied servers, its stream-json output parsed for the answer,
 //! the turns, the token usage and the permission denials.
 
+use crate::plumbing::ended::Ended;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -180,7 +181,7 @@ fn claude_env(run: &AgentRun<'_>, config_dir: PathBuf) -> Vec<(OsString, OsStrin
 fn outcome_of(finished: Finished, timeout: Duration) -> AgentOutcome {
     let parsed = parse_stream_json(&finished.stdout);
     let notes = summary_notes(&parsed);
-    let reason = failure_reason(&finished, &parsed, timeout);
+    let ended = ended(&finished, &parsed, timeout);
     // The stream-json transcript is long; the summary lines say what matters.
     let stderr = if notes.is_empty() {
         finished.stderr
@@ -188,8 +189,7 @@ fn outcome_of(finished: Finished, timeout: Duration) -> AgentOutcome {
         format!("{}\n{}", notes.join("\n"), finished.stderr)
     };
     AgentOutcome {
-        passed: reason.is_empty(),
-        reason,
+        ended,
         answer: parsed.answer.unwrap_or_default(),
         stdout: finished.stdout,
         stderr,
@@ -221,8 +221,8 @@ fn summary_notes(parsed: &ClaudeResult) -> Vec<String> {
 }
 
 /// Why the run failed, or empty when it passed.
-fn failure_reason(finished: &Finished, parsed: &ClaudeResult, timeout: Duration) -> String {
-    if finished.timed_out() {
+fn ended(finished: &Finished, parsed: &ClaudeResult, timeout: Duration) -> Ended {
+    Ended::Failed(if finished.timed_out() {
         format!(
             "Claude Code {} (the agent timeout)",
             finished.describe(timeout)
@@ -237,8 +237,8 @@ fn failure_reason(finished: &Finished, parsed: &ClaudeResult, timeout: Duration)
             parsed.answer.clone().unwrap_or_default()
         )
     } else {
-        String::new()
-    }
+        return Ended::Passed;
+    })
 }
 
 #[cfg(test)]
@@ -298,12 +298,12 @@ not json
     #[tokio::test]
     async fn a_missing_claude_names_the_npm_package() {
         let outcome = with_empty_path(async |run| run_claude_code(None, run).await).await;
-        assert!(!outcome.passed);
+        assert!(!outcome.passed());
         assert!(
-            outcome.reason.contains("`claude` is not on PATH")
-                && outcome.reason.contains(CLAUDE_PACKAGE),
+            outcome.reason().contains("`claude` is not on PATH")
+                && outcome.reason().contains(CLAUDE_PACKAGE),
             "{}",
-            outcome.reason
+            outcome.reason()
         );
     }
 }

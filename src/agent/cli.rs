@@ -2,6 +2,7 @@
 //! `builtin.gemini-cli`) share: finding the program, their private directories, running it
 //! in its own process group, and why a run failed.
 
+use crate::plumbing::ended::Ended;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -101,7 +102,7 @@ impl CliProgram {
     ) -> AgentOutcome {
         let completed = (!events.completed).then_some(last_event);
         let error = events.error.as_deref();
-        let reason = self.failure_reason(&finished, run.timeout, error, completed, run);
+        let ended = self.ended(&finished, run.timeout, error, completed, run);
         let stderr = match &events.usage {
             Some(usage) => format!(
                 "usage: {} input, {} output tokens\n{}",
@@ -110,8 +111,7 @@ impl CliProgram {
             None => finished.stderr,
         };
         AgentOutcome {
-            passed: reason.is_empty(),
-            reason,
+            ended,
             answer: events.answer.unwrap_or_default(),
             stdout: finished.stdout,
             stderr,
@@ -127,14 +127,14 @@ impl CliProgram {
     /// Why a finished run failed, or empty when it passed. `error` is the error the program
     /// reported in its output; `completed` whether its output got as far as its last event
     /// (`what` names that event).
-    pub(super) fn failure_reason(
+    pub(super) fn ended(
         &self,
         finished: &Finished,
         timeout: Duration,
         error: Option<&str>,
         completed: Option<&str>,
         run: &AgentRun<'_>,
-    ) -> String {
+    ) -> Ended {
         let display = self.display;
         let reason = if finished.timed_out() {
             format!(
@@ -157,18 +157,20 @@ impl CliProgram {
         } else if let Some(what) = completed {
             format!("{display} printed no {what}")
         } else {
-            return String::new();
+            return Ended::Passed;
         };
         let refused = ["401", "403"].iter().any(|status| reason.contains(status));
-        if refused && run.var(self.key_var).as_deref() == Some(PLACEHOLDER_KEY) {
-            format!(
-                "{reason} (no API key is set: mcpeval handed over a placeholder that only \
-                 replaying a cassette accepts; set {})",
-                self.key_var
-            )
-        } else {
-            reason
-        }
+        Ended::Failed(
+            if refused && run.var(self.key_var).as_deref() == Some(PLACEHOLDER_KEY) {
+                format!(
+                    "{reason} (no API key is set: mcpeval handed over a placeholder that only \
+                     replaying a cassette accepts; set {})",
+                    self.key_var
+                )
+            } else {
+                reason
+            },
+        )
     }
 }
 

@@ -306,9 +306,9 @@ default_tools_approval_mode = "approve"
     #[tokio::test]
     async fn a_missing_codex_names_the_npm_package() {
         let outcome = with_empty_path(async |run| run_codex(None, run).await).await;
-        assert!(!outcome.passed);
+        assert!(!outcome.passed());
         assert_eq!(
-            outcome.reason,
+            outcome.reason(),
             "`codex` is not on PATH: builtin.codex runs Codex, install it with \
              `npm install -g @openai/codex@0.169.0`"
         );

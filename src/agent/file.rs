@@ -2,6 +2,7 @@
 //! command line (through a shell, `shell.rs`, unless `shell: false`), run in a fresh working
 //! directory.
 
+use crate::plumbing::ended::Ended;
 use std::ffi::OsString;
 
 use super::command_line::{CommandLine, Values};
@@ -142,14 +143,16 @@ pub async fn run_file_agent(command: &AgentCommand, run: &AgentRun<'_>) -> Agent
     match process::run(&spec, run.timeout).await {
         Ok(finished) => AgentOutcome {
             tool_calls: Vec::new(),
-            passed: finished.success(),
-            reason: match finished.status {
-                _ if finished.success() => String::new(),
-                None => format!(
+            ended: match finished.status {
+                _ if finished.success() => Ended::Passed,
+                None => Ended::Failed(format!(
                     "the agent {} (its commands.timeout)",
                     finished.describe(run.timeout)
-                ),
-                Some(_) => format!("the agent failed with {}", finished.describe(run.timeout)),
+                )),
+                Some(_) => Ended::Failed(format!(
+                    "the agent failed with {}",
+                    finished.describe(run.timeout)
+                )),
             },
             answer: finished.stdout.trim().to_owned(),
             stdout: finished.stdout,

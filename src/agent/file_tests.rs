@@ -300,7 +300,7 @@ async fn the_prompt_reaches_the_agent_byte_for_byte_and_nothing_executes() {
         dir.path(),
     )
     .await;
-    assert!(outcome.passed, "{}", outcome.reason);
+    assert!(outcome.passed(), "{}", outcome.reason());
     assert_eq!(outcome.stdout, prompt);
     assert!(!marker.exists());
 }
@@ -318,12 +318,12 @@ async fn a_missing_agent_program_is_a_clear_failure() {
     let servers = servers();
     let run = agent_run(&c, "hi", &servers, Path::new("/x"), dir.path());
     let outcome = run_file_agent(&c, &run).await;
-    assert!(!outcome.passed);
+    assert!(!outcome.passed());
     assert!(
         outcome
-            .reason
+            .reason()
             .starts_with("cannot start the agent `no-such-agent-program`"),
         "{}",
-        outcome.reason
+        outcome.reason()
     );
 }

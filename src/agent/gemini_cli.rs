@@ -239,9 +239,9 @@ mod tests {
     #[tokio::test]
     async fn a_missing_gemini_names_the_npm_package() {
         let outcome = with_empty_path(async |run| run_gemini_cli(None, run).await).await;
-        assert!(!outcome.passed);
+        assert!(!outcome.passed());
         assert_eq!(
-            outcome.reason,
+            outcome.reason(),
             "`gemini` is not on PATH: builtin.gemini-cli runs Gemini CLI, install it with \
              `npm install -g @google/gemini-cli@0.61.0`"
         );

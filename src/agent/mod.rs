@@ -15,6 +15,7 @@ mod version;
 use std::path::Path;
 use std::time::Duration;
 
+pub use crate::plumbing::ended::Ended;
 pub use claude::{
     CLAUDE_PACKAGE, ClaudeResult, allowed_tool_names, parse_stream_json, run_claude_code,
 };
@@ -95,10 +96,9 @@ pub struct ProxiedServer {
 /// How an agent run ended.
 #[derive(Debug, Clone)]
 pub struct AgentOutcome {
-    /// Finished on its own with success.
-    pub passed: bool,
-    /// Why it failed (exit code, timeout, could not start), or empty.
-    pub reason: String,
+    /// Whether it finished on its own with success, or why not (exit code, timeout, could
+    /// not start).
+    pub ended: Ended,
     /// The agent's final answer (its stdout, trimmed).
     pub answer: String,
     /// Everything it printed, for failure messages.
@@ -123,8 +123,7 @@ impl AgentOutcome {
     /// An agent that could not run (or did not finish), for `reason`.
     pub fn failed(reason: impl Into<String>) -> Self {
         AgentOutcome {
-            passed: false,
-            reason: reason.into(),
+            ended: Ended::Failed(reason.into()),
             answer: String::new(),
             stdout: String::new(),
             stderr: String::new(),
@@ -134,6 +133,16 @@ impl AgentOutcome {
             tool_call_count: None,
             version: None,
         }
+    }
+
+    /// Whether it finished on its own with success.
+    pub fn passed(&self) -> bool {
+        self.ended.passed()
+    }
+
+    /// Why it failed; empty when it passed.
+    pub fn reason(&self) -> &str {
+        self.ended.reason()
     }
 }
 

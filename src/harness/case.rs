@@ -306,7 +306,7 @@ impl CaseRuns<'_> {
     ) -> SnapshotStatus {
         // A partial trace of a failed agent would only be noise to review; with several runs,
         // the first complete one stands for the task.
-        if !self.snapshot_checked && report.agent.as_ref().is_some_and(|agent| agent.passed) {
+        if !self.snapshot_checked && report.agent.as_ref().is_some_and(|agent| agent.passed()) {
             self.snapshot_checked = true;
             let dirs = RunDirs::new(run_dir, &report.work_dir);
             let content = redact(&render_snapshot(&report.trace, &dirs), &self.secrets);

@@ -86,12 +86,8 @@ fn with_llm_side(mut outcome: AgentOutcome, agent: &Agent, record: &LlmRecord) -
     };
     if let Some(refusal) = &done.last_refusal {
         let refused = format!("the agent's LLM API refused its last call: {refusal}");
-        outcome.reason = match outcome.passed {
-            true => refused,
-            // Why it failed (a timeout, say) often follows from the refusal: say both.
-            false => format!("{}; {refused}", outcome.reason),
-        };
-        outcome.passed = false;
+        // Why it failed (a timeout, say) often follows from the refusal: say both.
+        outcome.ended = outcome.ended.and_failed(refused);
     }
     let answered = done.replayed + done.recorded + done.passed_through;
     let counts_none = matches!(
@@ -228,8 +224,7 @@ mod tests {
 
     fn answered() -> AgentOutcome {
         AgentOutcome {
-            passed: true,
-            reason: String::new(),
+            ended: crate::plumbing::ended::Ended::Passed,
             answer: "API Error: 401 invalid x-api-key".into(),
             ..AgentOutcome::failed("")
         }
@@ -240,14 +235,14 @@ mod tests {
         let agent = Agent::Acp(Box::new(AcpAgent::claude_code(None, None)));
         let refusal = "401 Unauthorized: invalid x-api-key";
         let outcome = with_llm_side(answered(), &agent, &record(Some(refusal)));
-        assert!(!outcome.passed);
+        assert!(!outcome.passed());
         assert_eq!(
-            outcome.reason,
+            outcome.reason(),
             "the agent's LLM API refused its last call: 401 Unauthorized: invalid x-api-key"
         );
         assert_eq!(outcome.turns, Some(2));
         let fine = with_llm_side(answered(), &agent, &record(None));
-        assert!(fine.passed, "{}", fine.reason);
+        assert!(fine.passed(), "{}", fine.reason());
         let failed = with_llm_side(
             AgentOutcome::failed("it hung"),
             &agent,
@@ -255,10 +250,10 @@ mod tests {
         );
         assert!(
             failed
-                .reason
+                .reason()
                 .starts_with("it hung; the agent's LLM API refused"),
             "{}",
-            failed.reason
+            failed.reason()
         );
     }
 }

@@ -259,18 +259,12 @@ async fn run_cleanup(shared: &TimedRun, eval: &Eval, task: &Task, options: &RunO
     )
     .await;
     shared.report().cleanup = results.unwrap_or_else(|_| {
-        vec![StepResult {
-            id: None,
-            label: "cleanup".into(),
-            passed: false,
-            reason: format!(
-                "timed out after {}",
-                humantime::format_duration(cleanup_timeout)
-            ),
-            output: String::new(),
-            continue_on_error: false,
-            span: None,
-        }]
+        let mut timed_out = StepResult::new("cleanup".into(), false);
+        timed_out.fail(format!(
+            "timed out after {}",
+            humantime::format_duration(cleanup_timeout)
+        ));
+        vec![timed_out]
     });
 }
 

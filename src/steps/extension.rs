@@ -2,6 +2,7 @@
 //! checked against the operation's schema before setup, its result, message, outputs and
 //! logs in the step's output.
 
+use crate::plumbing::ended::Ended;
 use std::sync::Arc;
 
 use super::{Phase, StepContext, StepResult};
@@ -57,23 +58,16 @@ pub(super) async fn run_extension(
     step: &ExtensionStep,
     context: &StepContext,
 ) -> StepResult {
-    let mut result = StepResult {
-        id: None,
-        label: format!("{}[{index}] {}", phase.name(), step.name()),
-        passed: false,
-        reason: String::new(),
-        output: String::new(),
-        continue_on_error: false,
-        span: None,
-    };
+    let label = format!("{}[{index}] {}", phase.name(), step.name());
+    let mut result = StepResult::new(label, false);
     let Some(extensions) = &context.extensions else {
-        result.reason = "the eval has no `config.extensions`".into();
+        result.fail("the eval has no `config.extensions`".into());
         return result;
     };
     let client = match extensions.manager.client(&step.extension).await {
         Ok(client) => client,
         Err(e) => {
-            result.reason = e;
+            result.fail(e);
             return result;
         }
     };
@@ -93,15 +87,15 @@ pub(super) async fn run_extension(
     let secrets = extensions.manager.secrets(&step.extension);
     result.output = redact(&render_output(&execution), &secrets);
     match execution.outcome {
-        Ok(answer) if answer.success => result.passed = true,
+        Ok(answer) if answer.success => result.ended = Ended::Passed,
         Ok(answer) => {
             let why = [answer.error, answer.message]
                 .into_iter()
                 .find(|text| !text.trim().is_empty())
                 .unwrap_or_else(|| "(the extension gave no reason)".into());
-            result.reason = redact(&format!("the operation failed: {why}"), &secrets);
+            result.fail(redact(&format!("the operation failed: {why}"), &secrets));
         }
-        Err(e) => result.reason = redact(&e.to_string(), &secrets),
+        Err(e) => result.fail(redact(&e.to_string(), &secrets)),
     }
     result
 }

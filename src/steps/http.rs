@@ -2,6 +2,7 @@
 //! status, raw body and JSON fields. Every failed check is reported, expected beside actual.
 //! Request header values may be secrets: they never appear in the output or the reason.
 
+use crate::plumbing::ended::Ended;
 use crate::plumbing::error_text::{error_chain, request_causes as causes};
 use std::time::Duration;
 
@@ -19,28 +20,20 @@ const OUTPUT_BODY_LIMIT: usize = 2048;
 const REASON_BODY_LIMIT: usize = 200;
 
 pub(super) async fn run_http(phase: Phase, index: usize, step: &HttpStep) -> StepResult {
-    let mut result = StepResult {
-        id: None,
-        label: format!(
-            "{}[{index}] http {} {}",
-            phase.name(),
-            step.method,
-            step.url
-        ),
-        passed: false,
-        reason: String::new(),
-        output: String::new(),
-        continue_on_error: false,
-        span: None,
-    };
+    let label = format!(
+        "{}[{index}] http {} {}",
+        phase.name(),
+        step.method,
+        step.url
+    );
+    let mut result = StepResult::new(label, false);
     match send(step).await {
         Ok((status_line, status, body)) => {
             let failures = check_response(step, status, &body);
-            result.passed = failures.is_empty();
-            result.reason = failures.join("; ");
+            result.ended = Ended::unless(&failures);
             result.output = format!("{status_line}\n{}", shorten(&body, OUTPUT_BODY_LIMIT));
         }
-        Err(reason) => result.reason = reason,
+        Err(reason) => result.fail(reason),
     }
     result
 }

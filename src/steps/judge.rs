@@ -4,6 +4,7 @@
 //! The API is reached through the crate's one LLM client ([`crate::llm`]); the API key
 //! never appears in a reason, an output or a `Debug` rendering.
 
+use crate::plumbing::ended::Ended;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -114,27 +115,19 @@ pub(super) async fn run_judge(
         JudgeStep::Contains(text) => ("contains", text),
         JudgeStep::Exact(text) => ("exact", text),
     };
-    let mut result = StepResult {
-        id: None,
-        label: format!(
-            "{}[{index}] llmJudge {mode} {:?}",
-            phase.name(),
-            shorten(expected, 60)
-        ),
-        passed: false,
-        reason: String::new(),
-        output: String::new(),
-        continue_on_error: false,
-        span: None,
-    };
+    let label = format!(
+        "{}[{index}] llmJudge {mode} {:?}",
+        phase.name(),
+        shorten(expected, 60)
+    );
+    let mut result = StepResult::new(label, false);
     let Some(settings) = &context.judge else {
-        result.reason =
-            "no LLM judge is configured: set config.llmJudge in the eval file".to_owned();
+        result.fail("no LLM judge is configured: set config.llmJudge in the eval file".to_owned());
         return result;
     };
     let Some(answer) = &context.agent_output else {
-        result.reason =
-            "there is no agent answer to judge (llmJudge steps belong in verify)".to_owned();
+        result
+            .fail("there is no agent answer to judge (llmJudge steps belong in verify)".to_owned());
         return result;
     };
     let request = judge_request(&settings.model, step, &context.prompt, answer);
@@ -148,18 +141,18 @@ pub(super) async fn run_judge(
     });
     match verdict {
         Ok(verdict) => {
-            result.passed = verdict.passed;
             result.output = format!(
                 "judge {}: {}: {}",
                 settings.model,
                 if verdict.passed { "yes" } else { "no" },
                 verdict.reason
             );
-            if !verdict.passed {
-                result.reason = format!("the judge says no: {}", verdict.reason);
-            }
+            result.ended = match verdict.passed {
+                true => Ended::Passed,
+                false => Ended::Failed(format!("the judge says no: {}", verdict.reason)),
+            };
         }
-        Err(reason) => result.reason = settings.api_key.redact(&reason),
+        Err(reason) => result.fail(settings.api_key.redact(&reason)),
     }
     result
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crate::config::{Step, TaskStep};
 use crate::plumbing::process::ProcessGroupGuard;
 
+pub use crate::plumbing::ended::Ended;
 pub use extension::{StepExtensions, prepare_extension_steps};
 pub use judge::{JudgeSettings, resolve_judge};
 pub use script::{ScriptCommand, script_command};
@@ -66,16 +67,43 @@ pub struct StepResult {
     pub label: String,
     /// The step's `id:`, when written.
     pub id: Option<String>,
-    /// Whether it passed.
-    pub passed: bool,
-    /// Why it failed (`exit code 1`, `timed out after 5m`), or empty.
-    pub reason: String,
+    /// Whether it passed, or why not (`exit code 1`, `timed out after 5m`).
+    pub ended: Ended,
     /// Its captured stdout and stderr.
     pub output: String,
     /// A failure does not stop the phase.
     pub continue_on_error: bool,
     /// When it ran (set by [`run_phase`]; `None` for a phase that timed out as a whole).
     pub span: Option<Span>,
+}
+
+impl StepResult {
+    /// A step labelled `label` that has not finished (yet): each way it ends sets `ended`.
+    pub(crate) fn new(label: String, continue_on_error: bool) -> Self {
+        StepResult {
+            label,
+            id: None,
+            ended: Ended::Failed("the step did not finish".into()),
+            output: String::new(),
+            continue_on_error,
+            span: None,
+        }
+    }
+
+    /// Whether it passed.
+    pub fn passed(&self) -> bool {
+        self.ended.passed()
+    }
+
+    /// Why it failed; empty when it passed.
+    pub fn reason(&self) -> &str {
+        self.ended.reason()
+    }
+
+    /// Fails it for `reason`.
+    pub(crate) fn fail(&mut self, reason: String) {
+        self.ended = Ended::Failed(reason);
+    }
 }
 
 /// When something of a run started and how long it took.
@@ -122,7 +150,7 @@ pub async fn run_phase(
             result.label = format!("{at} `{id}` {what}");
             result.id = Some(id.clone());
         }
-        let stop = !result.passed && !result.continue_on_error;
+        let stop = !result.passed() && !result.continue_on_error;
         results.push(result);
         if stop {
             break;
@@ -133,7 +161,7 @@ pub async fn run_phase(
 
 /// Whether every step passed (steps with `continueOnError` may fail).
 pub fn phase_passed(results: &[StepResult]) -> bool {
-    results.iter().all(|r| r.passed || r.continue_on_error)
+    results.iter().all(|r| r.passed() || r.continue_on_error)
 }
 
 fn display_path(path: &Path, base: &Path) -> String {

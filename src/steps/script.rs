@@ -1,6 +1,7 @@
 //! `script` steps: a file or inline script, run with its shebang (or bash), in the task's
 //! directory, bounded by its timeout, its output kept.
 
+use crate::plumbing::ended::Ended;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -70,15 +71,7 @@ pub(super) async fn run_script(
             format!("{}[{index}] inline script", phase.name()),
         ),
     };
-    let mut result = StepResult {
-        id: None,
-        label,
-        passed: false,
-        reason: String::new(),
-        output: String::new(),
-        continue_on_error: step.continue_on_error,
-        span: None,
-    };
+    let mut result = StepResult::new(label, step.continue_on_error);
     let text = match &step.source {
         ScriptSource::File(path) => std::fs::read_to_string(path),
         ScriptSource::Inline(text) => std::fs::write(&path, text).map(|()| text.clone()),
@@ -86,7 +79,7 @@ pub(super) async fn run_script(
     let text = match text {
         Ok(text) => text,
         Err(e) => {
-            result.reason = format!(
+            result.fail(format!(
                 "cannot {} {}: {e}",
                 if matches!(step.source, ScriptSource::File(_)) {
                     "read"
@@ -94,7 +87,7 @@ pub(super) async fn run_script(
                     "write"
                 },
                 path.display()
-            );
+            ));
             return result;
         }
     };
@@ -117,15 +110,16 @@ pub(super) async fn run_script(
             if phase == Phase::Setup {
                 keep.push(group);
             }
-            result.passed = finished.success();
-            if !result.passed {
-                result.reason = finished.describe(step.timeout);
-            }
+            result.ended = match finished.success() {
+                true => Ended::Passed,
+                false => Ended::Failed(finished.describe(step.timeout)),
+            };
             result.output = combine(&finished.stdout, &finished.stderr);
         }
-        Err(e) => {
-            result.reason = format!("cannot start {}: {e}", command.program.to_string_lossy())
-        }
+        Err(e) => result.fail(format!(
+            "cannot start {}: {e}",
+            command.program.to_string_lossy()
+        )),
     }
     result
 }

@@ -11,7 +11,7 @@ use crate::proxy::ServerFailure;
 use crate::run::report::{RunPhase, RunReport};
 use crate::schema_checks::SchemaChecks;
 use crate::snapshot::{SnapshotSettings, SnapshotStatus, Written};
-use crate::steps::{Phase, StepResult};
+use crate::steps::{Ended, Phase, StepResult};
 
 /// How the agent's part of the run went.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,9 +100,9 @@ impl Verdict {
         let steps = step_failures(Phase::Setup, &report.setup)
             .chain(step_failures(Phase::Verify, &report.verify))
             .collect();
-        let agent = match &report.agent {
-            Some(agent) if agent.passed => AgentVerdict::Passed,
-            Some(agent) => AgentVerdict::Failed(agent.reason.clone()),
+        let agent = match report.agent.as_ref().map(|agent| &agent.ended) {
+            Some(Ended::Passed) => AgentVerdict::Passed,
+            Some(Ended::Failed(reason)) => AgentVerdict::Failed(reason.clone()),
             None => AgentVerdict::NotRun,
         };
         let snapshot = match snapshot {
@@ -232,13 +232,15 @@ pub(crate) fn step_failures(
 ) -> impl Iterator<Item = StepFailure> + '_ {
     results
         .iter()
-        .filter(|result| !result.passed)
-        .map(move |result| StepFailure {
-            phase,
-            label: result.label.clone(),
-            id: result.id.clone(),
-            reason: result.reason.clone(),
-            output: result.output.clone(),
-            tolerated: result.continue_on_error,
+        .filter_map(move |result| match &result.ended {
+            Ended::Passed => None,
+            Ended::Failed(reason) => Some(StepFailure {
+                phase,
+                label: result.label.clone(),
+                id: result.id.clone(),
+                reason: reason.clone(),
+                output: result.output.clone(),
+                tolerated: result.continue_on_error,
+            }),
         })
 }

@@ -175,7 +175,7 @@ fn count(n: usize, what: &str) -> String {
 /// What helps to read the run: the answer and notes of an agent that finished, and what
 /// each LLM proxy did with its cassette.
 fn write_agent_context(out: &mut String, report: &RunReport) {
-    if let Some(agent) = report.agent.as_ref().filter(|a| a.passed) {
+    if let Some(agent) = report.agent.as_ref().filter(|a| a.passed()) {
         if !agent.answer.is_empty() {
             let _ = writeln!(
                 out,

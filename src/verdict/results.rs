@@ -114,12 +114,12 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         setup_output: phase(&report.setup, offsets),
         agent_output: match &report.agent {
             Some(agent) => PhaseOutput {
-                success: agent.passed,
+                success: agent.passed(),
                 steps: vec![StepOutput {
                     id: None,
                     label: "agent".into(),
-                    passed: agent.passed,
-                    reason: agent.reason.clone(),
+                    passed: agent.passed(),
+                    reason: agent.reason().to_owned(),
                     output: format!("{}{}", agent.stdout, agent.stderr),
                     start_offset_ms: offsets.start_ms(report.agent_span),
                     duration_ms: offsets.duration_ms(report.agent_span),
@@ -228,8 +228,8 @@ fn phase(results: &[StepResult], offsets: Offsets) -> PhaseOutput {
             .map(|r| StepOutput {
                 id: r.id.clone(),
                 label: r.label.clone(),
-                passed: r.passed,
-                reason: r.reason.clone(),
+                passed: r.passed(),
+                reason: r.reason().to_owned(),
                 output: r.output.clone(),
                 start_offset_ms: offsets.start_ms(r.span),
                 duration_ms: offsets.duration_ms(r.span),

@@ -85,7 +85,7 @@ async fn anthropic_tool_use_goes_through_the_proxy_and_comes_back_as_a_tool_resu
     .await;
     let run = run_against(Provider::Anthropic, &fake, &[server(&setup)]).await;
 
-    assert!(run.passed, "{}", run.reason);
+    assert!(run.passed(), "{}", run.reason());
     assert_eq!(
         (run.answer.as_str(), run.turns, run.tool_calls),
         ("done", 2, 1)
@@ -141,7 +141,7 @@ async fn gemini_function_calls_go_through_the_proxy_and_come_back_as_function_re
     .await;
     let run = run_against(Provider::Gemini, &fake, &[server(&setup)]).await;
 
-    assert!(run.passed, "{}", run.reason);
+    assert!(run.passed(), "{}", run.reason());
     assert_eq!(
         (run.answer.as_str(), run.turns, run.tool_calls),
         ("done", 2, 1)
@@ -195,7 +195,7 @@ async fn failed_tool_calls_are_fed_back_as_errors_in_each_api() {
         .await;
         let run = run_against(provider, &fake, &[server(&setup)]).await;
 
-        assert!(run.passed, "{provider}: {}", run.reason);
+        assert!(run.passed(), "{provider}: {}", run.reason());
         assert_eq!((run.turns, run.tool_calls), (3, 2), "{provider}");
         assert_eq!(
             calls(&setup.recorder),
@@ -253,14 +253,14 @@ async fn a_refusal_fails_the_run_with_the_status_and_the_api_message() {
         .await;
         let run = run_against(provider, &fake, &[]).await;
 
-        assert!(!run.passed, "{provider}");
+        assert!(!run.passed(), "{provider}");
         assert!(
-            run.reason
+            run.reason()
                 .contains("answered 401 Unauthorized: invalid x-api-key"),
             "{provider}: {}",
-            run.reason
+            run.reason()
         );
-        assert!(!run.reason.contains(KEY) && !run.log.contains(KEY));
+        assert!(!run.reason().contains(KEY) && !run.log.contains(KEY));
         assert_eq!(fake.seen().len(), 1, "{provider}: a 401 is not retried");
     }
 }
@@ -271,17 +271,17 @@ async fn rate_limits_are_retried_then_named_with_the_api_message() {
         let busy = || api_error(provider, 429, "rate limit reached for requests");
         let fake = FakeLlm::start(vec![busy(), Reply::Text("after a retry".into())]).await;
         let run = run_against(provider, &fake, &[]).await;
-        assert!(run.passed, "{provider}: {}", run.reason);
+        assert!(run.passed(), "{provider}: {}", run.reason());
         assert_eq!(run.answer, "after a retry");
 
         let fake = FakeLlm::start(vec![busy(), busy(), busy()]).await;
         let run = run_against(provider, &fake, &[]).await;
-        assert!(!run.passed, "{provider}");
+        assert!(!run.passed(), "{provider}");
         assert!(
-            run.reason
+            run.reason()
                 .contains("answered 429 Too Many Requests after 2 attempts: rate limit reached"),
             "{provider}: {}",
-            run.reason
+            run.reason()
         );
     }
 }
@@ -318,7 +318,7 @@ async fn keys_and_base_urls_come_from_mcpcheckers_variables() {
         };
         let options = LlmAgentOptions::new(provider, model(provider));
         let run = run_llm_agent_from_env(&options, "p", &[], env).await;
-        assert!(run.passed, "{key_var}: {}", run.reason);
+        assert!(run.passed(), "{key_var}: {}", run.reason());
         assert_eq!(
             header(&fake.seen()[0], header_name),
             Some("sk-from-env"),
@@ -341,8 +341,8 @@ async fn a_missing_key_fails_the_run_naming_the_variables() {
     ] {
         let options = LlmAgentOptions::new(provider, model(provider));
         let run = run_llm_agent_from_env(&options, "p", &[], |_| None).await;
-        assert!(!run.passed);
-        assert!(run.reason.contains(words), "{provider}: {}", run.reason);
+        assert!(!run.passed());
+        assert!(run.reason().contains(words), "{provider}: {}", run.reason());
         assert_eq!(run.turns, 0);
     }
 }
@@ -364,12 +364,13 @@ async fn a_refused_placeholder_key_says_which_variable_to_set() {
     };
     let options = LlmAgentOptions::new(Provider::Anthropic, "claude-test");
     let run = run_llm_agent_from_env(&options, "p", &[], env).await;
-    assert!(!run.passed);
+    assert!(!run.passed());
     assert!(
-        run.reason.contains("invalid x-api-key (no API key is set")
-            && run.reason.contains("set ANTHROPIC_API_KEY"),
+        run.reason()
+            .contains("invalid x-api-key (no API key is set")
+            && run.reason().contains("set ANTHROPIC_API_KEY"),
         "{}",
-        run.reason
+        run.reason()
     );
 }
 
@@ -389,7 +390,7 @@ async fn malformed_replies_name_the_api_and_the_problem() {
     ] {
         let fake = FakeLlm::start(vec![Reply::Raw(reply)]).await;
         let run = run_against(provider, &fake, &[]).await;
-        assert!(!run.passed);
-        assert!(run.reason.contains(words), "{provider}: {}", run.reason);
+        assert!(!run.passed());
+        assert!(run.reason().contains(words), "{provider}: {}", run.reason());
     }
 }

@@ -101,7 +101,7 @@ async fn one_tool_call_goes_through_the_proxy_and_its_result_is_fed_back() {
     .await;
     let run = run_with(&fake, &[server("test", &setup, &[])], 20).await;
 
-    assert!(run.passed, "{}", run.reason);
+    assert!(run.passed(), "{}", run.reason());
     assert_eq!(
         (run.answer.as_str(), run.turns, run.tool_calls),
         ("done", 2, 1)
@@ -150,7 +150,7 @@ async fn one_tool_call_goes_through_the_proxy_and_its_result_is_fed_back() {
         tool_messages(second),
         [("c1".to_owned(), "echo: hi".to_owned())]
     );
-    assert!(run.to_outcome().passed);
+    assert!(run.to_outcome().passed());
     setup.stop().await;
 }
 
@@ -167,7 +167,7 @@ async fn several_calls_in_one_turn_are_made_in_order() {
     .await;
     let run = run_with(&fake, &[server("test", &setup, &[])], 20).await;
 
-    assert!(run.passed, "{}", run.reason);
+    assert!(run.passed(), "{}", run.reason());
     assert_eq!(
         calls(&setup.recorder),
         [
@@ -196,7 +196,7 @@ async fn several_turns_carry_the_whole_conversation() {
     .await;
     let run = run_with(&fake, &[server("test", &setup, &[])], 20).await;
 
-    assert!(run.passed, "{}", run.reason);
+    assert!(run.passed(), "{}", run.reason());
     assert_eq!((run.turns, run.answer.as_str()), (3, "all done"));
     assert_eq!(run.usage.total_tokens, 25 + 25 + 12);
     let bodies = fake.bodies();
@@ -231,7 +231,7 @@ async fn tools_of_two_servers_are_offered_with_prefixes_only_for_shared_names() 
     ];
     let run = run_with(&fake, &servers, 20).await;
 
-    assert!(run.passed, "{}", run.reason);
+    assert!(run.passed(), "{}", run.reason());
     assert_eq!(
         offered(&fake.bodies()[0]),
         ["alpha__echo", "fail", "beta__echo"]
@@ -265,7 +265,7 @@ async fn tool_errors_and_protocol_errors_are_fed_back_as_text() {
     .await;
     let run = run_with(&fake, &[server("test", &setup, &[])], 20).await;
 
-    assert!(run.passed, "{}", run.reason);
+    assert!(run.passed(), "{}", run.reason());
     let fed_back = tool_messages(&fake.bodies()[1]);
     assert_eq!(fed_back[0], ("f".to_owned(), "Error: it failed".to_owned()));
     assert_eq!(
@@ -300,7 +300,7 @@ async fn arguments_may_be_a_string_or_an_object_and_bad_json_is_fed_back() {
     let fake = FakeOpenAi::start(vec![sparse, text("ok")]).await;
     let run = run_with(&fake, &[server("test", &setup, &[])], 20).await;
 
-    assert!(run.passed, "{}", run.reason);
+    assert!(run.passed(), "{}", run.reason());
     assert_eq!(
         calls(&setup.recorder),
         [
@@ -330,15 +330,15 @@ async fn the_run_fails_when_max_steps_are_reached() {
     let fake = FakeOpenAi::start(vec![again(), again(), again()]).await;
     let run = run_with(&fake, &[server("test", &setup, &[])], 2).await;
 
-    assert!(!run.passed);
+    assert!(!run.passed());
     assert!(
-        run.reason.contains("maxSteps (2) reached"),
+        run.reason().contains("maxSteps (2) reached"),
         "{}",
-        run.reason
+        run.reason()
     );
     assert_eq!((run.turns, fake.requests().len()), (2, 2));
     assert_eq!(calls(&setup.recorder).len(), 2);
-    assert!(!run.to_outcome().passed);
+    assert!(!run.to_outcome().passed());
     setup.stop().await;
 }
 
@@ -352,7 +352,7 @@ async fn rate_limits_and_server_errors_are_retried() {
     .await;
     let run = run_with(&fake, &[], 20).await;
 
-    assert!(run.passed, "{}", run.reason);
+    assert!(run.passed(), "{}", run.reason());
     assert_eq!(run.answer, "finally");
     assert_eq!(fake.requests().len(), 3);
     assert!(fake.bodies()[0].get("tools").is_none());
@@ -363,14 +363,18 @@ async fn retries_are_bounded() {
     let fake = FakeOpenAi::start(vec![Reply::Status(500, "down".into()); 6]).await;
     let run = run_with(&fake, &[], 20).await;
 
-    assert!(!run.passed);
+    assert!(!run.passed());
     assert!(
-        run.reason.contains("answered 500 Internal Server Error"),
+        run.reason().contains("answered 500 Internal Server Error"),
         "{}",
-        run.reason
+        run.reason()
     );
-    assert!(run.reason.contains("after 5 attempts"), "{}", run.reason);
-    assert!(run.reason.contains("down"), "{}", run.reason);
+    assert!(
+        run.reason().contains("after 5 attempts"),
+        "{}",
+        run.reason()
+    );
+    assert!(run.reason().contains("down"), "{}", run.reason());
     assert_eq!(fake.replies_left(), 1);
 }
 
@@ -380,18 +384,18 @@ async fn an_unauthorized_reply_shows_the_api_message_and_is_not_retried() {
     let fake = FakeOpenAi::start(vec![Reply::Status(401, body.to_string()), text("never")]).await;
     let run = run_with(&fake, &[], 20).await;
 
-    assert!(!run.passed);
+    assert!(!run.passed());
     assert!(
-        run.reason.contains("answered 401 Unauthorized"),
+        run.reason().contains("answered 401 Unauthorized"),
         "{}",
-        run.reason
+        run.reason()
     );
     assert!(
-        run.reason.contains("Incorrect API key provided"),
+        run.reason().contains("Incorrect API key provided"),
         "{}",
-        run.reason
+        run.reason()
     );
-    assert!(!run.reason.contains(KEY), "{}", run.reason);
+    assert!(!run.reason().contains(KEY), "{}", run.reason());
     assert!(!run.log.contains(KEY), "{}", run.log);
     assert_eq!(fake.requests().len(), 1);
 }
@@ -401,13 +405,13 @@ async fn a_reply_that_is_not_json_is_a_clear_error() {
     let fake = FakeOpenAi::start(vec![Reply::Raw("<html>gateway</html>".into())]).await;
     let run = run_with(&fake, &[], 20).await;
 
-    assert!(!run.passed);
-    assert!(run.reason.contains("malformed reply"), "{}", run.reason);
-    assert!(run.reason.contains("not JSON"), "{}", run.reason);
+    assert!(!run.passed());
+    assert!(run.reason().contains("malformed reply"), "{}", run.reason());
+    assert!(run.reason().contains("not JSON"), "{}", run.reason());
     assert!(
-        run.reason.contains("<html>gateway</html>"),
+        run.reason().contains("<html>gateway</html>"),
         "{}",
-        run.reason
+        run.reason()
     );
 }
 
@@ -416,9 +420,9 @@ async fn a_reply_without_choices_is_a_clear_error() {
     let fake = FakeOpenAi::start(vec![Reply::Json(json!({"id": "x", "object": "oops"}))]).await;
     let run = run_with(&fake, &[], 20).await;
 
-    assert!(!run.passed);
-    assert!(run.reason.contains("malformed reply"), "{}", run.reason);
-    assert!(run.reason.contains("no `choices`"), "{}", run.reason);
+    assert!(!run.passed());
+    assert!(run.reason().contains("malformed reply"), "{}", run.reason());
+    assert!(run.reason().contains("no `choices`"), "{}", run.reason());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -431,7 +435,7 @@ async fn a_slow_reply_times_out_and_is_retried() {
     let llm = client(&fake.base_url, Duration::from_millis(300));
     let run = run_llm_agent(&options(), "p", &[], &llm).await;
 
-    assert!(run.passed, "{}", run.reason);
+    assert!(run.passed(), "{}", run.reason());
     assert_eq!(run.answer, "quick");
     assert_eq!(fake.requests().len(), 2);
 }
@@ -444,14 +448,18 @@ async fn an_unreachable_api_is_retried_then_named() {
     let llm = client(&base_url, Duration::from_secs(2));
     let run = run_llm_agent(&options(), "p", &[], &llm).await;
 
-    assert!(!run.passed);
+    assert!(!run.passed());
     assert!(
-        run.reason.contains("cannot reach the LLM API"),
+        run.reason().contains("cannot reach the LLM API"),
         "{}",
-        run.reason
+        run.reason()
     );
-    assert!(run.reason.contains(&base_url), "{}", run.reason);
-    assert!(run.reason.contains("after 5 attempts"), "{}", run.reason);
+    assert!(run.reason().contains(&base_url), "{}", run.reason());
+    assert!(
+        run.reason().contains("after 5 attempts"),
+        "{}",
+        run.reason()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -467,11 +475,11 @@ async fn an_unreachable_mcp_server_fails_the_run_with_its_name() {
     }];
     let run = run_with(&fake, &servers, 20).await;
 
-    assert!(!run.passed);
+    assert!(!run.passed());
     assert!(
-        run.reason.contains("cannot connect to `gone`"),
+        run.reason().contains("cannot connect to `gone`"),
         "{}",
-        run.reason
+        run.reason()
     );
     assert!(fake.requests().is_empty());
 }
@@ -489,7 +497,7 @@ async fn retry_after_seconds_are_honoured() {
     let started = std::time::Instant::now();
     let run = run_llm_agent(&options(), "p", &[], &llm).await;
 
-    assert!(run.passed, "{}", run.reason);
+    assert!(run.passed(), "{}", run.reason());
     assert!(
         started.elapsed() >= Duration::from_secs(1),
         "{:?}",
@@ -508,16 +516,16 @@ async fn the_environment_gives_the_base_url_and_key() {
     };
     let run = run_llm_agent_from_env(&options(), "p", &[], env).await;
 
-    assert!(run.passed, "{}", run.reason);
+    assert!(run.passed(), "{}", run.reason());
     assert_eq!(
         fake.requests()[0].authorization.as_deref(),
         Some("Bearer sk-from-env")
     );
     let missing = run_llm_agent_from_env(&options(), "p", &[], |_| None).await;
-    assert!(!missing.passed);
+    assert!(!missing.passed());
     assert!(
-        missing.reason.contains("OPENAI_API_KEY") && missing.reason.contains("MODEL_KEY"),
+        missing.reason().contains("OPENAI_API_KEY") && missing.reason().contains("MODEL_KEY"),
         "{}",
-        missing.reason
+        missing.reason()
     );
 }

@@ -101,7 +101,7 @@ async fn check_hostile(script: &str, expected: &str, shells: &[PathBuf]) {
         let command = agent(dir.path(), &run_prompt(script));
         let outcome = run(&command, HOSTILE, &work, shell).await;
         let context = format!("{} running {script:?}", shell.display());
-        assert!(outcome.passed, "{context}: {}", outcome.reason);
+        assert!(outcome.passed(), "{context}: {}", outcome.reason());
         assert_eq!(files(&work), ["out"], "{context}: something executed");
         let written = std::fs::read(work.join("out")).unwrap();
         assert_eq!(String::from_utf8_lossy(&written), expected, "{context}");
@@ -175,7 +175,12 @@ async fn a_pipe_upper_cases_the_prompt_and_the_agent_files_env_cannot_replace_it
     let prompt = "list pods in 'ns' $(touch sub); `touch tick` && exit 3";
     for shell in shells() {
         let outcome = run(&command, prompt, dir.path(), &shell).await;
-        assert!(outcome.passed, "{}: {}", shell.display(), outcome.reason);
+        assert!(
+            outcome.passed(),
+            "{}: {}",
+            shell.display(),
+            outcome.reason()
+        );
         assert_eq!(outcome.answer, prompt.to_uppercase(), "{}", shell.display());
         assert_eq!(files(dir.path()), ["agent.yaml"]);
     }
@@ -192,7 +197,12 @@ async fn a_multi_line_script_with_mcpcheckers_printf_q_gets_the_prompt() {
     let prompt = "two\nlines with \"quotes\" and $(touch sub)";
     for shell in shells() {
         let outcome = run(&command, prompt, dir.path(), &shell).await;
-        assert!(outcome.passed, "{}: {}", shell.display(), outcome.reason);
+        assert!(
+            outcome.passed(),
+            "{}: {}",
+            shell.display(),
+            outcome.reason()
+        );
         assert_eq!(outcome.stdout, prompt, "{}", shell.display());
         assert_eq!(files(dir.path()), ["agent.yaml"]);
     }
@@ -213,7 +223,7 @@ async fn argv_of(shell: bool, separator: &str, prompt: &str) -> Vec<String> {
     );
     let command = agent(dir.path(), &commands);
     let outcome = run(&command, prompt, dir.path(), Path::new("/bin/sh")).await;
-    assert!(outcome.passed, "{}", outcome.reason);
+    assert!(outcome.passed(), "{}", outcome.reason());
     let argv = std::fs::read_to_string(dir.path().join("argv")).unwrap();
     argv.split_terminator('\0').map(str::to_owned).collect()
 }

@@ -96,7 +96,7 @@ fn a_failing_step_stops_the_phase_and_keeps_its_output() {
     ));
     assert_eq!(results.len(), 1);
     assert!(!phase_passed(&results));
-    assert_eq!(results[0].reason, "exit code 4");
+    assert_eq!(results[0].reason(), "exit code 4");
     assert_eq!(results[0].output, "checking\n--- stderr ---\npod not found");
 }
 
@@ -113,7 +113,7 @@ fn continue_on_error_lets_the_phase_go_on() {
         &mut Vec::new(),
     ));
     assert_eq!(results.len(), 2);
-    assert!(!results[0].passed);
+    assert!(!results[0].passed());
     assert!(phase_passed(&results));
 }
 
@@ -128,8 +128,8 @@ fn a_step_that_hangs_times_out() {
         &context(dir.path(), dir.path()),
         &mut Vec::new(),
     ));
-    assert!(!results[0].passed);
-    assert_eq!(results[0].reason, "timed out after 300ms");
+    assert!(!results[0].passed());
+    assert_eq!(results[0].reason(), "timed out after 300ms");
     assert_eq!(results[0].output, "waiting");
 }
 
@@ -144,7 +144,7 @@ fn a_missing_interpreter_is_a_clear_failure() {
     ));
     assert!(
         results[0]
-            .reason
+            .reason()
             .contains("cannot start /no/such/interpreter"),
         "{:?}",
         results[0]

@@ -133,8 +133,8 @@ async fn a_matching_response_passes_and_its_status_line_and_body_are_the_output(
     step.expect_status = Some(200);
     step.expect_body_match = Some(Regex::new("lo, wor").unwrap());
     let result = run(step).await;
-    assert!(result.passed, "{result:?}");
-    assert_eq!(result.reason, "");
+    assert!(result.passed(), "{result:?}");
+    assert_eq!(result.reason(), "");
     assert_eq!(result.output, "HTTP/1.1 200 OK\nhello, world");
     assert_eq!(
         result.label,
@@ -149,8 +149,8 @@ async fn a_status_mismatch_says_expected_and_actual() {
     let mut step = request(server.url("/down"));
     step.expect_status = Some(200);
     let result = run(step).await;
-    assert!(!result.passed);
-    assert_eq!(result.reason, "status: expected 200, got 503");
+    assert!(!result.passed());
+    assert_eq!(result.reason(), "status: expected 200, got 503");
     assert_eq!(
         result.output,
         "HTTP/1.1 503 Service Unavailable\nmaintenance"
@@ -161,7 +161,7 @@ async fn a_status_mismatch_says_expected_and_actual() {
 async fn a_response_without_expectations_passes_whatever_its_status() {
     let server = fake_server().await;
     let result = run(request(server.url("/down"))).await;
-    assert!(result.passed, "{result:?}");
+    assert!(result.passed(), "{result:?}");
 }
 
 #[tokio::test]
@@ -170,9 +170,9 @@ async fn a_body_that_does_not_match_the_regex_fails_with_the_pattern_and_the_bod
     let mut step = request(server.url("/text"));
     step.expect_body_match = Some(Regex::new(r"^world").unwrap());
     let result = run(step).await;
-    assert!(!result.passed);
+    assert!(!result.passed());
     assert_eq!(
-        result.reason,
+        result.reason(),
         r#"body: expected to match "^world", got "hello, world""#
     );
 }
@@ -227,7 +227,7 @@ async fn field_checks_pass_on_nested_paths_indexes_and_numbers_by_value() {
         absent,
     ];
     let result = run(step).await;
-    assert!(result.passed, "{result:?}");
+    assert!(result.passed(), "{result:?}");
 }
 
 #[tokio::test]
@@ -251,8 +251,8 @@ async fn every_failed_field_check_is_reported_with_expected_and_actual() {
     not_a_string.pattern = Some(Regex::new("2").unwrap());
     step.expect_fields = vec![email, age, kind, missing, present, gone, not_a_string];
     let result = run(step).await;
-    assert!(!result.passed);
-    let failures: Vec<&str> = result.reason.split("; ").collect();
+    assert!(!result.passed());
+    let failures: Vec<&str> = result.reason().split("; ").collect();
     assert_eq!(
         failures,
         [
@@ -274,19 +274,19 @@ async fn field_checks_on_a_body_that_is_not_json_fail_clearly() {
     let mut step = request(server.url("/text"));
     step.expect_fields = vec![field("a")];
     let result = run(step).await;
-    assert!(!result.passed);
+    assert!(!result.passed());
     assert!(
         result
-            .reason
+            .reason()
             .starts_with("body: expected JSON for the field checks, got invalid JSON ("),
         "{}",
-        result.reason
+        result.reason()
     );
     let mut step = request(server.url("/empty"));
     step.expect_fields = vec![field("a")];
     let result = run(step).await;
     assert_eq!(
-        result.reason,
+        result.reason(),
         "body: expected JSON for the field checks, got an empty body"
     );
 }
@@ -301,7 +301,7 @@ async fn a_raw_body_is_sent_as_is_with_the_method_and_headers() {
         .insert("Content-Type".into(), "text/plain".into());
     step.headers.insert("X-Trace".into(), "abc".into());
     let result = run(step).await;
-    assert!(result.passed, "{result:?}");
+    assert!(result.passed(), "{result:?}");
     let sent = &server.requests()[0];
     assert_eq!(sent.method, Method::PUT);
     assert_eq!(sent.path, "/echo");
@@ -320,7 +320,7 @@ async fn a_json_body_is_sent_as_json_with_its_content_type() {
     echoed.equals = Some(json!(2));
     step.expect_fields = vec![echoed];
     let result = run(step).await;
-    assert!(result.passed, "{result:?}");
+    assert!(result.passed(), "{result:?}");
     let sent = &server.requests()[0];
     assert_eq!(sent.method, Method::POST);
     assert_eq!(sent.headers["content-type"], "application/json");
@@ -336,7 +336,7 @@ async fn header_values_are_sent_but_never_shown() {
     step.headers.insert("Authorization".into(), secret.into());
     step.expect_status = Some(204);
     let result = run(step).await;
-    assert!(!result.passed);
+    assert!(!result.passed());
     assert_eq!(server.requests()[0].headers["authorization"], secret);
     assert!(!format!("{result:?}").contains("s3cr3t"), "{result:?}");
 
@@ -344,13 +344,13 @@ async fn header_values_are_sent_but_never_shown() {
     bad.headers
         .insert("Authorization".into(), "s3cr3t\nvalue".into());
     let result = run(bad).await;
-    assert!(!result.passed);
+    assert!(!result.passed());
     assert!(
         result
-            .reason
+            .reason()
             .contains("the value of header `Authorization` is not a valid header value"),
         "{}",
-        result.reason
+        result.reason()
     );
     assert!(!format!("{result:?}").contains("s3cr3t"), "{result:?}");
 }
@@ -363,9 +363,9 @@ async fn a_slow_server_fails_after_the_step_timeout_naming_the_url() {
     let started = std::time::Instant::now();
     let result = run(step).await;
     assert!(started.elapsed() < Duration::from_secs(5));
-    assert!(!result.passed);
+    assert!(!result.passed());
     assert_eq!(
-        result.reason,
+        result.reason(),
         format!("GET {} timed out after 300ms", server.url("/slow"))
     );
 }
@@ -379,13 +379,13 @@ async fn a_refused_connection_fails_naming_the_url() {
     step.headers
         .insert("Authorization".into(), "Bearer s3cr3t".into());
     let result = run(step).await;
-    assert!(!result.passed);
+    assert!(!result.passed());
     assert!(
         result
-            .reason
+            .reason()
             .starts_with(&format!("cannot connect to GET {url}: ")),
         "{}",
-        result.reason
+        result.reason()
     );
     assert!(!format!("{result:?}").contains("s3cr3t"));
 }

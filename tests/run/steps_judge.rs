@@ -134,8 +134,8 @@ async fn the_step_passes_when_the_judge_says_yes_and_asks_for_a_structured_verdi
         &context(Some(settings(&api)), Some(answer)),
     )
     .await;
-    assert!(result.passed, "{result:?}");
-    assert_eq!(result.reason, "");
+    assert!(result.passed(), "{result:?}");
+    assert_eq!(result.reason(), "");
     assert_eq!(
         result.output,
         "judge judge-model: yes: the image is mysql:8.0.36"
@@ -176,7 +176,7 @@ async fn exact_steps_ask_for_semantic_equivalence() {
         &context(Some(settings(&api)), Some("The capital is Paris")),
     )
     .await;
-    assert!(result.passed, "{result:?}");
+    assert!(result.passed(), "{result:?}");
     let prompt = api.requests()[0].body["messages"].to_string();
     assert!(prompt.contains("EXACT"), "{prompt}");
     assert!(!prompt.contains("CONTAINS"), "{prompt}");
@@ -190,9 +190,9 @@ async fn the_step_fails_with_the_judges_reason_when_it_says_no() {
         &context(Some(settings(&api)), Some("It runs mysql:5.7")),
     )
     .await;
-    assert!(!result.passed);
+    assert!(!result.passed());
     assert_eq!(
-        result.reason,
+        result.reason(),
         "the judge says no: the answer names mysql:5.7"
     );
     assert_eq!(
@@ -206,7 +206,7 @@ async fn a_verdict_wrapped_in_code_fences_is_understood() {
     let fenced = "```json\n{\"passed\": true, \"reason\": \"fenced but fine\"}\n```";
     let api = fake_api(vec![completion(fenced)]).await;
     let result = judge(contains("x"), &context(Some(settings(&api)), Some("x"))).await;
-    assert!(result.passed, "{result:?}");
+    assert!(result.passed(), "{result:?}");
     assert!(result.output.ends_with("fenced but fine"));
 }
 
@@ -214,9 +214,9 @@ async fn a_verdict_wrapped_in_code_fences_is_understood() {
 async fn a_reply_that_is_not_a_verdict_fails_clearly() {
     let api = fake_api(vec![completion("I think it looks good!")]).await;
     let result = judge(contains("x"), &context(Some(settings(&api)), Some("x"))).await;
-    assert!(!result.passed);
+    assert!(!result.passed());
     assert_eq!(
-        result.reason,
+        result.reason(),
         r#"the judge's reply is not a verdict: "I think it looks good!""#
     );
 }
@@ -227,9 +227,9 @@ async fn an_api_error_fails_with_the_apis_message_and_never_the_key() {
                                  "type": "invalid_request_error"}});
     let api = fake_api(vec![(401, error.to_string()), verdict(true, "unused")]).await;
     let result = judge(contains("x"), &context(Some(settings(&api)), Some("x"))).await;
-    assert!(!result.passed);
+    assert!(!result.passed());
     assert_eq!(
-        result.reason,
+        result.reason(),
         format!(
             "the judge API at {}/chat/completions answered 401 Unauthorized: Incorrect API key provided: <redacted>",
             api.base_url
@@ -252,7 +252,7 @@ async fn server_errors_and_rate_limits_are_retried() {
     ])
     .await;
     let result = judge(contains("x"), &context(Some(settings(&api)), Some("x"))).await;
-    assert!(result.passed, "{result:?}");
+    assert!(result.passed(), "{result:?}");
     assert_eq!(api.requests().len(), 3);
 }
 
@@ -260,9 +260,9 @@ async fn server_errors_and_rate_limits_are_retried() {
 async fn a_server_error_that_persists_fails_after_the_retries() {
     let api = fake_api(vec![(503, "".into()); 5]).await;
     let result = judge(contains("x"), &context(Some(settings(&api)), Some("x"))).await;
-    assert!(!result.passed);
+    assert!(!result.passed());
     assert_eq!(
-        result.reason,
+        result.reason(),
         format!(
             "the judge API at {}/chat/completions answered 503 Service Unavailable after 3 attempts: (empty body)",
             api.base_url
@@ -282,13 +282,13 @@ async fn an_unreachable_api_fails_naming_its_url() {
         model: "m".into(),
     };
     let result = judge(contains("x"), &context(Some(settings), Some("x"))).await;
-    assert!(!result.passed);
+    assert!(!result.passed());
     assert!(
-        result.reason.starts_with(&format!(
+        result.reason().starts_with(&format!(
             "cannot reach the judge API at {base_url}/chat/completions after 3 attempts: "
         )),
         "{}",
-        result.reason
+        result.reason()
     );
     assert_no_key(&result);
 }
@@ -296,16 +296,16 @@ async fn an_unreachable_api_fails_naming_its_url() {
 #[tokio::test]
 async fn without_a_judge_or_an_answer_the_step_fails_instead_of_passing() {
     let result = judge(contains("x"), &context(None, Some("x"))).await;
-    assert!(!result.passed);
+    assert!(!result.passed());
     assert_eq!(
-        result.reason,
+        result.reason(),
         "no LLM judge is configured: set config.llmJudge in the eval file"
     );
     let api = fake_api(vec![verdict(true, "unused")]).await;
     let result = judge(contains("x"), &context(Some(settings(&api)), None)).await;
-    assert!(!result.passed);
+    assert!(!result.passed());
     assert_eq!(
-        result.reason,
+        result.reason(),
         "there is no agent answer to judge (llmJudge steps belong in verify)"
     );
     assert!(api.requests().is_empty());

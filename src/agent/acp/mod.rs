@@ -16,6 +16,7 @@
 mod connection;
 mod session;
 
+use crate::plumbing::ended::Ended;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -316,18 +317,20 @@ fn outcome_of(
     if !session.denials.is_empty() {
         stdout.push(format!("permission denied: {}", session.denials.join("; ")));
     }
-    let reason = match (&ended, stop_reason.as_deref()) {
-        (Err(Stop::Reason(reason)), _) => reason.clone(),
-        (Err(Stop::Gone(method)), _) => format!(
+    let outcome = match (&ended, stop_reason.as_deref()) {
+        (Err(Stop::Reason(reason)), _) => Ended::Failed(reason.clone()),
+        (Err(Stop::Gone(method)), _) => Ended::Failed(format!(
             "the ACP agent ended before answering `{method}` ({})",
             match status {
                 Some(status) => exit_text(status),
                 None => "its output closed; mcpeval killed its process group".into(),
             }
-        ),
-        (Ok(_), Some("end_turn")) => String::new(),
-        (Ok(_), Some("") | None) => "the ACP agent answered its prompt without a stopReason".into(),
-        (Ok(_), Some(stop)) => format!(
+        )),
+        (Ok(_), Some("end_turn")) => Ended::Passed,
+        (Ok(_), Some("") | None) => {
+            Ended::Failed("the ACP agent answered its prompt without a stopReason".into())
+        }
+        (Ok(_), Some(stop)) => Ended::Failed(format!(
             "the ACP agent stopped its turn with stopReason `{stop}`{}",
             match stop {
                 "refusal" => " (it refused to go on)",
@@ -335,12 +338,11 @@ fn outcome_of(
                 "max_tokens" | "max_turn_requests" => " (it hit its own limit)",
                 _ => "",
             }
-        ),
+        )),
     };
     let tool_calls = session.tool_calls();
     AgentOutcome {
-        passed: reason.is_empty(),
-        reason,
+        ended: outcome,
         answer: session.answer(),
         stdout: stdout.iter().map(|line| format!("{line}\n")).collect(),
         stderr: process.stderr(),

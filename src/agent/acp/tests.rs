@@ -24,9 +24,9 @@ fn usage_comes_from_the_prompt_answer() {
 async fn a_missing_program_fails_the_run_naming_where_it_comes_from() {
     let claude = AcpAgent::claude_code(None, None);
     let outcome = with_empty_path(async |run| run_acp_agent(&claude, run).await).await;
-    assert!(!outcome.passed);
+    assert!(!outcome.passed());
     assert_eq!(
-        outcome.reason,
+        outcome.reason(),
         "`claude-agent-acp` is not on PATH: builtin.claude-code over ACP runs Claude Code \
          through its ACP adapter, install it with \
          `npm install -g @agentclientprotocol/claude-agent-acp@0.49.0`"
@@ -40,7 +40,7 @@ async fn a_missing_program_fails_the_run_naming_where_it_comes_from() {
     };
     let outcome = with_empty_path(async |run| run_acp_agent(&own, run).await).await;
     assert_eq!(
-        outcome.reason,
+        outcome.reason(),
         "`my-acp-agent` (acp.cmd of the Agent file) is not on PATH"
     );
 }

@@ -18,6 +18,7 @@ mod wire;
 
 use super::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::llm::{ChatClient, LlmConfig, Provider, TokenUsage};
+use crate::plumbing::ended::Ended;
 use crate::plumbing::text::shorten;
 pub use conversation::{AssistantTurn, Item, ToolCall, ToolResult};
 use mcp::{Client, call_tool, connect};
@@ -59,12 +60,10 @@ impl LlmAgentOptions {
 }
 
 /// How one run of the agent ended.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LlmAgentRun {
-    /// It reached a final answer.
-    pub passed: bool,
-    /// Why it failed, or empty.
-    pub reason: String,
+    /// Whether it reached a final answer, or why not.
+    pub ended: Ended,
     /// The text of the final reply (or of the last reply with text, on failure).
     pub answer: String,
     /// Model turns used (requests answered by the API).
@@ -79,13 +78,37 @@ pub struct LlmAgentRun {
     pub conversation: Vec<Item>,
 }
 
+impl Default for LlmAgentRun {
+    /// A run that has not ended (yet): each way it ends sets `ended`.
+    fn default() -> Self {
+        LlmAgentRun {
+            ended: Ended::Failed("the agent did not finish".into()),
+            answer: String::new(),
+            turns: 0,
+            tool_calls: 0,
+            usage: TokenUsage::default(),
+            log: String::new(),
+            conversation: Vec::new(),
+        }
+    }
+}
+
 impl LlmAgentRun {
+    /// Whether it reached a final answer.
+    pub fn passed(&self) -> bool {
+        self.ended.passed()
+    }
+
+    /// Why it failed; empty when it passed.
+    pub fn reason(&self) -> &str {
+        self.ended.reason()
+    }
+
     /// The run as the harness's [`AgentOutcome`]: the log is its stdout.
     pub fn to_outcome(&self) -> AgentOutcome {
         AgentOutcome {
             tool_calls: Vec::new(),
-            passed: self.passed,
-            reason: self.reason.clone(),
+            ended: self.ended.clone(),
             answer: self.answer.clone(),
             stdout: self.log.clone(),
             stderr: String::new(),
@@ -99,7 +122,7 @@ impl LlmAgentRun {
     fn failed(reason: String) -> Self {
         let mut run = LlmAgentRun::default();
         run.note(format!("failed: {reason}"));
-        run.reason = reason;
+        run.ended = Ended::Failed(reason);
         run
     }
 
@@ -125,10 +148,10 @@ pub async fn run_llm_agent(
         let _ = client.cancel().await;
     }
     match result {
-        Ok(()) => run.passed = true,
+        Ok(()) => run.ended = Ended::Passed,
         Err(reason) => {
             run.note(format!("failed: {reason}"));
-            run.reason = reason;
+            run.ended = Ended::Failed(reason);
         }
     }
     run
