@@ -13,7 +13,7 @@ use super::protocol::{
     AgentContext, ExecuteContext, ExecuteParams, ExecuteResult, InitializeParams, Manifest,
     PROTOCOL_VERSION,
 };
-use super::rpc::{Launch, RpcProcess};
+use super::rpc::{ExtensionLaunch, RpcProcess};
 use crate::plumbing::json_schema::{JsonSchema, describe_violations};
 
 /// How long `shutdown` may take to be answered, and the process to exit after it.
@@ -65,7 +65,7 @@ impl ExtensionClient {
     /// Starts the program and initializes it with `config`, within `bound`; a program that
     /// fails to is stopped.
     pub async fn start(
-        launch: &Launch<'_>,
+        launch: &ExtensionLaunch<'_>,
         config: Option<&Map<String, Value>>,
         bound: Duration,
     ) -> Result<Self, ExtensionError> {

@@ -12,7 +12,7 @@ use tokio::sync::OnceCell;
 use super::client::ExtensionClient;
 use super::error::ExtensionError;
 use super::release::{DOWNLOAD_URL_VAR, release_binary};
-use super::rpc::Launch;
+use super::rpc::ExtensionLaunch;
 use crate::config::{Eval, ExtensionSpec, LocationIndex, Package, expand_vars};
 use crate::plumbing::lock::lock;
 
@@ -98,7 +98,7 @@ impl ExtensionManager {
             ),
             None => None,
         };
-        let launch = Launch {
+        let launch = ExtensionLaunch {
             program: &program,
             env,
             cwd: self.eval_dir(),

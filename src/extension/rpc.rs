@@ -26,7 +26,7 @@ type Answer = Result<Value, (i64, String)>;
 
 /// What the client and the reading task share.
 #[derive(Default)]
-struct Connection {
+struct RpcConnection {
     pending: HashMap<u64, oneshot::Sender<Answer>>,
     logs: Vec<String>,
     /// Why no answer can come any more.
@@ -34,7 +34,7 @@ struct Connection {
 }
 
 /// How to start an extension.
-pub struct Launch<'a> {
+pub struct ExtensionLaunch<'a> {
     /// The executable.
     pub program: &'a Path,
     /// Variables added to the environment.
@@ -47,7 +47,7 @@ pub struct Launch<'a> {
 
 /// A running extension process.
 pub struct RpcProcess {
-    connection: Arc<Mutex<Connection>>,
+    connection: Arc<Mutex<RpcConnection>>,
     stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
     child: tokio::sync::Mutex<Child>,
     group: Mutex<ProcessGroupGuard>,
@@ -59,7 +59,7 @@ pub struct RpcProcess {
 
 impl RpcProcess {
     /// Starts the program in a process group of its own.
-    pub fn spawn(launch: &Launch<'_>) -> Result<Self, ExtensionError> {
+    pub fn spawn(launch: &ExtensionLaunch<'_>) -> Result<Self, ExtensionError> {
         let (mut child, group) = spawn_in_group(
             Command::new(launch.program)
                 .envs(launch.env.iter().map(|(k, v)| (k, v)))
@@ -72,7 +72,7 @@ impl RpcProcess {
             program: launch.program.display().to_string(),
             source,
         })?;
-        let connection = Arc::new(Mutex::new(Connection::default()));
+        let connection = Arc::new(Mutex::new(RpcConnection::default()));
         let stdin = Arc::new(tokio::sync::Mutex::new(child.stdin.take()));
         let stderr = Arc::new(Mutex::new(Captured::default()));
         if let Some(stdout) = child.stdout.take() {
@@ -197,7 +197,7 @@ impl RpcProcess {
 }
 
 /// Removes a request from the pending ones when its caller stops waiting (a timeout).
-struct ForgetOnDrop<'a>(&'a Mutex<Connection>, u64);
+struct ForgetOnDrop<'a>(&'a Mutex<RpcConnection>, u64);
 
 impl Drop for ForgetOnDrop<'_> {
     fn drop(&mut self) {
@@ -216,7 +216,7 @@ fn describe_status(status: std::process::ExitStatus) -> String {
 
 async fn read_stdout(
     stdout: ChildStdout,
-    connection: Arc<Mutex<Connection>>,
+    connection: Arc<Mutex<RpcConnection>>,
     stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
 ) {
     let mut lines = BufReader::new(stdout).lines();
@@ -265,7 +265,7 @@ async fn read_stdout(
 }
 
 /// Marks the connection as ended for `why` and wakes every waiting request.
-fn break_connection(connection: &Mutex<Connection>, why: String) {
+fn break_connection(connection: &Mutex<RpcConnection>, why: String) {
     let mut connection = lock(connection);
     connection.broken.get_or_insert(why);
     connection.pending.clear();

@@ -17,7 +17,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::Mutex;
 
 use super::target_dir::{TestBuild, same_path};
-use crate::plumbing::cargo_metadata::{Metadata, Package, Target, without_test_variables};
+use crate::plumbing::cargo_metadata::{CargoPackage, Metadata, Target, without_test_variables};
 use libtest_mimic::{Arguments, Trial};
 
 /// A binary asked for with `Harness::cargo_bin`.
@@ -226,7 +226,7 @@ impl Metadata {
     }
 
     /// The package with binary target `bin`, and the features that target requires.
-    fn find_bin(&self, bin: &str) -> Result<(&Package, &Target), CargoBinError> {
+    fn find_bin(&self, bin: &str) -> Result<(&CargoPackage, &Target), CargoBinError> {
         let bins = || self.bins();
         if let Some(found) = bins().find(|(_, target)| target.name == bin) {
             return Ok(found);

@@ -22,7 +22,7 @@ const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
 /// The package in a directory, as `cargo metadata` describes it.
 #[derive(Debug, Clone)]
-pub struct Package {
+pub struct ServerPackage {
     /// Its `Cargo.toml`.
     pub manifest: PathBuf,
     /// The package's name.
@@ -32,7 +32,7 @@ pub struct Package {
 }
 
 /// The package whose manifest is `<dir>/Cargo.toml`.
-pub async fn package(dir: &Path) -> Result<Package, InitError> {
+pub async fn package(dir: &Path) -> Result<ServerPackage, InitError> {
     let manifest = dir.join("Cargo.toml");
     let cargo_error = |message: String| InitError::Cargo {
         manifest: manifest.clone(),
@@ -77,7 +77,7 @@ pub async fn package(dir: &Path) -> Result<Package, InitError> {
     };
     let mut bins: Vec<String> = found.bins().map(|target| target.name.clone()).collect();
     bins.sort();
-    Ok(Package {
+    Ok(ServerPackage {
         manifest,
         name: found.name.clone(),
         bins,
@@ -85,7 +85,7 @@ pub async fn package(dir: &Path) -> Result<Package, InitError> {
 }
 
 /// The binary to start: `--bin NAME`, else the package's only one.
-pub fn choose_bin(package: &Package, requested: Option<&str>) -> Result<String, InitError> {
+pub fn choose_bin(package: &ServerPackage, requested: Option<&str>) -> Result<String, InitError> {
     let error =
         |message: String| InitError::Usage(format!("{}: {message}", package.manifest.display()));
     let names = package.bins.join(", ");
@@ -114,7 +114,7 @@ pub fn choose_bin(package: &Package, requested: Option<&str>) -> Result<String, 
 }
 
 /// `cargo build --bin <bin>`; the built executable.
-pub async fn build(package: &Package, bin: &str) -> Result<PathBuf, InitError> {
+pub async fn build(package: &ServerPackage, bin: &str) -> Result<PathBuf, InitError> {
     let dir = package.manifest.parent().unwrap_or(Path::new("."));
     let manifest = package.manifest.display().to_string();
     let args = [

@@ -62,7 +62,7 @@ impl Launch {
 
 /// What the server said about itself and everything it listed.
 #[derive(Debug, Clone, Default)]
-pub struct Surface {
+pub struct DiscoveredSurface {
     /// `serverInfo.name` of its `initialize` answer.
     pub name: String,
     /// `serverInfo.version`.
@@ -84,7 +84,7 @@ const MAX_PAGES: usize = 1000;
 const STDERR_KEPT: usize = 4096;
 
 /// Starts the server, lists everything within `timeout`, and stops it.
-pub async fn discover(launch: &Launch, timeout: Duration) -> Result<Surface, InitError> {
+pub async fn discover(launch: &Launch, timeout: Duration) -> Result<DiscoveredSurface, InitError> {
     match launch {
         Launch::Stdio { program, args, env } => {
             let mut command = tokio::process::Command::new(program);
@@ -214,19 +214,19 @@ fn http_failure_text(message: String, headers: &[InitHeader]) -> String {
 }
 
 /// Lists everything over an initialized session, then closes it.
-async fn list_and_close(client: Result<Client, String>) -> Result<Surface, String> {
+async fn list_and_close(client: Result<Client, String>) -> Result<DiscoveredSurface, String> {
     let client = client.map_err(|e| format!("initialize failed: {e}"))?;
     let listed = list_everything(&client).await;
     let _ = client.cancel().await;
     listed
 }
 
-async fn list_everything(client: &Client) -> Result<Surface, String> {
+async fn list_everything(client: &Client) -> Result<DiscoveredSurface, String> {
     let Some(info) = client.peer_info() else {
         return Err("the handshake left no server info".to_owned());
     };
     let capabilities = &info.capabilities;
-    let mut surface = Surface::default();
+    let mut surface = DiscoveredSurface::default();
     if let Some(server_info) = &info.server_info {
         surface.name = server_info.name.clone();
         surface.version = server_info.version.clone();

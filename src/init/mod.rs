@@ -30,7 +30,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 pub use dependency::{BuildSource, Dependency, DependencyKind, GitRef, GitSource};
-pub use discover::{Launch, Surface};
+pub use discover::{DiscoveredSurface, Launch};
 pub use headers::InitHeader;
 pub use plan::{InitReport, run};
 pub use workflow::CiKind;
@@ -249,7 +249,7 @@ pub struct Scaffold<'a> {
     /// `<serverInfo.name> <version>`, for comments.
     pub server_label: String,
     /// What the server listed.
-    pub surface: &'a Surface,
+    pub surface: &'a DiscoveredSurface,
     /// Its tools, sorted by name.
     pub tools: &'a [tools::ToolSpec],
     /// The agent.

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::error::LlmProxyError;
-use super::normalize::{Normalizer, content_hash, request_key};
+use super::normalize::{RequestNormalizer, content_hash, request_key};
 use super::sse::SseEvent;
 
 /// The cassette format this code reads and writes.
@@ -116,7 +116,7 @@ pub(crate) struct Interaction {
 impl Interaction {
     /// The interaction with its stored request normalised again by `normalizer`, and its
     /// key computed anew.
-    pub(crate) fn normalized_by(self, normalizer: &Normalizer) -> Self {
+    pub(crate) fn normalized_by(self, normalizer: &RequestNormalizer) -> Self {
         let normalized = normalizer.normalize(&self.normalized);
         let key = request_key(&self.method, &self.path, &normalized);
         Self {

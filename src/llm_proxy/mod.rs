@@ -67,7 +67,7 @@ pub use turns::{RecordedTurn, recorded_turns};
 
 use cassette::CassetteParts;
 use matching::Replay;
-use normalize::Normalizer;
+use normalize::RequestNormalizer;
 use state::{LlmProxyState, RunState};
 
 /// What an [`LlmProxy`] needs for one task run.
@@ -144,7 +144,7 @@ impl LlmProxy {
     /// Fails when mode `none` has no cassette, or the cassette is not valid.
     pub fn start(config: LlmProxyConfig) -> Result<LlmProxyHandle, LlmProxyError> {
         let (upstream, base_path) = split_base_url(&config.upstream_base_url)?;
-        let normalizer = Normalizer::new(config.api, &config.paths, &config.ignore);
+        let normalizer = RequestNormalizer::new(config.api, &config.paths, &config.ignore);
         let state = initial_state(&config, &normalizer)?;
         let start_error = |message: String| LlmProxyError::Start { message };
         let client = crate::plumbing::tls::client_builder()
@@ -221,7 +221,7 @@ fn split_base_url(url: &str) -> Result<(String, String), LlmProxyError> {
 /// Reads the cassette as the mode says and sets how requests are served.
 fn initial_state(
     config: &LlmProxyConfig,
-    normalizer: &Normalizer,
+    normalizer: &RequestNormalizer,
 ) -> Result<RunState, LlmProxyError> {
     let mut state = RunState::default();
     let cassette = match config.mode {

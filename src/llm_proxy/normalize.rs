@@ -137,14 +137,14 @@ const ID_KEYS: [&str; 4] = ["id", "tool_use_id", "call_id", "tool_call_id"];
 
 /// Normalises the request bodies of one API with the masks of one run.
 #[derive(Debug, Clone)]
-pub(crate) struct Normalizer {
+pub(crate) struct RequestNormalizer {
     api: LlmApi,
     /// Literal forms of the paths, longest first.
     literals: Vec<(String, String)>,
     ignore: Vec<Regex>,
 }
 
-impl Normalizer {
+impl RequestNormalizer {
     pub(crate) fn new(api: LlmApi, paths: &[PathMask], ignore: &[Regex]) -> Self {
         let mut literals: Vec<(String, String)> = paths.iter().flat_map(PathMask::forms).collect();
         literals.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));

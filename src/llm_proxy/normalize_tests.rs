@@ -3,13 +3,13 @@ use serde_json::{Value, json};
 
 use super::*;
 
-fn normalizer(api: LlmApi) -> Normalizer {
+fn normalizer(api: LlmApi) -> RequestNormalizer {
     let paths = [
         PathMask::new("CWD", "/tmp/run-1/.tmpAbC123/"),
         PathMask::new("HOME", "/home/tester"),
     ];
     let ignore = [Regex::new(r"req_[0-9a-f]{8}").unwrap()];
-    Normalizer::new(api, &paths, &ignore)
+    RequestNormalizer::new(api, &paths, &ignore)
 }
 
 /// One string as a user message, normalised.
@@ -232,7 +232,7 @@ fn another_run_dir_and_date_give_the_same_key() {
         LlmApi::Anthropic,
         &claude_turn("/tmp/run-1/.tmpAbC123", "2026-11-23", "5"),
     );
-    let other = Normalizer::new(
+    let other = RequestNormalizer::new(
         LlmApi::Anthropic,
         &[PathMask::new("CWD", "/var/tmp/.tmpZZZ999")],
         &[],
@@ -311,7 +311,7 @@ fn key_params_leave_the_path() {
 fn a_path_is_not_masked_inside_an_xml_closing_tag() {
     // Codex writes `<workspace_roots><root>CWD</root>`; with HOME=/root the closing tag
     // must stay as it is, or a cassette recorded there diverges where HOME differs.
-    let normalizer = Normalizer::new(
+    let normalizer = RequestNormalizer::new(
         LlmApi::OpenAiResponses,
         &[
             PathMask::new("CWD", "/tmp/work"),
@@ -329,7 +329,7 @@ fn a_path_is_not_masked_inside_an_xml_closing_tag() {
 #[test]
 fn an_exact_path_mask_masks_the_path_only() {
     let install = "/opt/peers/node_modules/@google/gemini-cli";
-    let normalizer = Normalizer::new(
+    let normalizer = RequestNormalizer::new(
         LlmApi::Gemini,
         &[PathMask::exact("AGENT_INSTALL", install)],
         &[],

@@ -13,13 +13,13 @@ use tokio_util::sync::CancellationToken;
 use super::cassette::Interaction;
 use super::divergence::Divergence;
 use super::matching::Replay;
-use super::normalize::Normalizer;
+use super::normalize::RequestNormalizer;
 use super::{LlmApi, LlmProxyConfig};
 
 /// What the request handlers share.
 pub(crate) struct LlmProxyState {
     pub(crate) config: LlmProxyConfig,
-    pub(crate) normalizer: Normalizer,
+    pub(crate) normalizer: RequestNormalizer,
     pub(crate) client: reqwest::Client,
     /// The upstream base URL without a trailing slash.
     pub(crate) upstream: String,

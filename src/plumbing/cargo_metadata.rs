@@ -10,7 +10,7 @@ use serde::Deserialize;
 /// A workspace as `cargo metadata --no-deps` describes it.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Metadata {
-    pub packages: Vec<Package>,
+    pub packages: Vec<CargoPackage>,
     pub workspace_root: PathBuf,
     pub target_directory: PathBuf,
     /// Where intermediate artifacts (and test binaries) go when `build.build-dir` moves them
@@ -21,7 +21,7 @@ pub(crate) struct Metadata {
 
 /// One package of the workspace.
 #[derive(Debug, Clone, Deserialize)]
-pub(crate) struct Package {
+pub(crate) struct CargoPackage {
     pub name: String,
     /// Its `Cargo.toml` (`mcpeval init` finds the crate it edits by it).
     #[cfg_attr(not(feature = "cli"), allow(dead_code))]
@@ -45,14 +45,14 @@ impl Metadata {
     }
 
     /// Every binary target of the workspace, with its package.
-    pub fn bins(&self) -> impl Iterator<Item = (&Package, &Target)> {
+    pub fn bins(&self) -> impl Iterator<Item = (&CargoPackage, &Target)> {
         self.packages
             .iter()
             .flat_map(|package| package.bins().map(move |target| (package, target)))
     }
 }
 
-impl Package {
+impl CargoPackage {
     /// Its binary targets.
     pub fn bins(&self) -> impl Iterator<Item = &Target> {
         self.targets

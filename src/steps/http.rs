@@ -212,7 +212,7 @@ fn matches_string(pattern: &Regex, value: &Value) -> bool {
 
 /// One step of a field path.
 #[derive(Debug, PartialEq)]
-enum Segment<'a> {
+enum FieldSegment<'a> {
     /// `.name` (a number also indexes an array, as in `items.0.id`).
     Key(&'a str),
     /// `[3]`
@@ -220,7 +220,7 @@ enum Segment<'a> {
 }
 
 /// Splits `data.users[0].email` into `data`, `users`, `[0]`, `email`.
-fn segments(path: &str) -> Vec<Segment<'_>> {
+fn segments(path: &str) -> Vec<FieldSegment<'_>> {
     let mut out = Vec::new();
     for part in path.split('.') {
         let (key, mut rest) = match part.find('[') {
@@ -228,13 +228,13 @@ fn segments(path: &str) -> Vec<Segment<'_>> {
             None => (part, ""),
         };
         if !key.is_empty() {
-            out.push(Segment::Key(key));
+            out.push(FieldSegment::Key(key));
         }
         while let Some(inner) = rest.strip_prefix('[') {
             let (index, after) = inner.split_once(']').unwrap_or((inner, ""));
             out.push(match index.trim().parse() {
-                Ok(i) => Segment::Index(i),
-                Err(_) => Segment::Key(index),
+                Ok(i) => FieldSegment::Index(i),
+                Err(_) => FieldSegment::Key(index),
             });
             rest = after;
         }
@@ -247,9 +247,9 @@ fn lookup<'v>(json: &'v Value, path: &str) -> Option<&'v Value> {
     segments(path)
         .into_iter()
         .try_fold(json, |value, segment| match (segment, value) {
-            (Segment::Key(key), Value::Object(map)) => map.get(key),
-            (Segment::Key(key), Value::Array(items)) => items.get(key.parse::<usize>().ok()?),
-            (Segment::Index(i), Value::Array(items)) => items.get(i),
+            (FieldSegment::Key(key), Value::Object(map)) => map.get(key),
+            (FieldSegment::Key(key), Value::Array(items)) => items.get(key.parse::<usize>().ok()?),
+            (FieldSegment::Index(i), Value::Array(items)) => items.get(i),
             _ => None,
         })
 }
@@ -309,7 +309,7 @@ mod tests {
 
     #[test]
     fn paths_split_into_keys_and_indexes() {
-        use Segment::{Index, Key};
+        use FieldSegment::{Index, Key};
         assert_eq!(
             segments("data.users[0].email"),
             [Key("data"), Key("users"), Index(0), Key("email")]

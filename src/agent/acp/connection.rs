@@ -19,7 +19,7 @@ use crate::proxy::lines::{Line, LineReader};
 const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// What to start.
-pub(super) struct Launch {
+pub(super) struct AcpLaunch {
     pub program: PathBuf,
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
@@ -50,7 +50,7 @@ pub(super) struct AgentProcess {
 
 impl AgentProcess {
     /// Starts `launch` in a process group of its own.
-    pub(super) fn spawn(launch: &Launch) -> std::io::Result<Self> {
+    pub(super) fn spawn(launch: &AcpLaunch) -> std::io::Result<Self> {
         let (mut child, group) = spawn_in_group(
             Command::new(&launch.program)
                 .args(&launch.args)

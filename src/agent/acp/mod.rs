@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use self::connection::{AgentProcess, Incoming, Launch};
+use self::connection::{AcpLaunch, AgentProcess, Incoming};
 use self::session::Session;
 use super::{AgentOutcome, AgentRun};
 use crate::config::{AcpAgent, CLAUDE_ACP_PACKAGE};
@@ -50,7 +50,7 @@ pub async fn run_acp_agent(agent: &AcpAgent, run: &AgentRun<'_>) -> AgentOutcome
         Ok(env) => env,
         Err(reason) => return AgentOutcome::failed(reason),
     };
-    let launch = Launch {
+    let launch = AcpLaunch {
         program,
         args: agent.args.clone(),
         env,

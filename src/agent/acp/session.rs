@@ -19,7 +19,7 @@ const RESOURCE_NOT_FOUND: i64 = -32002;
 
 /// One tool call of the agent, as its `tool_call` and `tool_call_update`s describe it.
 #[derive(Debug, Clone, Default, PartialEq)]
-struct ToolCall {
+struct AcpToolCall {
     id: String,
     title: Option<String>,
     /// The agent's own name of the tool (`_meta.claudeCode.toolName`), when it says it.
@@ -28,7 +28,7 @@ struct ToolCall {
     status: Option<String>,
 }
 
-impl ToolCall {
+impl AcpToolCall {
     /// The name skill assertions match: the tool's own name, else its title (as mcpchecker).
     fn name(&self) -> String {
         self.tool_name
@@ -62,7 +62,7 @@ pub(super) struct Session {
     messages: Vec<String>,
     /// The last update was a message chunk: the next one continues that message.
     in_message: bool,
-    tool_calls: Vec<ToolCall>,
+    tool_calls: Vec<AcpToolCall>,
     /// One line per notable event, in order, for failure messages.
     pub(super) transcript: Vec<String>,
     /// Tool calls the client refused, as `name input`.
@@ -137,13 +137,13 @@ impl Session {
     }
 
     /// The tool call `id`, added when new.
-    fn tool_call(&mut self, id: &str) -> &mut ToolCall {
+    fn tool_call(&mut self, id: &str) -> &mut AcpToolCall {
         let index = match self.tool_calls.iter().position(|call| call.id == id) {
             Some(index) => index,
             None => {
-                self.tool_calls.push(ToolCall {
+                self.tool_calls.push(AcpToolCall {
                     id: id.to_owned(),
-                    ..ToolCall::default()
+                    ..AcpToolCall::default()
                 });
                 self.tool_calls.len() - 1
             }

@@ -33,7 +33,7 @@ use mcpeval::script_agent::call_tool;
 
 /// One line of a prompt.
 #[derive(Debug, Clone, PartialEq)]
-enum Directive {
+enum PromptDirective {
     Call {
         server: String,
         tool: String,
@@ -47,7 +47,7 @@ enum Directive {
     Exit(i32),
 }
 
-fn parse(prompt: &str) -> anyhow::Result<Vec<Directive>> {
+fn parse(prompt: &str) -> anyhow::Result<Vec<PromptDirective>> {
     let mut directives = Vec::new();
     for (number, line) in prompt.lines().enumerate() {
         let line = line.trim();
@@ -65,23 +65,23 @@ fn parse(prompt: &str) -> anyhow::Result<Vec<Directive>> {
                         .with_context(|| format!("{}: arguments are not JSON", at()))?,
                     None => json!({}),
                 };
-                Directive::Call {
+                PromptDirective::Call {
                     server: server.to_owned(),
                     tool: tool.to_owned(),
                     arguments,
                 }
             }
-            "say" => Directive::Say(rest.to_owned()),
-            "skill" => Directive::Skill(rest.to_owned()),
-            "read-file" => Directive::ReadFile(rest.to_owned()),
-            "sleep" => Directive::Sleep(Duration::from_secs_f64(
+            "say" => PromptDirective::Say(rest.to_owned()),
+            "skill" => PromptDirective::Skill(rest.to_owned()),
+            "read-file" => PromptDirective::ReadFile(rest.to_owned()),
+            "sleep" => PromptDirective::Sleep(Duration::from_secs_f64(
                 rest.parse::<f64>()
                     .ok()
                     .filter(|s| s.is_finite() && *s >= 0.0)
                     .with_context(|| format!("{}: expected seconds", at()))?,
             )),
-            "hang" => Directive::Hang,
-            "exit" => Directive::Exit(
+            "hang" => PromptDirective::Hang,
+            "exit" => PromptDirective::Exit(
                 rest.parse()
                     .with_context(|| format!("{}: expected an exit code", at()))?,
             ),
@@ -108,7 +108,7 @@ pub async fn serve() -> anyhow::Result<()> {
         }
     });
     eprintln!("acp-agent: pid {}", std::process::id());
-    let mut agent = Agent {
+    let mut agent = DeterministicAcpAgent {
         incoming,
         stdout: tokio::io::stdout(),
         next_id: 0,
@@ -120,7 +120,7 @@ pub async fn serve() -> anyhow::Result<()> {
     agent.run().await
 }
 
-struct Agent {
+struct DeterministicAcpAgent {
     incoming: mpsc::Receiver<Value>,
     stdout: tokio::io::Stdout,
     next_id: u64,
@@ -132,7 +132,7 @@ struct Agent {
     cancelled: bool,
 }
 
-impl Agent {
+impl DeterministicAcpAgent {
     async fn run(&mut self) -> anyhow::Result<()> {
         while let Some(message) = self.incoming.recv().await {
             let (Some(method), Some(id)) = (message["method"].as_str(), message.get("id")) else {
@@ -198,7 +198,7 @@ impl Agent {
             }
             let call_id = format!("call_{}", index + 1);
             match directive {
-                Directive::Say(text) => {
+                PromptDirective::Say(text) => {
                     said_words += text.split_whitespace().count();
                     self.update(
                         &session,
@@ -207,7 +207,7 @@ impl Agent {
                     )
                     .await?;
                 }
-                Directive::Skill(name) => {
+                PromptDirective::Skill(name) => {
                     self.update(
                         &session,
                         json!({"sessionUpdate": "tool_call", "toolCallId": call_id,
@@ -216,7 +216,7 @@ impl Agent {
                     )
                     .await?;
                 }
-                Directive::Call {
+                PromptDirective::Call {
                     server,
                     tool,
                     arguments,
@@ -224,7 +224,7 @@ impl Agent {
                     self.call(&session, &call_id, &server, &tool, arguments)
                         .await?;
                 }
-                Directive::ReadFile(path) => {
+                PromptDirective::ReadFile(path) => {
                     let path = self.cwd.join(path).display().to_string();
                     let id = self
                         .request(
@@ -250,9 +250,9 @@ impl Agent {
                     )
                     .await?;
                 }
-                Directive::Sleep(duration) => self.sleep(duration).await,
-                Directive::Hang => std::future::pending::<()>().await,
-                Directive::Exit(code) => {
+                PromptDirective::Sleep(duration) => self.sleep(duration).await,
+                PromptDirective::Hang => std::future::pending::<()>().await,
+                PromptDirective::Exit(code) => {
                     // At once: the runtime would wait for the thread reading stdin.
                     self.stdout.flush().await?;
                     std::process::exit(code);
@@ -397,13 +397,13 @@ mod tests {
         assert_eq!(directives.len(), 7);
         assert_eq!(
             directives[0],
-            Directive::Call {
+            PromptDirective::Call {
                 server: "demo".into(),
                 tool: "add".into(),
                 arguments: json!({"a": 1})
             }
         );
-        assert_eq!(directives[6], Directive::Exit(3));
+        assert_eq!(directives[6], PromptDirective::Exit(3));
         assert!(parse("call demo add {bad").is_err());
     }
 }

@@ -12,7 +12,7 @@ const SCRIPT: &str = include_str!("../../../action/run.sh");
 
 /// A step of the action (`install` is the action's own: the binary is already here).
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum Step {
+pub enum ActionStep {
     /// Run the evals (INPUT_COMMAND, or INPUT_PARTITION k/n of `cargo test --test NAME`
     /// under nextest) with their output in `target/mcpeval`.
     Run,
@@ -26,20 +26,20 @@ pub enum Step {
     Gate,
 }
 
-impl Step {
+impl ActionStep {
     fn name(self) -> &'static str {
         match self {
-            Step::Run => "run",
-            Step::Merge => "merge",
-            Step::Baseline => "baseline",
-            Step::Comment => "comment",
-            Step::Gate => "gate",
+            ActionStep::Run => "run",
+            ActionStep::Merge => "merge",
+            ActionStep::Baseline => "baseline",
+            ActionStep::Comment => "comment",
+            ActionStep::Gate => "gate",
         }
     }
 }
 
 /// Runs the step with `args`; its exit code.
-pub fn run(step: Step, args: &[String]) -> ExitCode {
+pub fn run(step: ActionStep, args: &[String]) -> ExitCode {
     let dir = std::env::temp_dir().join(format!("mcpeval-action-{}", std::process::id()));
     let script = dir.join("run.sh");
     if let Err(error) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&script, SCRIPT))

@@ -72,7 +72,7 @@ enum Command {
     Action {
         /// The step.
         #[arg(value_enum)]
-        step: action::Step,
+        step: action::ActionStep,
         /// The step's arguments (`comment FILE`).
         #[arg(value_name = "ARGS")]
         args: Vec<String>,
