@@ -14,8 +14,11 @@ timeout 300 cargo update -p rmcp
 echo "newest-rmcp: $(grep -A1 '^name = "rmcp"$' Cargo.lock | sed -n 's/^version = //p' | tr -d '"') (lockfile: $(grep -A1 '^name = "rmcp"$' "$repo/Cargo.lock" | sed -n 's/^version = //p' | tr -d '"'))"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
 export MCPEVAL_PEERS_DIR="${MCPEVAL_PEERS_DIR:-$repo/.peers}"
-# Every test target builds; the proxy's tests, the harness's and every protocol version with
-# every agent run.
-cargo test --no-run
-cargo test --test proxy
+# The library, the binary and the examples build (what a user's crate and our tests' servers
+# compile); the proxy's tests, the command line's (init talks MCP to the server it
+# discovers), the harness's and every protocol version with every agent run. The other test
+# binaries are not built again: tests/support, the only other test code that uses rmcp, is
+# compiled into the proxy's.
+cargo build --lib --bins --examples
+cargo test --test proxy --test cli
 cargo test --test run --test slow -- harness:: protocol_versions::
