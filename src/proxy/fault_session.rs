@@ -1,4 +1,4 @@
-//! ServerFailures on purpose in one agent session: every request passes here before the proxy's
+//! Faults on purpose in one agent session: every request passes here before the proxy's
 //! [`AgentSession`] forwards it. A request a rule hits ([`FaultPlan::hit`]) gets the rule's
 //! fault instead of (or, for `delay` and `toolsChanged`, besides) the server's answer, and
 //! is recorded as injected.
