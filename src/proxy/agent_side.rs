@@ -74,7 +74,7 @@ impl AgentSession {
     }
 }
 
-/// The fault the session's fault layer (`fault_session.rs`) injected into this request while
+/// The fault the session's fault layer (`fault_layer.rs`) injected into this request while
 /// letting the server answer it (a delay, a tool-list change), if any.
 fn injected(context: &RequestContext<RoleServer>) -> Option<Injected> {
     context.extensions.get::<Injected>().cloned()

@@ -17,23 +17,23 @@ use serde_json::{Value, json};
 
 use super::agent_side::AgentSession;
 use super::inject::{Delayed, FaultPlan};
+use super::outbox::{HttpFault, Outbox};
 use super::record::{CANCELLED_CODE, PendingCall, PendingList};
 use super::record_outcome::{call_outcome, json};
-use super::session::{HttpFault, Outbox};
 use super::shared::ProxyState;
 use crate::fault::{FaultAction, FaultRule};
 use crate::trace::{CallKind, Injected, ListKind};
 
 /// The service of one agent session: faults first, then the proxy.
-pub(crate) struct FaultySession {
+pub(crate) struct FaultLayer {
     inner: AgentSession,
     shared: Arc<ProxyState>,
     outbox: Arc<Outbox>,
 }
 
-impl FaultySession {
+impl FaultLayer {
     pub(crate) fn new(shared: Arc<ProxyState>, outbox: Arc<Outbox>) -> Self {
-        FaultySession {
+        FaultLayer {
             inner: AgentSession::new(shared.clone()),
             shared,
             outbox,
@@ -158,7 +158,7 @@ impl FaultySession {
     }
 }
 
-impl Service<RoleServer> for FaultySession {
+impl Service<RoleServer> for FaultLayer {
     async fn handle_request(
         &self,
         request: ClientRequest,
