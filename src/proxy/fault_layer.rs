@@ -15,8 +15,8 @@ use rmcp::service::{NotificationContext, RequestContext, Service};
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
 
-use super::agent_side::AgentSession;
-use super::inject::{Delayed, FaultPlan};
+use super::fault_plan::{Delayed, FaultPlan};
+use super::handler::AgentSession;
 use super::outbox::{HttpFault, Outbox};
 use super::record::{CANCELLED_CODE, PendingCall, PendingList};
 use super::record_outcome::{call_outcome, json};

@@ -8,13 +8,13 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::agent_http::AgentHttp;
+use super::connection;
 use super::error::ProxyError;
 use super::record::CallRecorder;
 use super::server_failures::ServerFailure;
 use super::shared::ProxyState;
 use super::spec::{ProxyOptions, Upstream};
 use super::tool_rewrite::RewriteNotes;
-use super::upstream;
 use crate::plumbing::lock::lock;
 
 /// The `tracing` directive that keeps rmcp's per-message logging quiet.
@@ -52,7 +52,7 @@ impl Proxy {
         log_dir: &Path,
         options: ProxyOptions,
     ) -> Result<ProxyHandle, ProxyError> {
-        let log = upstream::log_path(log_dir, server_name);
+        let log = connection::log_path(log_dir, server_name);
         if matches!(upstream, Upstream::Stdio { .. }) {
             let log_error = |source| ProxyError::Log {
                 server: server_name.to_owned(),

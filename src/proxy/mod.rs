@@ -52,15 +52,16 @@
 //! a `tracing` subscriber should add the directive [`LOG_FILTER`].
 
 mod agent_http;
-mod agent_side;
+mod connection;
 mod error;
 mod fault_layer;
+mod fault_plan;
 mod forward;
 mod handle;
+mod handler;
 mod http_checks;
 mod http_client;
 mod http_sse;
-mod inject;
 pub(crate) mod lines;
 mod outbox;
 mod pending;
@@ -74,12 +75,11 @@ mod shared;
 mod spec;
 mod stdio;
 mod tool_rewrite;
-mod upstream;
 mod versions;
 
 pub use error::ProxyError;
+pub use fault_plan::{FaultPlan, RuleNote};
 pub use handle::{LOG_FILTER, Proxy, ProxyHandle};
-pub use inject::{FaultPlan, RuleNote};
 pub use record::{CANCELLED_CODE, CallRecorder};
 pub use server_failures::ServerFailure;
 pub use spec::{ProxyOptions, Upstream};

@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use super::connection::Connection;
 use super::record::CallRecorder;
 use super::server_failures::ServerFailure;
 use super::spec::{ProxyOptions, Upstream};
-use super::upstream::Connection;
 use crate::plumbing::lock::lock;
 
 /// State shared by the sessions of one proxy.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use super::inject::FaultPlan;
+use super::fault_plan::FaultPlan;
 use super::tool_rewrite::ToolRewrite;
 
 /// How to reach the real MCP server. The proxy's own input type: the harness maps the MCP

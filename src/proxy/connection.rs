@@ -1,6 +1,6 @@
-//! The proxy's client side: connecting to the real server, and relaying what the server
-//! sends on its own (notifications, and sampling / elicitation / roots requests) to the
-//! agent.
+//! The proxy as the real server's MCP client: one [`Connection`] per agent session, made
+//! during that session's `initialize`, and the relaying of what the server sends on its own
+//! (notifications, and sampling / elicitation / roots requests) to the agent.
 
 // Sampling and roots are deprecated by the 2026-07-28 protocol; agents still use them.
 #![allow(deprecated)]

@@ -1,6 +1,6 @@
-//! The proxy's server side: one [`AgentSession`] per MCP session the agent opens. Every
-//! request is forwarded to the real server (see [`super::forward`]); calls and list calls
-//! are recorded on the way.
+//! The proxy as the agent's MCP server: one [`AgentSession`] handler per MCP session the
+//! agent opens. Every request is forwarded to the real server (see [`super::forward`]);
+//! calls and list calls are recorded on the way.
 
 // Logging, sampling, roots and resources/subscribe are deprecated by the 2026-07-28
 // protocol, but agents on earlier versions use them, so the proxy forwards them.
@@ -23,12 +23,12 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
+use super::connection::{Connection, connect};
+use super::fault_plan::Delayed;
 use super::forward::{forward, result_as, tool_list_as};
-use super::inject::Delayed;
 use super::record_outcome::{call_outcome, json, list_outcome};
 use super::shared::ProxyState;
 use super::tool_rewrite::ToolRewrite;
-use super::upstream::{Connection, connect};
 use crate::plumbing::lock::lock;
 use crate::trace::{CallKind, Injected, ListKind};
 
