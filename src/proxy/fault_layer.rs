@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use super::fault_plan::{Delayed, FaultPlan};
 use super::handler::AgentSession;
+use super::listing::cursor;
 use super::outbox::{HttpFault, Outbox};
 use super::record::{CANCELLED_CODE, PendingCall, PendingList};
 use super::record_outcome::{call_outcome, json};
@@ -205,9 +206,6 @@ impl Recording {
         };
         let call = |kind, name: String, args| recorder.begin_call(server, kind, name, args);
         let list = |kind, cursor: Option<String>| recorder.begin_list(server, kind, cursor);
-        let cursor = |params: &Option<rmcp::model::PaginatedRequestParams>| {
-            params.as_ref().and_then(|p| p.cursor.clone())
-        };
         let mut recording = match request {
             ClientRequest::CallToolRequest(r) => Recording::Call(call(
                 CallKind::Tool,

@@ -63,6 +63,7 @@ mod http_checks;
 mod http_client;
 mod http_sse;
 pub(crate) mod lines;
+mod listing;
 mod outbox;
 mod pending;
 mod process;
