@@ -20,11 +20,10 @@ use rmcp::service::{
 };
 use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, ServiceError};
 
-use super::error::ProxyError;
 use super::http_client::http_transport;
 use super::process::{ServerProcess, spawn_stdio};
+use super::record::{ProxyError, ServerFailures, stderr_tail};
 use super::routes::Routes;
-use super::server_failures::{ServerFailures, stderr_tail};
 use super::spec::Upstream;
 use super::stdio::StdioTransport;
 use super::versions::agent_version;

@@ -9,9 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::agent_http::AgentHttp;
 use super::connection;
-use super::error::ProxyError;
-use super::record::CallRecorder;
-use super::server_failures::ServerFailure;
+use super::record::{CallRecorder, ProxyError, ServerFailure};
 use super::shared::ProxyState;
 use super::spec::{ProxyOptions, Upstream};
 use super::tool_rewrite::RewriteNotes;

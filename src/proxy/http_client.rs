@@ -24,7 +24,7 @@ use sse_stream::Sse;
 
 use super::http_sse::{SseCheck, checked_sse};
 use super::pending::{describe_request, failed_answer};
-use super::server_failures::ServerFailures;
+use super::record::ServerFailures;
 use super::server_line::{Decoded, decode};
 use super::stdio::MAX_MESSAGE_SIZE;
 use crate::plumbing::error_text::request_causes;

@@ -13,7 +13,7 @@ use rmcp::transport::streamable_http_client::SseError;
 use sse_stream::{Sse, SseStream};
 
 use super::pending::failed_answer;
-use super::server_failures::ServerFailures;
+use super::record::ServerFailures;
 use super::server_line::{Decoded, decode};
 
 /// What a POST's SSE answer is checked for.

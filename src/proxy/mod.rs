@@ -53,7 +53,6 @@
 
 mod agent_http;
 mod connection;
-mod error;
 mod fault_layer;
 mod fault_plan;
 mod forward;
@@ -68,9 +67,7 @@ mod outbox;
 mod pending;
 mod process;
 mod record;
-mod record_outcome;
 mod routes;
-mod server_failures;
 mod server_line;
 mod shared;
 mod spec;
@@ -78,11 +75,9 @@ mod stdio;
 mod tool_rewrite;
 mod versions;
 
-pub use error::ProxyError;
 pub use fault_plan::{FaultPlan, RuleNote};
 pub use handle::{LOG_FILTER, Proxy, ProxyHandle};
-pub use record::{CANCELLED_CODE, CallRecorder};
-pub use server_failures::ServerFailure;
+pub use record::{CANCELLED_CODE, CallRecorder, ProxyError, ServerFailure};
 pub use spec::{ProxyOptions, Upstream};
 pub use stdio::MAX_MESSAGE_SIZE;
 pub use tool_rewrite::{DECOY_ANSWER, RewriteNotes, ToolPatch, ToolRewrite};

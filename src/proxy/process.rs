@@ -12,7 +12,7 @@ use nix::sys::signal::Signal;
 use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 
-use super::error::ProxyError;
+use super::record::ProxyError;
 use super::spec::Upstream;
 use crate::plumbing::lock::lock;
 use crate::plumbing::process::{KILL_GRACE, ProcessGroupGuard, spawn_in_group};

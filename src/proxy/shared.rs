@@ -4,8 +4,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::connection::Connection;
-use super::record::CallRecorder;
-use super::server_failures::ServerFailure;
+use super::record::{CallRecorder, ServerFailure};
 use super::spec::{ProxyOptions, Upstream};
 use crate::plumbing::lock::lock;
 

@@ -24,7 +24,7 @@ use tokio::sync::mpsc;
 use super::lines::{Line, LineReader};
 use super::pending::{Pending, failed_answer};
 use super::process::{ServerProcess, Spawned, describe_exit};
-use super::server_failures::ServerFailures;
+use super::record::ServerFailures;
 use super::server_line::{Decoded, decode, scan_ids};
 
 /// The largest message a stdio server may send: one line of its stdout. Larger ones are
