@@ -15,12 +15,12 @@ use rmcp::service::{NotificationContext, RequestContext, Service};
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
 
-use super::fault_plan::{Delayed, FaultPlan};
 use super::handler::AgentSession;
 use super::listing::cursor;
 use super::outbox::{HttpFault, Outbox};
 use super::record::{CANCELLED_CODE, PendingCall, PendingList, call_outcome, json};
 use super::shared::ProxyState;
+use super::spec::{Delayed, FaultPlan};
 use crate::fault::{FaultAction, FaultRule};
 use crate::trace::{CallKind, Injected, ListKind};
 

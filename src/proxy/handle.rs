@@ -11,8 +11,7 @@ use super::agent_http::AgentHttp;
 use super::connection;
 use super::record::{CallRecorder, ProxyError, ServerFailure};
 use super::shared::ProxyState;
-use super::spec::{ProxyOptions, Upstream};
-use super::tool_rewrite::RewriteNotes;
+use super::spec::{ProxyOptions, RewriteNotes, Upstream};
 use crate::plumbing::lock::lock;
 
 /// The `tracing` directive that keeps rmcp's per-message logging quiet.

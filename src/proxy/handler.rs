@@ -24,12 +24,11 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use super::connection::{Connection, connect};
-use super::fault_plan::Delayed;
 use super::forward::{forward, result_as};
 use super::listing::{Listing, cursor};
 use super::record::{PendingList, call_outcome, json, list_outcome};
 use super::shared::ProxyState;
-use super::tool_rewrite::ToolRewrite;
+use super::spec::{Delayed, ToolRewrite};
 use crate::plumbing::lock::lock;
 use crate::trace::{CallKind, Injected};
 

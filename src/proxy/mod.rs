@@ -54,7 +54,6 @@
 mod agent_http;
 mod connection;
 mod fault_layer;
-mod fault_plan;
 mod forward;
 mod handle;
 mod handler;
@@ -72,12 +71,11 @@ mod server_line;
 mod shared;
 mod spec;
 mod stdio;
-mod tool_rewrite;
 mod versions;
 
-pub use fault_plan::{FaultPlan, RuleNote};
 pub use handle::{LOG_FILTER, Proxy, ProxyHandle};
 pub use record::{CANCELLED_CODE, CallRecorder, ProxyError, ServerFailure};
-pub use spec::{ProxyOptions, Upstream};
+pub use spec::{
+    DECOY_ANSWER, FaultPlan, ProxyOptions, RewriteNotes, RuleNote, ToolPatch, ToolRewrite, Upstream,
+};
 pub use stdio::MAX_MESSAGE_SIZE;
-pub use tool_rewrite::{DECOY_ANSWER, RewriteNotes, ToolPatch, ToolRewrite};

@@ -19,7 +19,7 @@ pub(crate) struct ProxyState {
     /// Failed handshakes (the failures of live connections are the connections').
     pub(super) failures: Mutex<Vec<ServerFailure>>,
     /// What the rewrite of the server's tools did (`options.tools`).
-    pub(crate) rewrite_notes: Mutex<super::tool_rewrite::RewriteNotes>,
+    pub(crate) rewrite_notes: Mutex<super::spec::RewriteNotes>,
 }
 
 impl ProxyState {
