@@ -20,12 +20,10 @@ use rmcp::service::{
 };
 use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, ServiceError};
 
-use super::http_client::http_transport;
-use super::process::{ServerProcess, spawn_stdio};
 use super::record::{ProxyError, ServerFailures, stderr_tail};
 use super::routes::Routes;
 use super::spec::Upstream;
-use super::stdio::StdioTransport;
+use super::transport::{ServerProcess, StdioTransport, http_transport, spawn_stdio};
 use super::versions::agent_version;
 
 /// One live connection to the real server, serving one agent session.

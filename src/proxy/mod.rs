@@ -41,7 +41,7 @@
 //! with the server and a handshake version with the agent. A version rmcp does not know is
 //! the server's failure (`versions.rs`).
 //!
-//! The server's side runs over the proxy's own transports (`stdio.rs`, `http_client.rs`),
+//! The server's side runs over the proxy's own transports (`transport/`),
 //! which see a failing server for what it is: a server that cannot be started or reached,
 //! exits, answers with an HTTP error or with something that is not a JSON-RPC message (or
 //! one over [`MAX_MESSAGE_SIZE`]) is noted as a [`ServerFailure`]
@@ -58,19 +58,13 @@ mod forward;
 mod handle;
 mod handler;
 mod http_checks;
-mod http_client;
-mod http_sse;
-pub(crate) mod lines;
 mod listing;
 mod outbox;
-mod pending;
-mod process;
 mod record;
 mod routes;
-mod server_line;
 mod shared;
 mod spec;
-mod stdio;
+mod transport;
 mod versions;
 
 pub use handle::{LOG_FILTER, Proxy, ProxyHandle};
@@ -78,4 +72,5 @@ pub use record::{CANCELLED_CODE, CallRecorder, ProxyError, ServerFailure};
 pub use spec::{
     DECOY_ANSWER, FaultPlan, ProxyOptions, RewriteNotes, RuleNote, ToolPatch, ToolRewrite, Upstream,
 };
-pub use stdio::MAX_MESSAGE_SIZE;
+pub use transport::MAX_MESSAGE_SIZE;
+pub(crate) use transport::{Line, LineReader};

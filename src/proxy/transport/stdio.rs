@@ -24,8 +24,8 @@ use tokio::sync::mpsc;
 use super::lines::{Line, LineReader};
 use super::pending::{Pending, failed_answer};
 use super::process::{ServerProcess, Spawned, describe_exit};
-use super::record::ServerFailures;
 use super::server_line::{Decoded, decode, scan_ids};
+use crate::proxy::record::ServerFailures;
 
 /// The largest message a stdio server may send: one line of its stdout. Larger ones are
 /// not passed on; the call they answer ends with an error naming the size and this limit.
