@@ -8,8 +8,8 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::agent_http::AgentHttp;
-use super::connection;
 use super::record::{CallRecorder, ProxyError, ServerFailure};
+use super::server::log_path;
 use super::shared::ProxyState;
 use super::spec::{ProxyOptions, RewriteNotes, Upstream};
 use crate::plumbing::lock::lock;
@@ -49,7 +49,7 @@ impl Proxy {
         log_dir: &Path,
         options: ProxyOptions,
     ) -> Result<ProxyHandle, ProxyError> {
-        let log = connection::log_path(log_dir, server_name);
+        let log = log_path(log_dir, server_name);
         if matches!(upstream, Upstream::Stdio { .. }) {
             let log_error = |source| ProxyError::Log {
                 server: server_name.to_owned(),

@@ -1,5 +1,5 @@
 //! The proxy as the agent's MCP server: one [`AgentSession`] handler per MCP session the
-//! agent opens. Every request is forwarded to the real server (see [`super::forward`]);
+//! agent opens. Every request is forwarded to the real server (see [`super::server`]);
 //! calls and list calls are recorded on the way.
 
 // Logging, sampling, roots and resources/subscribe are deprecated by the 2026-07-28
@@ -23,10 +23,9 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use super::connection::{Connection, connect};
-use super::forward::{forward, result_as};
 use super::listing::{Listing, cursor};
 use super::record::{PendingList, call_outcome, json, list_outcome};
+use super::server::{Connection, connect, forward, result_as};
 use super::shared::ProxyState;
 use super::spec::{Delayed, ToolRewrite};
 use crate::plumbing::lock::lock;
@@ -119,8 +118,8 @@ impl ServerHandler for AgentSession {
         }
     }
 
-    /// Only the version spoken with the agent, once it is known (see
-    /// [`super::versions`]): rmcp answers the agent's `initialize` with it.
+    /// Only the version spoken with the agent, once it is known (see `server/versions.rs`):
+    /// rmcp answers the agent's `initialize` with it.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         match self.upstream.get() {
             Some(connection) => Cow::Owned(vec![connection.agent_version.clone()]),

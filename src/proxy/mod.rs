@@ -39,7 +39,7 @@
 //! The server is asked for the agent's protocol version, and its answer is repeated to the
 //! agent, unless it has no `initialize` handshake (2026-07-28): the proxy then speaks it
 //! with the server and a handshake version with the agent. A version rmcp does not know is
-//! the server's failure (`versions.rs`).
+//! the server's failure (`server/versions.rs`).
 //!
 //! The server's side runs over the proxy's own transports (`transport/`),
 //! which see a failing server for what it is: a server that cannot be started or reached,
@@ -52,20 +52,17 @@
 //! a `tracing` subscriber should add the directive [`LOG_FILTER`].
 
 mod agent_http;
-mod connection;
 mod fault_layer;
-mod forward;
 mod handle;
 mod handler;
 mod http_checks;
 mod listing;
 mod outbox;
 mod record;
-mod routes;
+mod server;
 mod shared;
 mod spec;
 mod transport;
-mod versions;
 
 pub use handle::{LOG_FILTER, Proxy, ProxyHandle};
 pub use record::{CANCELLED_CODE, CallRecorder, ProxyError, ServerFailure};

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use super::connection::Connection;
 use super::record::{CallRecorder, ServerFailure};
+use super::server::Connection;
 use super::spec::{ProxyOptions, Upstream};
 use crate::plumbing::lock::lock;
 

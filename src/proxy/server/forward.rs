@@ -11,8 +11,8 @@ use rmcp::{ErrorData as McpError, RoleServer, ServiceError};
 use serde::de::DeserializeOwned;
 
 use super::connection::Connection;
-use super::record::CANCELLED_CODE;
-use super::transport::describe_request;
+use crate::proxy::record::CANCELLED_CODE;
+use crate::proxy::transport::describe_request;
 
 /// Sends `request` to the server with the agent's `_meta` (progress token translated),
 /// waits for the answer, and relays a cancellation by the agent to the server under the

@@ -20,11 +20,11 @@ use rmcp::service::{
 };
 use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, ServiceError};
 
-use super::record::{ProxyError, ServerFailures, stderr_tail};
 use super::routes::Routes;
-use super::spec::Upstream;
-use super::transport::{ServerProcess, StdioTransport, http_transport, spawn_stdio};
 use super::versions::agent_version;
+use crate::proxy::record::{CANCELLED_CODE, ProxyError, ServerFailures, stderr_tail};
+use crate::proxy::spec::Upstream;
+use crate::proxy::transport::{ServerProcess, StdioTransport, http_transport, spawn_stdio};
 
 /// One live connection to the real server, serving one agent session.
 pub(crate) struct Connection {
@@ -265,7 +265,7 @@ impl Service<RoleClient> for Relay {
                         Some("cancelled by the server".into()),
                     ));
                 let _ = self.agent.send_notification(cancel.into()).await;
-                Err(McpError::new(ErrorCode(super::record::CANCELLED_CODE), "cancelled", None))
+                Err(McpError::new(ErrorCode(CANCELLED_CODE), "cancelled", None))
             }
         }
     }
