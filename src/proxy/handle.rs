@@ -7,10 +7,9 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::agent_http::AgentHttp;
+use super::agent::{AgentHttp, ProxyState};
 use super::record::{CallRecorder, ProxyError, ServerFailure};
 use super::server::log_path;
-use super::shared::ProxyState;
 use super::spec::{ProxyOptions, RewriteNotes, Upstream};
 use crate::plumbing::lock::lock;
 

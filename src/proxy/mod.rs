@@ -26,7 +26,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The agent-facing transport is our own (`agent_http.rs`): a request answered quickly is
+//! The agent-facing transport is our own (`agent/http.rs`): a request answered quickly is
 //! answered with one JSON body, one with progress or server→client requests first, or a
 //! slow one, with an SSE stream. Each proxy runs on a thread of its own (a single-threaded
 //! tokio runtime), so a call's hand-offs between tasks stay on one thread.
@@ -51,16 +51,10 @@
 //! rmcp logs every JSON-RPC error at WARN and notifications at INFO; a program that installs
 //! a `tracing` subscriber should add the directive [`LOG_FILTER`].
 
-mod agent_http;
-mod fault_layer;
+mod agent;
 mod handle;
-mod handler;
-mod http_checks;
-mod listing;
-mod outbox;
 mod record;
 mod server;
-mod shared;
 mod spec;
 mod transport;
 

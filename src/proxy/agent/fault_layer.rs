@@ -18,10 +18,10 @@ use serde_json::{Value, json};
 use super::handler::AgentSession;
 use super::listing::cursor;
 use super::outbox::{HttpFault, Outbox};
-use super::record::{CANCELLED_CODE, PendingCall, PendingList, call_outcome, json};
 use super::shared::ProxyState;
-use super::spec::{Delayed, FaultPlan};
 use crate::fault::{FaultAction, FaultRule};
+use crate::proxy::record::{CANCELLED_CODE, PendingCall, PendingList, call_outcome, json};
+use crate::proxy::spec::{Delayed, FaultPlan};
 use crate::trace::{CallKind, Injected, ListKind};
 
 /// The service of one agent session: faults first, then the proxy.

@@ -12,7 +12,7 @@ use rmcp::model::{
 };
 use serde::Serialize;
 
-use super::server::{Connection, result_as, tool_list_as};
+use crate::proxy::server::{Connection, result_as, tool_list_as};
 use crate::trace::ListKind;
 
 /// The answer to a list method: one page of a server's tools, resources, resource

@@ -1,5 +1,5 @@
 //! The proxy as the agent's MCP server: one [`AgentSession`] handler per MCP session the
-//! agent opens. Every request is forwarded to the real server (see [`super::server`]);
+//! agent opens. Every request is forwarded to the real server (see `server/forward.rs`);
 //! calls and list calls are recorded on the way.
 
 // Logging, sampling, roots and resources/subscribe are deprecated by the 2026-07-28
@@ -24,11 +24,11 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use super::listing::{Listing, cursor};
-use super::record::{PendingList, call_outcome, json, list_outcome};
-use super::server::{Connection, connect, forward, result_as};
 use super::shared::ProxyState;
-use super::spec::{Delayed, ToolRewrite};
 use crate::plumbing::lock::lock;
+use crate::proxy::record::{PendingList, call_outcome, json, list_outcome};
+use crate::proxy::server::{Connection, connect, forward, result_as};
+use crate::proxy::spec::{Delayed, ToolRewrite};
 use crate::trace::{CallKind, Injected};
 
 /// The proxy as one agent session sees it: an MCP server that mirrors the real one.
