@@ -8,9 +8,9 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::agent::{AgentHttp, ProxyState};
+use super::inputs::{ProxyOptions, RewriteNotes, Upstream};
 use super::record::{CallRecorder, ProxyError, ServerFailure};
 use super::server::log_path;
-use super::spec::{ProxyOptions, RewriteNotes, Upstream};
 use crate::plumbing::lock::lock;
 
 /// The `tracing` directive that keeps rmcp's per-message logging quiet.

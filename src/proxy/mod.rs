@@ -53,15 +53,15 @@
 
 mod agent;
 mod handle;
+mod inputs;
 mod record;
 mod server;
-mod spec;
 mod transport;
 
 pub use handle::{LOG_FILTER, Proxy, ProxyHandle};
-pub use record::{CANCELLED_CODE, CallRecorder, ProxyError, ServerFailure};
-pub use spec::{
+pub use inputs::{
     DECOY_ANSWER, FaultPlan, ProxyOptions, RewriteNotes, RuleNote, ToolPatch, ToolRewrite, Upstream,
 };
+pub use record::{CANCELLED_CODE, CallRecorder, ProxyError, ServerFailure};
 pub use transport::MAX_MESSAGE_SIZE;
 pub(crate) use transport::{Line, LineReader};

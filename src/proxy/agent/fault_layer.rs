@@ -20,8 +20,8 @@ use super::listing::cursor;
 use super::outbox::{HttpFault, Outbox};
 use super::shared::ProxyState;
 use crate::fault::{FaultAction, FaultRule};
+use crate::proxy::inputs::{Delayed, FaultPlan};
 use crate::proxy::record::{CANCELLED_CODE, PendingCall, PendingList, call_outcome, json};
-use crate::proxy::spec::{Delayed, FaultPlan};
 use crate::trace::{CallKind, Injected, ListKind};
 
 /// The service of one agent session: faults first, then the proxy.

@@ -26,9 +26,9 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use super::listing::{Listing, cursor};
 use super::shared::ProxyState;
 use crate::plumbing::lock::lock;
+use crate::proxy::inputs::{Delayed, ToolRewrite};
 use crate::proxy::record::{PendingList, call_outcome, json, list_outcome};
 use crate::proxy::server::{Connection, connect, forward, result_as};
-use crate::proxy::spec::{Delayed, ToolRewrite};
 use crate::trace::{CallKind, Injected};
 
 /// The proxy as one agent session sees it: an MCP server that mirrors the real one.

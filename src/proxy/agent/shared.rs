@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use crate::plumbing::lock::lock;
+use crate::proxy::inputs::{ProxyOptions, RewriteNotes, Upstream};
 use crate::proxy::record::{CallRecorder, ServerFailure};
 use crate::proxy::server::Connection;
-use crate::proxy::spec::{ProxyOptions, RewriteNotes, Upstream};
 
 /// State shared by the sessions of one proxy.
 pub(crate) struct ProxyState {

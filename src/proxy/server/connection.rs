@@ -22,8 +22,8 @@ use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, Service
 
 use super::routes::Routes;
 use super::versions::agent_version;
+use crate::proxy::inputs::Upstream;
 use crate::proxy::record::{CANCELLED_CODE, ProxyError, ServerFailures, stderr_tail};
-use crate::proxy::spec::Upstream;
 use crate::proxy::transport::{ServerProcess, StdioTransport, http_transport, spawn_stdio};
 
 /// One live connection to the real server, serving one agent session.

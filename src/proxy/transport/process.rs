@@ -14,8 +14,8 @@ use tokio::sync::watch;
 
 use crate::plumbing::lock::lock;
 use crate::plumbing::process::{KILL_GRACE, ProcessGroupGuard, spawn_in_group};
+use crate::proxy::inputs::Upstream;
 use crate::proxy::record::ProxyError;
-use crate::proxy::spec::Upstream;
 
 /// How long a killed server gets to be reaped before the proxy moves on.
 const REAP_WAIT: Duration = Duration::from_secs(2);
