@@ -41,12 +41,21 @@
 //! with the server and a handshake version with the agent. A version rmcp does not know is
 //! the server's failure (`server/versions.rs`).
 //!
-//! The server's side runs over the proxy's own transports (`transport/`),
-//! which see a failing server for what it is: a server that cannot be started or reached,
-//! exits, answers with an HTTP error or with something that is not a JSON-RPC message (or
-//! one over [`MAX_MESSAGE_SIZE`]) is noted as a [`ServerFailure`]
-//! ([`ProxyHandle::server_failures`]), and the call waiting for the answer ends at once with
-//! a JSON-RPC error saying so.
+//! The server's side runs over the proxy's own transports (`transport/`), which see a
+//! failing server for what it is: a server that cannot be started or reached, exits,
+//! answers with an HTTP error or with something that is not a JSON-RPC message (or one over
+//! [`MAX_MESSAGE_SIZE`]) is noted as a [`ServerFailure`] ([`ProxyHandle::server_failures`]),
+//! and the call waiting for the answer ends at once with a JSON-RPC error saying so.
+//!
+//! The room, as a request crosses it: `handle.rs` starts a proxy ([`Proxy`]); `agent/` is
+//! the proxy as the agent's MCP server (HTTP face, sessions, the fault layer, the handler
+//! that records); `server/` the proxy as the real server's client (one connection per agent
+//! session, forwarding); `transport/` its own transports to the server. Beneath them,
+//! `inputs/` holds what a proxy is given ([`Upstream`], [`ProxyOptions`], [`ToolRewrite`],
+//! [`FaultPlan`]) and `record/` what it records ([`CallRecorder`], [`ServerFailure`],
+//! [`ProxyError`]). Each wing imports only those after it in this list, and only through
+//! their faces. In `proxy/` a fault is always one on purpose (a `faults` rule's), a failure
+//! the server's own, and a session the MCP session an agent opens.
 //!
 //! rmcp logs every JSON-RPC error at WARN and notifications at INFO; a program that installs
 //! a `tracing` subscriber should add the directive [`LOG_FILTER`].
