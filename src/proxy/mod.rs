@@ -26,7 +26,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The agent-facing transport is our own (`agent_http.rs`): a request answered quickly is
+//! The agent-facing transport is our own (`agent/http.rs`): a request answered quickly is
 //! answered with one JSON body, one with progress or server→client requests first, or a
 //! slow one, with an SSE stream. Each proxy runs on a thread of its own (a single-threaded
 //! tokio runtime), so a call's hand-offs between tasks stay on one thread.
@@ -39,277 +39,38 @@
 //! The server is asked for the agent's protocol version, and its answer is repeated to the
 //! agent, unless it has no `initialize` handshake (2026-07-28): the proxy then speaks it
 //! with the server and a handshake version with the agent. A version rmcp does not know is
-//! the server's failure (`versions.rs`).
+//! the server's failure (`server/versions.rs`).
 //!
-//! The server's side runs over the proxy's own transports (`stdio.rs`, `http_client.rs`),
-//! which see a failing server for what it is: a server that cannot be started or reached,
-//! exits, answers with an HTTP error or with something that is not a JSON-RPC message (or
-//! one over [`MAX_MESSAGE_SIZE`]) is noted as a [`ServerFailure`]
-//! ([`ProxyHandle::server_failures`]), and the call waiting for the answer ends at once with
-//! a JSON-RPC error saying so.
+//! The server's side runs over the proxy's own transports (`transport/`), which see a
+//! failing server for what it is: a server that cannot be started or reached, exits,
+//! answers with an HTTP error or with something that is not a JSON-RPC message (or one over
+//! [`MAX_MESSAGE_SIZE`]) is noted as a [`ServerFailure`] ([`ProxyHandle::server_failures`]),
+//! and the call waiting for the answer ends at once with a JSON-RPC error saying so.
+//!
+//! The room, as a request crosses it: `handle.rs` starts a proxy ([`Proxy`]); `agent/` is
+//! the proxy as the agent's MCP server (HTTP face, sessions, the fault layer, the handler
+//! that records); `server/` the proxy as the real server's client (one connection per agent
+//! session, forwarding); `transport/` its own transports to the server. Beneath them,
+//! `inputs/` holds what a proxy is given ([`Upstream`], [`ProxyOptions`], [`ToolRewrite`],
+//! [`FaultPlan`]) and `record/` what it records ([`CallRecorder`], [`ServerFailure`],
+//! [`ProxyError`]). Each wing imports only those after it in this list, and only through
+//! their faces. In `proxy/` a fault is always one on purpose (a `faults` rule's), a failure
+//! the server's own, and a session the MCP session an agent opens.
 //!
 //! rmcp logs every JSON-RPC error at WARN and notifications at INFO; a program that installs
 //! a `tracing` subscriber should add the directive [`LOG_FILTER`].
 
-mod agent_http;
-mod agent_side;
-mod error;
-mod fault_session;
-mod forward;
-mod http_checks;
-mod http_client;
-mod http_sse;
-mod inject;
-pub(crate) mod lines;
-mod pending;
-mod process;
+mod agent;
+mod handle;
+mod inputs;
 mod record;
-mod record_outcome;
-mod routes;
-mod server_failures;
-mod server_line;
-mod session;
-mod shared;
-mod spec;
-mod stdio;
-mod tool_rewrite;
-mod upstream;
-mod versions;
+mod server;
+mod transport;
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
-use tokio_util::sync::CancellationToken;
-
-pub use error::ProxyError;
-pub use inject::{FaultPlan, RuleNote};
-pub use record::{CANCELLED_CODE, CallRecorder};
-pub use server_failures::ServerFailure;
-pub use spec::{ProxyOptions, Upstream};
-pub use stdio::MAX_MESSAGE_SIZE;
-pub use tool_rewrite::{DECOY_ANSWER, RewriteNotes, ToolPatch, ToolRewrite};
-
-use crate::plumbing::lock::lock;
-use agent_http::AgentHttp;
-use shared::ProxyState;
-
-/// The `tracing` directive that keeps rmcp's per-message logging quiet.
-pub const LOG_FILTER: &str = "rmcp=error";
-
-/// Starts recording proxies.
-#[derive(Debug)]
-pub struct Proxy;
-
-impl Proxy {
-    /// Starts a proxy for the server `server_name` with default [`ProxyOptions`]. The
-    /// server itself is started (or reached) when the agent initializes; its stderr goes
-    /// to `<log_dir>/<server_name>.stderr.log`.
-    pub async fn start(
-        server_name: &str,
-        upstream: Upstream,
-        recorder: &CallRecorder,
-        log_dir: &Path,
-    ) -> Result<ProxyHandle, ProxyError> {
-        Self::start_with_options(
-            server_name,
-            upstream,
-            recorder,
-            log_dir,
-            ProxyOptions::default(),
-        )
-        .await
-    }
-
-    /// Starts a proxy with explicit options.
-    pub async fn start_with_options(
-        server_name: &str,
-        upstream: Upstream,
-        recorder: &CallRecorder,
-        log_dir: &Path,
-        options: ProxyOptions,
-    ) -> Result<ProxyHandle, ProxyError> {
-        let log = upstream::log_path(log_dir, server_name);
-        if matches!(upstream, Upstream::Stdio { .. }) {
-            let log_error = |source| ProxyError::Log {
-                server: server_name.to_owned(),
-                log: log.clone(),
-                source,
-            };
-            std::fs::create_dir_all(log_dir).map_err(log_error)?;
-            std::fs::File::create(&log).map_err(log_error)?;
-        }
-        let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
-            .and_then(|listener| {
-                listener.set_nonblocking(true)?;
-                Ok((listener.local_addr()?, listener))
-            })
-            .map_err(|source| ProxyError::Listen {
-                server: server_name.to_owned(),
-                source,
-            });
-        let (address, listener) = listener?;
-        let stdio = matches!(upstream, Upstream::Stdio { .. });
-        let shared = Arc::new(ProxyState {
-            server: server_name.to_owned(),
-            upstream,
-            log: log.clone(),
-            recorder: recorder.clone(),
-            options,
-            connections: Mutex::new(Vec::new()),
-            failures: Mutex::new(Vec::new()),
-            rewrite_notes: Mutex::default(),
-        });
-        let runtime = ProxyRuntime::start(server_name).map_err(|source| ProxyError::Thread {
-            server: server_name.to_owned(),
-            source,
-        })?;
-        let cancel = CancellationToken::new();
-        let router = AgentHttp::new(shared.clone(), cancel.clone()).router();
-        let shutdown = cancel.clone();
-        let serve = runtime.handle.spawn(async move {
-            let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-                return;
-            };
-            // Small JSON-RPC messages: send each SSE event at once instead of waiting for
-            // the previous segment's ACK (Nagle).
-            let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
-                let _ = stream.set_nodelay(true);
-            });
-            let _ = axum::serve(listener, router)
-                .with_graceful_shutdown(shutdown.cancelled_owned())
-                .await;
-        });
-        Ok(ProxyHandle {
-            url: format!("http://{address}/mcp"),
-            shared,
-            stderr_log: stdio.then_some(log),
-            cancel,
-            serve: Some(serve),
-            runtime,
-        })
-    }
-}
-
-/// The thread a proxy runs on: a single-threaded tokio runtime of its own, so that
-/// the hand-offs between the proxy's tasks (HTTP connection, session, handler, server
-/// connection) stay on one thread instead of waking another core for each message.
-#[derive(Debug)]
-struct ProxyRuntime {
-    handle: tokio::runtime::Handle,
-    stop: CancellationToken,
-}
-
-impl ProxyRuntime {
-    fn start(server: &str) -> std::io::Result<Self> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        let handle = runtime.handle().clone();
-        let stop = CancellationToken::new();
-        let stopped = stop.clone();
-        std::thread::Builder::new()
-            .name(format!("mcpeval-proxy-{server}"))
-            .spawn(move || runtime.block_on(stopped.cancelled_owned()))?;
-        Ok(Self { handle, stop })
-    }
-}
-
-impl Drop for ProxyRuntime {
-    fn drop(&mut self) {
-        self.stop.cancel();
-    }
-}
-
-/// A running proxy. Stop it with [`ProxyHandle::shutdown`]; dropping it also kills the
-/// server processes it started (without waiting for them).
-#[derive(Debug)]
-pub struct ProxyHandle {
-    url: String,
-    shared: Arc<ProxyState>,
-    stderr_log: Option<PathBuf>,
-    cancel: CancellationToken,
-    serve: Option<tokio::task::JoinHandle<()>>,
-    runtime: ProxyRuntime,
-}
-
-impl ProxyHandle {
-    /// The URL the agent connects to: `http://127.0.0.1:<port>/mcp`.
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
-    /// The server's name in the MCP config.
-    pub fn server_name(&self) -> &str {
-        &self.shared.server
-    }
-
-    /// The file holding the stderr of a stdio server (of all its sessions).
-    pub fn stderr_log(&self) -> Option<&Path> {
-        self.stderr_log.as_deref()
-    }
-
-    /// How the server failed so far: a failed agent `initialize` (it could not be started
-    /// or reached, or failed the handshake), or, during a session, an exit, an HTTP error,
-    /// an answer that is not JSON-RPC, or a `tools/list` answered with an error or with no
-    /// tool list. Each names the server and its command or URL, and points to the stderr
-    /// log. Other JSON-RPC errors and `isError` results are not failures.
-    pub fn server_failures(&self) -> Vec<ServerFailure> {
-        self.shared.failures()
-    }
-
-    /// [`ProxyHandle::server_failures`] as messages (with their detail lines).
-    pub fn upstream_failures(&self) -> Vec<String> {
-        self.server_failures()
-            .iter()
-            .map(ServerFailure::to_string)
-            .collect()
-    }
-
-    /// What the rewrite of the server's tools ([`ProxyOptions::tools`]) did so far.
-    pub fn rewrite_notes(&self) -> RewriteNotes {
-        lock(&self.shared.rewrite_notes).clone()
-    }
-
-    /// The process group ids of the stdio servers this proxy has running (one per agent
-    /// session).
-    pub fn server_process_groups(&self) -> Vec<u32> {
-        lock(&self.shared.connections)
-            .iter()
-            .filter_map(|connection| connection.pgid())
-            .collect()
-    }
-
-    /// Stops accepting agent requests, closes every server connection (a stdio server gets
-    /// EOF and a few seconds to exit) and kills what is left of each server's process group.
-    pub async fn shutdown(mut self) {
-        self.cancel.cancel();
-        let connections = std::mem::take(&mut *lock(&self.shared.connections));
-        let serve = self.serve.take();
-        let stopping = self.runtime.handle.spawn(async move {
-            for connection in &connections {
-                connection.shutdown().await;
-            }
-            if let Some(mut serve) = serve
-                && tokio::time::timeout(Duration::from_secs(5), &mut serve)
-                    .await
-                    .is_err()
-            {
-                serve.abort();
-            }
-        });
-        let _ = stopping.await;
-    }
-}
-
-impl Drop for ProxyHandle {
-    fn drop(&mut self) {
-        self.cancel.cancel();
-        for connection in lock(&self.shared.connections).iter() {
-            connection.kill();
-        }
-        if let Some(serve) = self.serve.take() {
-            serve.abort();
-        }
-    }
-}
+pub use handle::{LOG_FILTER, Proxy, ProxyHandle};
+pub use inputs::{
+    DECOY_ANSWER, FaultPlan, ProxyOptions, RewriteNotes, RuleNote, ToolPatch, ToolRewrite, Upstream,
+};
+pub use record::{CANCELLED_CODE, CallRecorder, ProxyError, ServerFailure};
+pub use transport::MAX_MESSAGE_SIZE;
+pub(crate) use transport::{Line, LineReader};

@@ -13,7 +13,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::mpsc;
 
 use crate::plumbing::process::{Captured, ProcessGroupGuard, capture, spawn_in_group};
-use crate::proxy::lines::{Line, LineReader};
+use crate::proxy::{Line, LineReader};
 
 /// The longest line read whole from the agent; a longer one is reported, not parsed.
 const MAX_LINE: usize = 64 * 1024 * 1024;

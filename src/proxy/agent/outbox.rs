@@ -1,5 +1,6 @@
-//! One agent session's plumbing: the transport its rmcp service loop runs on, and the
-//! [`Outbox`] that routes what the loop sends to where the agent waits for it.
+//! Where the messages of one agent session go: the [`Outbox`] that routes what the
+//! session's rmcp service loop sends to where the agent waits for it, and the transport
+//! that loop runs on ([`SessionTransport`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;

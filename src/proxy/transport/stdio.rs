@@ -6,9 +6,9 @@
 //! - a line that is not a JSON-RPC message (invalid UTF-8, not JSON, not JSON-RPC);
 //! - the server exiting (or closing its stdout) while the proxy did not stop it.
 //!
-//! Each is noted in the connection's [`ServerFailures`], naming the server, what was wrong and the
-//! call it happened during (with the exit status and the end of its stderr); the call it
-//! answers, found by its id, gets a JSON-RPC error saying so, which the trace records.
+//! Each is noted in the connection's [`ServerFailures`], naming the server, what was wrong
+//! and the call it happened during (with the exit status and the end of its stderr); the
+//! call it answers, found by its id, gets a JSON-RPC error saying so, which the trace records.
 //! After a bad line the session goes on; after an exit every waiting call ends.
 
 use std::sync::Arc;
@@ -24,8 +24,8 @@ use tokio::sync::mpsc;
 use super::lines::{Line, LineReader};
 use super::pending::{Pending, failed_answer};
 use super::process::{ServerProcess, Spawned, describe_exit};
-use super::server_failures::ServerFailures;
 use super::server_line::{Decoded, decode, scan_ids};
+use crate::proxy::record::ServerFailures;
 
 /// The largest message a stdio server may send: one line of its stdout. Larger ones are
 /// not passed on; the call they answer ends with an error naming the size and this limit.

@@ -3,11 +3,10 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use super::record::CallRecorder;
-use super::server_failures::ServerFailure;
-use super::spec::{ProxyOptions, Upstream};
-use super::upstream::Connection;
 use crate::plumbing::lock::lock;
+use crate::proxy::inputs::{ProxyOptions, RewriteNotes, Upstream};
+use crate::proxy::record::{CallRecorder, ServerFailure};
+use crate::proxy::server::Connection;
 
 /// State shared by the sessions of one proxy.
 pub(crate) struct ProxyState {
@@ -16,11 +15,11 @@ pub(crate) struct ProxyState {
     pub(crate) log: PathBuf,
     pub(crate) recorder: CallRecorder,
     pub(crate) options: ProxyOptions,
-    pub(super) connections: Mutex<Vec<Arc<Connection>>>,
+    pub(crate) connections: Mutex<Vec<Arc<Connection>>>,
     /// Failed handshakes (the failures of live connections are the connections').
-    pub(super) failures: Mutex<Vec<ServerFailure>>,
+    pub(crate) failures: Mutex<Vec<ServerFailure>>,
     /// What the rewrite of the server's tools did (`options.tools`).
-    pub(crate) rewrite_notes: Mutex<super::tool_rewrite::RewriteNotes>,
+    pub(crate) rewrite_notes: Mutex<RewriteNotes>,
 }
 
 impl ProxyState {

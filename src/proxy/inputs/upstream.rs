@@ -1,12 +1,6 @@
-//! What a proxy is given: how to reach the real server, and its tunables.
+//! How to reach the real MCP server ([`Upstream`]): a command to start, or a URL.
 
 use std::path::PathBuf;
-use std::time::Duration;
-
-use std::sync::Arc;
-
-use super::inject::FaultPlan;
-use super::tool_rewrite::ToolRewrite;
 
 /// How to reach the real MCP server. The proxy's own input type: the harness maps the MCP
 /// config's server entries onto it (`harness::servers::upstream_of`).
@@ -41,29 +35,6 @@ impl Upstream {
                 .collect::<Vec<_>>()
                 .join(" "),
             Upstream::Http { url, .. } => url.clone(),
-        }
-    }
-}
-
-/// Tunables of a proxy.
-#[derive(Debug, Clone)]
-pub struct ProxyOptions {
-    /// How long the server may take to start and answer `initialize` (default 60 s).
-    pub startup_timeout: Duration,
-    /// What the agent is shown of the server's tools: patched definitions and decoys
-    /// (default: the server's own, unchanged).
-    pub tools: ToolRewrite,
-    /// The run's faults on purpose (a task's `faults` rules), shared by its proxies
-    /// (default: none).
-    pub faults: Option<Arc<FaultPlan>>,
-}
-
-impl Default for ProxyOptions {
-    fn default() -> Self {
-        Self {
-            startup_timeout: Duration::from_secs(60),
-            tools: ToolRewrite::default(),
-            faults: None,
         }
     }
 }

@@ -1,4 +1,4 @@
-//! ServerFailures on purpose: which request of a run a `faults` rule hits ([`FaultPlan`], shared
+//! Faults on purpose: which request of a run a `faults` rule hits ([`FaultPlan`], shared
 //! by the proxies of one run), and the tool lists that `toolsChanged` rules changed.
 
 use std::collections::BTreeMap;

@@ -12,10 +12,10 @@ use nix::sys::signal::Signal;
 use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 
-use super::error::ProxyError;
-use super::spec::Upstream;
 use crate::plumbing::lock::lock;
 use crate::plumbing::process::{KILL_GRACE, ProcessGroupGuard, spawn_in_group};
+use crate::proxy::inputs::Upstream;
+use crate::proxy::record::ProxyError;
 
 /// How long a killed server gets to be reaped before the proxy moves on.
 const REAP_WAIT: Duration = Duration::from_secs(2);

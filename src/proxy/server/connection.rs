@@ -1,6 +1,6 @@
-//! The proxy's client side: connecting to the real server, and relaying what the server
-//! sends on its own (notifications, and sampling / elicitation / roots requests) to the
-//! agent.
+//! The proxy as the real server's MCP client: one [`Connection`] per agent session, made
+//! during that session's `initialize`, and the relaying of what the server sends on its own
+//! (notifications, and sampling / elicitation / roots requests) to the agent.
 
 // Sampling and roots are deprecated by the 2026-07-28 protocol; agents still use them.
 #![allow(deprecated)]
@@ -20,14 +20,11 @@ use rmcp::service::{
 };
 use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, ServiceError};
 
-use super::error::ProxyError;
-use super::http_client::http_transport;
-use super::process::{ServerProcess, spawn_stdio};
 use super::routes::Routes;
-use super::server_failures::{ServerFailures, stderr_tail};
-use super::spec::Upstream;
-use super::stdio::StdioTransport;
 use super::versions::agent_version;
+use crate::proxy::inputs::Upstream;
+use crate::proxy::record::{CANCELLED_CODE, ProxyError, ServerFailures, stderr_tail};
+use crate::proxy::transport::{ServerProcess, StdioTransport, http_transport, spawn_stdio};
 
 /// One live connection to the real server, serving one agent session.
 pub(crate) struct Connection {
@@ -268,7 +265,7 @@ impl Service<RoleClient> for Relay {
                         Some("cancelled by the server".into()),
                     ));
                 let _ = self.agent.send_notification(cancel.into()).await;
-                Err(McpError::new(ErrorCode(super::record::CANCELLED_CODE), "cancelled", None))
+                Err(McpError::new(ErrorCode(CANCELLED_CODE), "cancelled", None))
             }
         }
     }

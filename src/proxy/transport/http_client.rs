@@ -24,10 +24,10 @@ use sse_stream::Sse;
 
 use super::http_sse::{SseCheck, checked_sse};
 use super::pending::{describe_request, failed_answer};
-use super::server_failures::ServerFailures;
 use super::server_line::{Decoded, decode};
 use super::stdio::MAX_MESSAGE_SIZE;
 use crate::plumbing::error_text::request_causes;
+use crate::proxy::record::ServerFailures;
 
 /// Bytes of an HTTP error's body read (for a JSON-RPC error in it).
 const ERROR_BODY: usize = 64 * 1024;

@@ -34,12 +34,12 @@ use rmcp::service::serve_server_with_ct;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::fault_session::FaultySession;
+use super::fault_layer::FaultLayer;
 use super::http_checks::{
     EVENT_STREAM, Refusal, SESSION_ID, SESSION_NOT_FOUND, SESSION_REQUIRED, accepts,
     check_loopback, check_post, json, jsonrpc_error, parse_message, plain,
 };
-use super::session::{HttpFault, Outbox, SessionTransport};
+use super::outbox::{HttpFault, Outbox, SessionTransport};
 use super::shared::ProxyState;
 use crate::plumbing::lock::lock;
 
@@ -117,7 +117,7 @@ impl AgentHttp {
         let http = self.clone();
         let ct = session.ct.clone();
         let outbox = session.outbox.clone();
-        let service = FaultySession::new(self.shared.clone(), outbox.clone());
+        let service = FaultLayer::new(self.shared.clone(), outbox.clone());
         tokio::spawn(async move {
             if let Ok(running) = serve_server_with_ct(service, transport, ct.clone()).await {
                 let _ = running.waiting().await;

@@ -10,9 +10,9 @@ use rmcp::service::{PeerRequestOptions, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServiceError};
 use serde::de::DeserializeOwned;
 
-use super::pending::describe_request;
-use super::record::CANCELLED_CODE;
-use super::upstream::Connection;
+use super::connection::Connection;
+use crate::proxy::record::CANCELLED_CODE;
+use crate::proxy::transport::describe_request;
 
 /// Sends `request` to the server with the agent's `_meta` (progress token translated),
 /// waits for the answer, and relays a cancellation by the agent to the server under the

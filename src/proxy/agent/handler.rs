@@ -1,6 +1,6 @@
-//! The proxy's server side: one [`AgentSession`] per MCP session the agent opens. Every
-//! request is forwarded to the real server (see [`super::forward`]); calls and list calls
-//! are recorded on the way.
+//! The proxy as the agent's MCP server: one [`AgentSession`] handler per MCP session the
+//! agent opens. Every request is forwarded to the real server (see `server/forward.rs`);
+//! calls and list calls are recorded on the way.
 
 // Logging, sampling, roots and resources/subscribe are deprecated by the 2026-07-28
 // protocol, but agents on earlier versions use them, so the proxy forwards them.
@@ -13,24 +13,23 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, ClientNotification, ClientRequest,
     CompleteRequest, CompleteRequestParams, CompleteResult, CustomNotification, CustomRequest,
     CustomResult, GetPromptRequest, GetPromptRequestParams, GetPromptResponse,
-    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesRequest,
-    ListResourceTemplatesResult, ListResourcesRequest, ListResourcesResult, ListToolsRequest,
-    ListToolsResult, PaginatedRequestParams, PingRequest, ProtocolVersion, ReadResourceRequest,
-    ReadResourceRequestParams, ReadResourceResponse, RootsListChangedNotification, ServerConfig,
-    ServerResult, SetLevelRequest, SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams,
-    UnsubscribeRequest, UnsubscribeRequestParams,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, PingRequest, ProtocolVersion,
+    ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse,
+    RootsListChangedNotification, ServerConfig, ServerResult, SetLevelRequest,
+    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, UnsubscribeRequest,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use super::forward::{forward, result_as, tool_list_as};
-use super::inject::Delayed;
-use super::record_outcome::{call_outcome, json, list_outcome};
+use super::listing::{Listing, cursor};
 use super::shared::ProxyState;
-use super::tool_rewrite::ToolRewrite;
-use super::upstream::{Connection, connect};
 use crate::plumbing::lock::lock;
-use crate::trace::{CallKind, Injected, ListKind};
+use crate::proxy::inputs::{Delayed, ToolRewrite};
+use crate::proxy::record::{PendingList, call_outcome, json, list_outcome};
+use crate::proxy::server::{Connection, connect, forward, result_as};
+use crate::trace::{CallKind, Injected};
 
 /// The proxy as one agent session sees it: an MCP server that mirrors the real one.
 pub(crate) struct AgentSession {
@@ -72,30 +71,43 @@ impl AgentSession {
     fn server(&self) -> &str {
         &self.shared.server
     }
+
+    /// A list call, forwarded and recorded as a discovery event marked with the fault
+    /// injected into it (if any), left to finish.
+    async fn list<L: Listing>(
+        &self,
+        params: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> (PendingList, Result<L, McpError>) {
+        let cursor = cursor(&params);
+        let mut pending = self
+            .shared
+            .recorder
+            .begin_list(self.server(), L::KIND, cursor);
+        pending.inject(injected(&context));
+        let response = match self.send(L::request(params), context).await {
+            Ok(result) => L::answer(result, self.connection().ok()),
+            Err(error) => Err(error),
+        };
+        (pending, response)
+    }
+
+    /// A list call recorded as the server answered it.
+    async fn recorded_list<L: Listing>(
+        &self,
+        params: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<L, McpError> {
+        let (pending, response) = self.list(params, context).await;
+        pending.finish(list_outcome(&response, L::items));
+        response
+    }
 }
 
-/// The fault the session's fault layer (`fault_session.rs`) injected into this request while
+/// The fault the session's fault layer (`fault_layer.rs`) injected into this request while
 /// letting the server answer it (a delay, a tool-list change), if any.
 fn injected(context: &RequestContext<RoleServer>) -> Option<Injected> {
     context.extensions.get::<Injected>().cloned()
-}
-
-fn paginated(params: Option<PaginatedRequestParams>) -> (Option<String>, ListArgs) {
-    let cursor = params.as_ref().and_then(|p| p.cursor.clone());
-    (cursor, ListArgs(params))
-}
-
-/// The params of a list request, as received.
-struct ListArgs(Option<PaginatedRequestParams>);
-
-impl ListArgs {
-    fn request<M: Default>(self) -> rmcp::model::RequestOptionalParam<M, PaginatedRequestParams> {
-        rmcp::model::RequestOptionalParam {
-            method: M::default(),
-            params: self.0,
-            extensions: Default::default(),
-        }
-    }
 }
 
 impl ServerHandler for AgentSession {
@@ -106,8 +118,8 @@ impl ServerHandler for AgentSession {
         }
     }
 
-    /// Only the version spoken with the agent, once it is known (see
-    /// [`super::versions`]): rmcp answers the agent's `initialize` with it.
+    /// Only the version spoken with the agent, once it is known (see `server/versions.rs`):
+    /// rmcp answers the agent's `initialize` with it.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         match self.upstream.get() {
             Some(connection) => Cow::Owned(vec![connection.agent_version.clone()]),
@@ -209,21 +221,7 @@ impl ServerHandler for AgentSession {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        let (cursor, args) = paginated(request);
-        let mut pending = self
-            .shared
-            .recorder
-            .begin_list(self.server(), ListKind::Prompts, cursor);
-        pending.inject(injected(&context));
-        let request = ClientRequest::ListPromptsRequest(args.request());
-        let response: Result<ListPromptsResult, McpError> = match self.send(request, context).await
-        {
-            Ok(ServerResult::ListPromptsResult(result)) => Ok(result),
-            Ok(other) => result_as(other),
-            Err(error) => Err(error),
-        };
-        pending.finish(list_outcome(&response, |r| &r.prompts));
-        response
+        self.recorded_list(request, context).await
     }
 
     async fn list_resources(
@@ -231,23 +229,7 @@ impl ServerHandler for AgentSession {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let (cursor, args) = paginated(request);
-        let mut pending =
-            self.shared
-                .recorder
-                .begin_list(self.server(), ListKind::Resources, cursor);
-        pending.inject(injected(&context));
-        let request: ListResourcesRequest = args.request();
-        let response: Result<ListResourcesResult, McpError> = match self
-            .send(ClientRequest::ListResourcesRequest(request), context)
-            .await
-        {
-            Ok(ServerResult::ListResourcesResult(result)) => Ok(result),
-            Ok(other) => result_as(other),
-            Err(error) => Err(error),
-        };
-        pending.finish(list_outcome(&response, |r| &r.resources));
-        response
+        self.recorded_list(request, context).await
     }
 
     async fn list_resource_templates(
@@ -255,26 +237,7 @@ impl ServerHandler for AgentSession {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        let (cursor, args) = paginated(request);
-        let mut pending =
-            self.shared
-                .recorder
-                .begin_list(self.server(), ListKind::ResourceTemplates, cursor);
-        pending.inject(injected(&context));
-        let request: ListResourceTemplatesRequest = args.request();
-        let response: Result<ListResourceTemplatesResult, McpError> = match self
-            .send(
-                ClientRequest::ListResourceTemplatesRequest(request),
-                context,
-            )
-            .await
-        {
-            Ok(ServerResult::ListResourceTemplatesResult(result)) => Ok(result),
-            Ok(other) => result_as(other),
-            Err(error) => Err(error),
-        };
-        pending.finish(list_outcome(&response, |r| &r.resource_templates));
-        response
+        self.recorded_list(request, context).await
     }
 
     async fn read_resource(
@@ -372,22 +335,8 @@ impl ServerHandler for AgentSession {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let (cursor, args) = paginated(request);
-        let mut pending = self
-            .shared
-            .recorder
-            .begin_list(self.server(), ListKind::Tools, cursor);
         let delayed = injected(&context);
-        pending.inject(delayed.clone());
-        let request: ListToolsRequest = args.request();
-        let mut response: Result<ListToolsResult, McpError> = match self
-            .send(ClientRequest::ListToolsRequest(request), context)
-            .await
-        {
-            Ok(ServerResult::ListToolsResult(result)) => Ok(result),
-            Ok(other) => tool_list_as(self.connection().ok(), other),
-            Err(error) => Err(error),
-        };
+        let (mut pending, mut response) = self.list::<ListToolsResult>(request, context).await;
         let rewrite = &self.shared.options.tools;
         if let Ok(page) = &mut response
             && !rewrite.is_empty()
@@ -396,7 +345,7 @@ impl ServerHandler for AgentSession {
         }
         // Recorded as the server answered it: a tool-list change of a `faults` rule is the
         // proxy's, and the call is marked with it.
-        let outcome = list_outcome(&response, |r| &r.tools);
+        let outcome = list_outcome(&response, ListToolsResult::items);
         if let Ok(page) = &mut response
             && let Some(plan) = &self.shared.options.faults
             && let Some(changed) = plan.change_page(self.server(), page)

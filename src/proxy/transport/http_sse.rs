@@ -13,8 +13,8 @@ use rmcp::transport::streamable_http_client::SseError;
 use sse_stream::{Sse, SseStream};
 
 use super::pending::failed_answer;
-use super::server_failures::ServerFailures;
 use super::server_line::{Decoded, decode};
+use crate::proxy::record::ServerFailures;
 
 /// What a POST's SSE answer is checked for.
 pub(crate) struct SseCheck {

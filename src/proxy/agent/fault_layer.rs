@@ -1,4 +1,4 @@
-//! ServerFailures on purpose in one agent session: every request passes here before the proxy's
+//! Faults on purpose in one agent session: every request passes here before the proxy's
 //! [`AgentSession`] forwards it. A request a rule hits ([`FaultPlan::hit`]) gets the rule's
 //! fault instead of (or, for `delay` and `toolsChanged`, besides) the server's answer, and
 //! is recorded as injected.
@@ -15,25 +15,25 @@ use rmcp::service::{NotificationContext, RequestContext, Service};
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
 
-use super::agent_side::AgentSession;
-use super::inject::{Delayed, FaultPlan};
-use super::record::{CANCELLED_CODE, PendingCall, PendingList};
-use super::record_outcome::{call_outcome, json};
-use super::session::{HttpFault, Outbox};
+use super::handler::AgentSession;
+use super::listing::cursor;
+use super::outbox::{HttpFault, Outbox};
 use super::shared::ProxyState;
 use crate::fault::{FaultAction, FaultRule};
+use crate::proxy::inputs::{Delayed, FaultPlan};
+use crate::proxy::record::{CANCELLED_CODE, PendingCall, PendingList, call_outcome, json};
 use crate::trace::{CallKind, Injected, ListKind};
 
 /// The service of one agent session: faults first, then the proxy.
-pub(crate) struct FaultySession {
+pub(crate) struct FaultLayer {
     inner: AgentSession,
     shared: Arc<ProxyState>,
     outbox: Arc<Outbox>,
 }
 
-impl FaultySession {
+impl FaultLayer {
     pub(crate) fn new(shared: Arc<ProxyState>, outbox: Arc<Outbox>) -> Self {
-        FaultySession {
+        FaultLayer {
             inner: AgentSession::new(shared.clone()),
             shared,
             outbox,
@@ -158,7 +158,7 @@ impl FaultySession {
     }
 }
 
-impl Service<RoleServer> for FaultySession {
+impl Service<RoleServer> for FaultLayer {
     async fn handle_request(
         &self,
         request: ClientRequest,
@@ -205,9 +205,6 @@ impl Recording {
         };
         let call = |kind, name: String, args| recorder.begin_call(server, kind, name, args);
         let list = |kind, cursor: Option<String>| recorder.begin_list(server, kind, cursor);
-        let cursor = |params: &Option<rmcp::model::PaginatedRequestParams>| {
-            params.as_ref().and_then(|p| p.cursor.clone())
-        };
         let mut recording = match request {
             ClientRequest::CallToolRequest(r) => Recording::Call(call(
                 CallKind::Tool,

@@ -1,0 +1,31 @@
+//! A proxy's tunables ([`ProxyOptions`]): how long its server may take to start, what the
+//! agent is shown of the server's tools, and the run's faults on purpose.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::fault_plan::FaultPlan;
+use super::tool_rewrite::ToolRewrite;
+
+/// Tunables of a proxy.
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    /// How long the server may take to start and answer `initialize` (default 60 s).
+    pub startup_timeout: Duration,
+    /// What the agent is shown of the server's tools: patched definitions and decoys
+    /// (default: the server's own, unchanged).
+    pub tools: ToolRewrite,
+    /// The run's faults on purpose (a task's `faults` rules), shared by its proxies
+    /// (default: none).
+    pub faults: Option<Arc<FaultPlan>>,
+}
+
+impl Default for ProxyOptions {
+    fn default() -> Self {
+        Self {
+            startup_timeout: Duration::from_secs(60),
+            tools: ToolRewrite::default(),
+            faults: None,
+        }
+    }
+}
