@@ -8,19 +8,19 @@ use regex::Regex;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::agent::Agent;
-use super::agent_file::RawAgentRef;
-use super::check::{Checker, dir_of};
-use super::error::{ConfigError, ConfigErrors, did_you_mean};
+use super::agent::definition::Agent;
+use super::agent::file::RawAgentRef;
+use super::agent::skills::{RawSkillsConfig, check_skills_agent, skill_sources};
 use super::extensions::{ExtensionSpec, RawExtension, validate_extensions};
+use super::files::check::{Checker, dir_of};
+use super::files::error::{ConfigError, ConfigErrors, did_you_mean};
+use super::files::yaml::{LocationIndex, read_file};
 use super::judge::{JudgeConfig, RawJudgeConfig};
 use super::mcp::{McpConfig, load_mcp_config_with};
 use super::mcp_env::{MCP_ENV_VARS, mcp_config_from_env};
-use super::skills::{RawSkillsConfig, check_skills_agent, skill_sources};
-use super::task::{Limits, RawLimits};
+use super::task::definition::{Limits, RawLimits};
 use super::task_set::{RawTaskSet, TaskSet, task_sets};
 use super::variants::{RawVariant, Variant, VariantContext, variants};
-use super::yaml::{LocationIndex, read_file};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -109,7 +109,7 @@ pub struct Eval {
 impl Eval {
     /// The directory relative paths of the eval resolve against.
     pub fn dir(&self) -> &Path {
-        super::check::dir_of(&self.path)
+        super::files::check::dir_of(&self.path)
     }
 
     /// The eval as `variant` runs it: its agent, its MCP config (none with `servers: none`,

@@ -9,8 +9,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::check::Checker;
-use super::error::did_you_mean;
+use super::files::check::Checker;
+use super::files::error::did_you_mean;
 
 /// `config.extensions.<name>` as written.
 #[derive(Debug, Deserialize)]

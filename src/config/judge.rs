@@ -3,9 +3,9 @@
 
 use serde::Deserialize;
 
-use super::agent::Agent;
-use super::agent_file::RawAgentRef;
-use super::check::Checker;
+use super::agent::definition::Agent;
+use super::agent::file::RawAgentRef;
+use super::files::check::Checker;
 use crate::llm::Provider;
 
 #[derive(Debug, Deserialize)]

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::check::Checker;
-use super::error::ConfigErrors;
-use super::yaml::read_file;
+use super::files::check::Checker;
+use super::files::error::ConfigErrors;
+use super::files::yaml::read_file;
 use crate::plumbing::secret::Secret;
 
 #[derive(Debug, Deserialize)]

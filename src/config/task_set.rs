@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::assertions::{Assertions, RawAssertions};
-use super::check::Checker;
-use super::error::did_you_mean;
-use super::faults::{RawFaultRule, fault_rules};
+use super::assertions::block::{Assertions, RawAssertions};
+use super::files::check::Checker;
+use super::files::error::did_you_mean;
+use super::task::faults::{RawFaultRule, fault_rules};
 use crate::fault::FaultRule;
 
 #[derive(Debug, Deserialize)]

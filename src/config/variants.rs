@@ -8,10 +8,10 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::agent::Agent;
-use super::agent_file::RawAgentRef;
-use super::check::Checker;
-use super::error::did_you_mean;
+use super::agent::definition::Agent;
+use super::agent::file::RawAgentRef;
+use super::files::check::Checker;
+use super::files::error::did_you_mean;
 use super::mcp::McpConfig;
 
 /// One variant, validated.

@@ -2,8 +2,8 @@
 //! body (rewritten unquoted, with the body's `\`, `$` and `` ` `` escaped).
 
 use super::{Context, Item, METACHARACTERS, Out, Scanner};
-use crate::config::shell_script::Quoting;
-use crate::config::template::Field;
+use crate::config::agent::shell_script::Quoting;
+use crate::config::agent::template::Field;
 
 pub(super) struct Heredoc {
     /// The delimiter word without its quotes.

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::check::Checker;
-use super::extensions::{ExtensionStep, RawExtensionStep};
 use super::http_step::{HttpStep, RawHttp};
+use crate::config::extensions::{ExtensionStep, RawExtensionStep};
+use crate::config::files::check::Checker;
 
 /// One step of a v1alpha2 task: a map with one key naming the step type (deserialized in
 /// `raw_step.rs`).
@@ -29,10 +29,10 @@ pub enum RawStep {
 /// optional `id:` beside it (`- id: check-pod` / `  script: …`).
 #[derive(Debug)]
 pub struct RawStepEntry {
-    pub(super) id: Option<String>,
-    pub(super) step: Option<RawStep>,
+    pub(in crate::config) id: Option<String>,
+    pub(in crate::config) step: Option<RawStep>,
     /// Every type key written (more than one is an error).
-    pub(super) types: Vec<String>,
+    pub(in crate::config) types: Vec<String>,
 }
 
 impl RawStepEntry {
@@ -80,21 +80,21 @@ impl RawStepEntry {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RawScript {
-    pub(super) file: Option<String>,
-    pub(super) inline: Option<String>,
-    pub(super) timeout: Option<String>,
+    pub(in crate::config) file: Option<String>,
+    pub(in crate::config) inline: Option<String>,
+    pub(in crate::config) timeout: Option<String>,
     #[serde(default)]
-    pub(super) env: BTreeMap<String, String>,
+    pub(in crate::config) env: BTreeMap<String, String>,
     #[serde(default)]
-    pub(super) continue_on_error: bool,
+    pub(in crate::config) continue_on_error: bool,
 }
 
 /// An LLM-judge step (also the v1alpha1 `verify: {contains|exact}` form).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawJudge {
-    pub(super) contains: Option<String>,
-    pub(super) exact: Option<String>,
+    pub(in crate::config) contains: Option<String>,
+    pub(in crate::config) exact: Option<String>,
 }
 
 /// A validated step.

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::check::Checker;
-use super::extensions::ExtensionStep;
 use super::steps::{Step, TaskStep};
+use crate::config::extensions::ExtensionStep;
+use crate::config::files::check::Checker;
 use crate::fault::FaultRule;
 
 /// `limits` of a task, or `defaultTaskLimits` of an eval, as written.
@@ -100,7 +100,7 @@ pub struct Task {
 impl Task {
     /// The directory scripts run in and relative paths resolve against.
     pub fn dir(&self) -> &Path {
-        super::check::dir_of(&self.path)
+        crate::config::files::check::dir_of(&self.path)
     }
 
     /// Every extension step of the task: setup, verify, then cleanup.

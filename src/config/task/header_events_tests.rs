@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::scan_task_header;
-use crate::config::task_header::serde_task_header;
+use crate::config::task::header::serde_task_header;
 
 /// Who reads the header of a case.
 #[derive(Debug, PartialEq)]

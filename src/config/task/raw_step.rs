@@ -7,8 +7,8 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 
-use super::extensions::RawExtensionStep;
 use super::steps::{RawStep, RawStepEntry};
+use crate::config::extensions::RawExtensionStep;
 
 /// The step types, for "unknown value" errors and their suggestions.
 const STEP_TYPES: &[&str] = &["script", "http", "llmJudge", "<alias>.<operation>"];

@@ -13,20 +13,20 @@ use std::path::Path;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use super::check::Checker;
-use super::error::{ConfigErrors, did_you_mean};
-use super::yaml::LocationIndex;
+use crate::config::files::check::Checker;
+use crate::config::files::error::{ConfigErrors, did_you_mean};
+use crate::config::files::yaml::LocationIndex;
 
 /// A validated `arguments:` pattern and the value as written (for messages).
 #[derive(Debug, Clone)]
 pub struct ArgumentPattern {
-    pub(super) root: Pattern,
+    pub(in crate::config) root: Pattern,
     written: Value,
 }
 
 /// One node of a pattern.
 #[derive(Debug, Clone)]
-pub(super) enum Pattern {
+pub(in crate::config) enum Pattern {
     /// A string, number, boolean or null: equal as JSON values (`1` equals `1.0`).
     Literal(Value),
     /// A mapping: each key is present in the actual object and its value matches.
@@ -109,7 +109,7 @@ impl ArgumentPattern {
     /// Validates the pattern written at `path` (e.g. `….toolsUsed[0].arguments`): a mapping,
     /// with known operators, each alone in its mapping, and valid regexes. Every problem is
     /// recorded with its key path.
-    pub(super) fn validate(
+    pub(in crate::config) fn validate(
         check: &mut Checker<'_>,
         path: &str,
         written: Value,

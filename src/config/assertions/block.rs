@@ -3,9 +3,9 @@
 
 use serde::Deserialize;
 
-use super::assertion_kind::AssertionKind;
-use super::check::Checker;
+use super::kind::AssertionKind;
 use super::matchers::{CallMatcher, OrderedCall, RawCallOrder, RawMatcher};
+use crate::config::files::check::Checker;
 use crate::trace::CallKind;
 
 /// `assertions` as written in the eval file.
@@ -331,7 +331,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::config::yaml::parse_str;
+    use crate::config::files::yaml::parse_str;
 
     /// `assertions` written as `yaml`, validated with the servers `demo` and `other`: the
     /// assertions, or the errors as `key path: message`.

@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::arguments::ArgumentPattern;
-use super::check::Checker;
-use super::error::did_you_mean;
+use crate::config::files::check::Checker;
+use crate::config::files::error::did_you_mean;
 use crate::trace::{CallKind, RecordedCall};
 
 /// One tool, resource or prompt entry. The name keys differ by kind (`tool`/`toolPattern`,
@@ -15,7 +15,7 @@ use crate::trace::{CallKind, RecordedCall};
 /// validation pass rejects the ones that do not belong to the list's kind.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(super) struct RawMatcher {
+pub(in crate::config) struct RawMatcher {
     server: Option<String>,
     tool: Option<String>,
     tool_pattern: Option<String>,
@@ -28,7 +28,7 @@ pub(super) struct RawMatcher {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct RawCallOrder {
+pub(in crate::config) struct RawCallOrder {
     #[serde(rename = "type")]
     kind: Option<String>,
     server: Option<String>,
@@ -203,7 +203,7 @@ pub fn check_server(
 }
 
 impl RawMatcher {
-    pub(super) fn validate(
+    pub(in crate::config) fn validate(
         self,
         check: &mut Checker<'_>,
         path: &str,
@@ -268,7 +268,7 @@ impl RawMatcher {
 }
 
 impl RawCallOrder {
-    pub(super) fn validate(
+    pub(in crate::config) fn validate(
         self,
         check: &mut Checker<'_>,
         path: &str,

@@ -7,7 +7,7 @@ mod heredoc;
 use std::collections::VecDeque;
 
 use super::{Quoting, ScriptPiece};
-use crate::config::template::Field;
+use crate::config::agent::template::Field;
 use heredoc::{Heredoc, escape_heredoc_text};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

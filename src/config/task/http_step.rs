@@ -6,7 +6,7 @@ use std::time::Duration;
 use regex::Regex;
 use serde::Deserialize;
 
-use super::check::Checker;
+use crate::config::files::check::Checker;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -119,7 +119,7 @@ pub enum JsonType {
 
 impl RawHttp {
     /// Validates the step written at `path`; `default_timeout` bounds it unless it says.
-    pub(super) fn validate(
+    pub(in crate::config) fn validate(
         self,
         check: &mut Checker<'_>,
         path: &str,

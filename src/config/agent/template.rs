@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use super::error::did_you_mean;
+use crate::config::files::error::did_you_mean;
 
 /// A value a template can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

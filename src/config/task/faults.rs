@@ -4,14 +4,14 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::check::Checker;
-use super::error::did_you_mean;
+use crate::config::files::check::Checker;
+use crate::config::files::error::did_you_mean;
 use crate::fault::{FaultAction, FaultRule, FaultTarget, FaultWhen, METHODS, ToolsChange};
 
 /// One rule as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(super) struct RawFaultRule {
+pub(in crate::config) struct RawFaultRule {
     server: Option<String>,
     tool: Option<String>,
     method: Option<String>,
@@ -50,7 +50,7 @@ const WHAT_KEYS: &str = "`error`, `toolError`, `delay`, `timeout`, `disconnect`,
 
 /// Validates the rules written at `key` (`config.taskSets[0].faults`, `spec.faults`);
 /// `servers` are the MCP config's server names when known.
-pub(super) fn fault_rules(
+pub(in crate::config) fn fault_rules(
     check: &mut Checker<'_>,
     key: &str,
     raw: Vec<RawFaultRule>,

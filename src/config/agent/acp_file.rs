@@ -5,28 +5,31 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::agent::{AcpAgent, Agent, AgentLlm, AgentOptions, DEFAULT_AGENT_TIMEOUT};
-use super::check::Checker;
+use super::definition::{AcpAgent, Agent, AgentLlm, AgentOptions, DEFAULT_AGENT_TIMEOUT};
+use crate::config::files::check::Checker;
 use crate::llm_proxy::LlmApi;
 
 /// `acp` of an Agent file (mcpchecker's `AcpConfig`): the program that speaks ACP.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct RawAcp {
+pub(in crate::config) struct RawAcp {
     cmd: Option<String>,
     #[serde(default)]
     args: Vec<String>,
 }
 
 /// What an Agent file's `acp` agent is made of besides its program.
-pub(super) struct AcpParts {
-    pub(super) command: Option<(String, Vec<String>)>,
-    pub(super) env: BTreeMap<String, String>,
-    pub(super) timeout: Option<String>,
+pub(in crate::config) struct AcpParts {
+    pub(in crate::config) command: Option<(String, Vec<String>)>,
+    pub(in crate::config) env: BTreeMap<String, String>,
+    pub(in crate::config) timeout: Option<String>,
 }
 
 impl RawAcp {
-    pub(super) fn validate(self, check: &mut Checker<'_>) -> Option<(String, Vec<String>)> {
+    pub(in crate::config) fn validate(
+        self,
+        check: &mut Checker<'_>,
+    ) -> Option<(String, Vec<String>)> {
         let cmd = check.non_empty("acp.cmd", self.cmd.as_deref())?.to_owned();
         Some((cmd, self.args))
     }
@@ -34,7 +37,7 @@ impl RawAcp {
 
 /// The ACP agent of an Agent file: its `acp` program, as `builtin.claude-code` when the file
 /// names that builtin too (mcpchecker: `acp` wins over `builtin`), else an agent of its own.
-pub(super) fn acp_agent(
+pub(in crate::config) fn acp_agent(
     check: &mut Checker<'_>,
     acp: AcpParts,
     has_run_prompt: bool,

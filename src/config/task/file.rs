@@ -7,13 +7,13 @@ use std::path::Path;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::check::Checker;
-use super::error::{ConfigErrors, did_you_mean};
-use super::extensions::{RawRequirement, validate_requires};
+use super::definition::{Difficulty, Limits, RawLimits, Task, TaskContext, TaskVersion};
 use super::faults::{RawFaultRule, fault_rules};
 use super::steps::{RawJudge, RawScript, RawStepEntry, Step, TaskStep};
-use super::task::{Difficulty, Limits, RawLimits, Task, TaskContext, TaskVersion};
-use super::yaml::read_file;
+use crate::config::extensions::{RawRequirement, validate_requires};
+use crate::config::files::check::Checker;
+use crate::config::files::error::{ConfigErrors, did_you_mean};
+use crate::config::files::yaml::read_file;
 
 const V1: &str = "mcpchecker/v1alpha1";
 const V2: &str = "mcpchecker/v1alpha2";

@@ -1,5 +1,5 @@
 //! A task file's header read straight from the YAML parser's events, without serde: the fast
-//! path of [`super::task_header`] (parsing the headers of every task file is most of
+//! path of [`super::header`] (parsing the headers of every task file is most of
 //! planning a large eval, and serde on top of the parser costs twice the parser).
 //!
 //! It answers only when its answer is certainly the one serde gives: the whole document is
@@ -32,7 +32,7 @@ pub struct TaskHeader {
 
 /// The header of `source` (`Some(None)`: a single YAML mapping that is not a task), or `None`
 /// when only serde can tell.
-pub(super) fn scan_task_header(source: &str) -> Option<Option<TaskHeader>> {
+pub(in crate::config) fn scan_task_header(source: &str) -> Option<Option<TaskHeader>> {
     if source.len() > MAX_BYTES {
         return None;
     }

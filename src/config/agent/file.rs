@@ -8,16 +8,16 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use super::acp_file::{AcpParts, RawAcp, acp_agent};
-use super::agent::{
+use super::builtin::{BuiltinKeys, builtin_agent, builtin_names};
+use super::definition::{
     AcpAgent, Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, DEFAULT_AGENT_TIMEOUT,
     RunPrompt,
 };
-use super::builtin::{BuiltinKeys, builtin_agent, builtin_names};
-use super::check::Checker;
-use super::error::{ConfigErrors, did_you_mean};
 use super::shell_script;
 use super::template::{self, Field};
-use super::yaml::read_file;
+use crate::config::files::check::Checker;
+use crate::config::files::error::{ConfigErrors, did_you_mean};
+use crate::config::files::yaml::read_file;
 use crate::llm_proxy::LlmApi;
 
 /// `config.agent` as written in the eval file.

@@ -5,14 +5,14 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use super::agent::Agent;
-use super::assertions::Assertions;
-use super::check::{Checker, resolve_against};
+use super::definition::Agent;
+use crate::config::assertions::block::Assertions;
+use crate::config::files::check::{Checker, resolve_against};
 
 /// `config.skills`: skill directories copied into the agent's working directory.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct RawSkillsConfig {
+pub(in crate::config) struct RawSkillsConfig {
     #[serde(default)]
     sources: Vec<RawSkillSource>,
 }
@@ -26,7 +26,7 @@ struct RawSkillSource {
 }
 
 /// `config.skills.sources`: each `{type: path, path}` an existing directory.
-pub(super) fn skill_sources(
+pub(in crate::config) fn skill_sources(
     check: &mut Checker<'_>,
     skills: Option<RawSkillsConfig>,
 ) -> Vec<PathBuf> {
@@ -71,7 +71,7 @@ pub(super) fn skill_sources(
 
 /// Skill sources and skill assertions need an agent that says where skills go and which
 /// of its tools loads one (`skills` of its Agent file; Claude Code knows its own).
-pub(super) fn check_skills_agent<'a>(
+pub(in crate::config) fn check_skills_agent<'a>(
     check: &mut Checker<'_>,
     agent: &Agent,
     has_sources: bool,

@@ -180,7 +180,7 @@ fn printf_q_fields_are_placed_like_plain_fields() {
 
 #[test]
 fn a_real_multi_line_agent_script_places_every_field() {
-    let source = include_str!("../../../tests/fixtures/shell/agent-script.sh");
+    let source = include_str!("../../../../tests/fixtures/shell/agent-script.sh");
     assert_eq!(
         quotings(source),
         [Quoting::Double, BARE],

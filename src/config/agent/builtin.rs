@@ -3,9 +3,9 @@
 //! strings and deprecated aliases; and mcpeval's own `codex` and `gemini-cli` (mcpchecker
 //! runs those through Agent files).
 
-use super::agent::{Agent, AgentOptions};
-use super::check::Checker;
-use super::error::did_you_mean;
+use super::definition::{Agent, AgentOptions};
+use crate::config::files::check::Checker;
+use crate::config::files::error::did_you_mean;
 use crate::llm::Provider;
 
 /// One builtin agent kind, described once: the lists and lookups over the kinds (the names
@@ -81,14 +81,14 @@ pub fn key_variable(name: &str, model: Option<&str>) -> Option<&'static str> {
 
 /// Where a builtin agent is written: the keys of its type and model, and how its type is
 /// spelled there (`builtin.` in an eval file, nothing in an Agent file's `builtin.type`).
-pub(super) struct BuiltinKeys<'a> {
+pub(in crate::config) struct BuiltinKeys<'a> {
     pub kind: &'a str,
     pub model: &'a str,
     pub prefix: &'a str,
 }
 
 /// The builtin agent `kind` (without `builtin.`) with its `model`.
-pub(super) fn builtin_agent(
+pub(in crate::config) fn builtin_agent(
     check: &mut Checker<'_>,
     keys: &BuiltinKeys<'_>,
     kind: &str,

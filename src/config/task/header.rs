@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use super::error::ConfigError;
 pub use super::header_events::TaskHeader;
 use super::header_events::scan_task_header;
-use super::yaml::parse_str;
+use crate::config::files::error::ConfigError;
+use crate::config::files::yaml::parse_str;
 
 /// Reads the header of `path`. `Ok(None)`: the file is not a task (another `kind`, or
 /// several YAML documents as in Kubernetes manifests), and planning skips it.
@@ -26,7 +26,7 @@ pub fn task_header(path: &Path, source: &str) -> Result<Option<TaskHeader>, Conf
 }
 
 /// The header of `source` as serde reads it.
-pub(super) fn serde_task_header(
+pub(in crate::config) fn serde_task_header(
     path: &Path,
     source: &str,
 ) -> Result<Option<TaskHeader>, ConfigError> {

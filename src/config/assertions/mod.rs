@@ -1,0 +1,15 @@
+//! A task set's `assertions`: the block as written and validated (`block`), the kinds of
+//! assertion (`kind`), call matchers and call order (`matchers`), argument patterns
+//! (`arguments`) and how a call's arguments compare with them (`arguments_match`).
+
+pub(crate) mod arguments;
+mod arguments_match;
+pub(crate) mod block;
+mod kind;
+pub(crate) mod matchers;
+
+pub use arguments::{ArgumentPattern, ValueType};
+pub use arguments_match::{Comparison, Difference};
+pub use block::{AfterFault, Assertions, SkillMatcher};
+pub use kind::AssertionKind;
+pub use matchers::{CallMatcher, OrderedCall, kind_name};
