@@ -26,6 +26,16 @@ pub fn read_file<T: DeserializeOwned>(path: &Path) -> Result<Parsed<T>, ConfigEr
     parse_str(path, &source)
 }
 
+/// Whether `source` holds more than one YAML document (`---` between them), as the parser's
+/// events say up to its first syntax error.
+pub(crate) fn several_documents(source: &str) -> bool {
+    Parser::new_from_str(source)
+        .map_while(Result::ok)
+        .filter(|(event, _)| matches!(event, Event::DocumentStart(..)))
+        .nth(1)
+        .is_some()
+}
+
 /// Parses `source` (the text of `path`) as `T`.
 pub fn parse_str<T: DeserializeOwned>(path: &Path, source: &str) -> Result<Parsed<T>, ConfigError> {
     let mut key_path = String::new();
@@ -294,5 +304,14 @@ mod tests {
         assert_eq!(index.find("a.b[1].d"), Some((5, 7)));
         assert_eq!(index.find("a.b[1].d[1]"), Some((5, 14)));
         assert_eq!(index.find("a.b[1].zzz"), Some((4, 7)));
+    }
+
+    #[test]
+    fn several_documents_are_told_from_one() {
+        assert!(several_documents("kind: Service\n---\nkind: Deployment\n"));
+        assert!(several_documents("---\na: 1\n---\nb: 2\n"));
+        assert!(!several_documents("---\nkind: Task\nspec: {}\n"));
+        assert!(!several_documents("kind: Task\n"));
+        assert!(!several_documents("a: [1,\n---\nb: 2\n"));
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 pub use super::header_events::TaskHeader;
 use super::header_events::scan_task_header;
 use crate::config::files::error::ConfigError;
-use crate::config::files::yaml::parse_str;
+use crate::config::files::yaml::{parse_str, several_documents};
 
 /// Reads the header of `path`. `Ok(None)`: the file is not a task (another `kind`, or
 /// several YAML documents as in Kubernetes manifests), and planning skips it.
@@ -36,7 +36,7 @@ pub(in crate::config) fn serde_task_header(
         Ok(value) => value,
         Err(_) => match parse_str::<serde_json::Value>(path, source) {
             Ok(parsed) => parsed.value,
-            Err(e) if e.message.contains("found several") => return Ok(None),
+            Err(_) if several_documents(source) => return Ok(None),
             Err(e) => return Err(e),
         },
     };
