@@ -49,6 +49,8 @@
 //! [`Harness::env`]), or [`Harness::cargo_bin`] for a binary in another package of your
 //! workspace.
 #![forbid(unsafe_code)]
+// No `unwrap` outside tests: a failure is an error that says what went wrong, never a panic.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 #![deny(missing_docs)]
 
 // What the `mcpeval` binary, the integration tests and the benches reach: not public API

@@ -1,5 +1,6 @@
 //! The `mcpeval` command line: run and validate eval files, plus a demo MCP server and a
 //! scripted agent for deterministic evals.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 mod acp_agent;
 mod action;

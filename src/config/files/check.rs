@@ -60,6 +60,12 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The errors so far, for a file that cannot be validated further. Call it after
+    /// [`Checker::error`]: with no error recorded it is a file of no errors that still fails.
+    pub fn fail<T>(self) -> Result<T, ConfigErrors> {
+        Err(ConfigErrors(self.errors))
+    }
+
     /// Compiles a regex written at `key_path`; an invalid one is an error with the regex error.
     pub fn regex(&mut self, key_path: &str, pattern: &str) -> Option<Regex> {
         match Regex::new(pattern) {

@@ -119,7 +119,7 @@ pub fn load_task(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors
                     did_you_mean(other, [V1, V2])
                 ),
             );
-            Err(check.finish(()).unwrap_err())
+            check.fail()
         }
     }
 }
@@ -173,7 +173,7 @@ fn load_v2(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
             "spec",
             "missing required field; a v1alpha2 task needs `spec` with at least `prompt`",
         );
-        return Err(check.finish(()).unwrap_err());
+        return check.fail();
     };
     let aliases = validate_requires(&mut check, spec.requires, &context.extensions);
     let limits = spec
