@@ -43,8 +43,8 @@ pub use agent::{
 #[cfg(feature = "cli")]
 pub(crate) use agent::{builtin_kind, builtin_names};
 pub use assertions::{
-    AfterFault, ArgumentPattern, AssertionKind, Assertions, CallMatcher, Comparison, Difference,
-    OrderedCall, SkillMatcher, ValueType, kind_name,
+    AfterFault, ArgumentPattern, ArgumentsComparison, AssertionKind, Assertions, CallMatcher,
+    Difference, OrderedCall, SkillMatcher, ValueType, kind_name,
 };
 pub use eval::{Eval, SnapshotMode, duplicate_eval_names, load_eval, load_eval_with};
 pub use extensions::{

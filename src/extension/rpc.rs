@@ -22,12 +22,12 @@ use crate::plumbing::process::{Captured, ProcessGroupGuard, capture, spawn_in_gr
 /// How long a process that lost its connection gets to exit before its status is read.
 const EXIT_WAIT: Duration = Duration::from_secs(1);
 
-type Answer = Result<Value, (i64, String)>;
+type RpcAnswer = Result<Value, (i64, String)>;
 
 /// What the client and the reading task share.
 #[derive(Default)]
 struct RpcConnection {
-    pending: HashMap<u64, oneshot::Sender<Answer>>,
+    pending: HashMap<u64, oneshot::Sender<RpcAnswer>>,
     logs: Vec<String>,
     /// Why no answer can come any more.
     broken: Option<String>,

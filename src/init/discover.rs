@@ -156,7 +156,7 @@ pub async fn discover(launch: &Launch, timeout: Duration) -> Result<DiscoveredSu
     }
 }
 
-type Client = RunningService<RoleClient, ()>;
+type ServerClient = RunningService<RoleClient, ()>;
 
 /// Whether anything listens at the URL's host and port: rmcp's message for a refused
 /// connection names its own types rather than the cause.
@@ -214,14 +214,14 @@ fn http_failure_text(message: String, headers: &[InitHeader]) -> String {
 }
 
 /// Lists everything over an initialized session, then closes it.
-async fn list_and_close(client: Result<Client, String>) -> Result<DiscoveredSurface, String> {
+async fn list_and_close(client: Result<ServerClient, String>) -> Result<DiscoveredSurface, String> {
     let client = client.map_err(|e| format!("initialize failed: {e}"))?;
     let listed = list_everything(&client).await;
     let _ = client.cancel().await;
     listed
 }
 
-async fn list_everything(client: &Client) -> Result<DiscoveredSurface, String> {
+async fn list_everything(client: &ServerClient) -> Result<DiscoveredSurface, String> {
     let Some(info) = client.peer_info() else {
         return Err("the handshake left no server info".to_owned());
     };
@@ -251,7 +251,7 @@ async fn list_everything(client: &Client) -> Result<DiscoveredSurface, String> {
 }
 
 /// Every item of one list, following `nextCursor` until it is absent.
-async fn list_all(client: &Client, method: &str, field: &str) -> Result<Vec<Value>, String> {
+async fn list_all(client: &ServerClient, method: &str, field: &str) -> Result<Vec<Value>, String> {
     let mut items = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen = HashSet::new();

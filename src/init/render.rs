@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::headers::written_headers;
-use super::tools::{Pattern, ToolSpec};
+use super::tools::{ArgumentHint, ToolSpec};
 use super::yaml::{comment_text, scalar};
 use super::{AgentChoice, Scaffold, ServerEntry};
 use crate::plumbing::text::cut_at_word;
@@ -79,7 +79,7 @@ fn task_set(out: &mut String, server: &str, tool: &ToolSpec) {
     let checked: Vec<_> = tool
         .required
         .iter()
-        .filter(|a| !matches!(a.pattern, Pattern::Unchecked(_)))
+        .filter(|a| !matches!(a.pattern, ArgumentHint::Unchecked(_)))
         .collect();
     let indent = if checked.is_empty() {
         "            "
@@ -90,13 +90,13 @@ fn task_set(out: &mut String, server: &str, tool: &ToolSpec) {
     for argument in &tool.required {
         let key = scalar(&argument.name);
         match &argument.pattern {
-            Pattern::Type(kind) => {
+            ArgumentHint::Type(kind) => {
                 let _ = writeln!(out, "{indent}{key}: {{$type: {}}}", scalar(kind));
             }
-            Pattern::Match(regex) => {
+            ArgumentHint::Match(regex) => {
                 let _ = writeln!(out, "{indent}{key}: {{$match: {}}}", scalar(regex));
             }
-            Pattern::Unchecked(why) => {
+            ArgumentHint::Unchecked(why) => {
                 let line = format!("{}: not checked: {why}", argument.name);
                 let _ = writeln!(out, "{indent}# {}", comment_text(&line, COMMENT));
             }

@@ -28,12 +28,12 @@ pub struct Argument {
     /// What the prompt says it is: `number`, `one of: fast, slow`, `a value`.
     pub kind: String,
     /// The pattern its `toolsUsed` entry checks.
-    pub pattern: Pattern,
+    pub pattern: ArgumentHint,
 }
 
 /// What an argument's pattern says.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Pattern {
+pub enum ArgumentHint {
     /// `{$type: NAME}`.
     Type(String),
     /// `{$match: REGEX}`: one of the schema's values.
@@ -148,7 +148,7 @@ fn arguments(schema: &Map<String, Value>) -> (Vec<Argument>, Vec<String>) {
 fn argument(name: &str, schema: Option<&Value>) -> Argument {
     let (kind, pattern) = describe(schema);
     let pattern = if name.starts_with('$') {
-        Pattern::Unchecked(
+        ArgumentHint::Unchecked(
             "its name starts with `$`, which an arguments pattern reads as an operator".into(),
         )
     } else {
@@ -162,11 +162,11 @@ fn argument(name: &str, schema: Option<&Value>) -> Argument {
 }
 
 /// What the prompt says about a property, and its pattern.
-fn describe(schema: Option<&Value>) -> (String, Pattern) {
+fn describe(schema: Option<&Value>) -> (String, ArgumentHint) {
     let Some(schema) = schema else {
         return (
             "a value".into(),
-            Pattern::Unchecked("required, but not among the schema's properties".into()),
+            ArgumentHint::Unchecked("required, but not among the schema's properties".into()),
         );
     };
     let values = match (schema.get("enum"), schema.get("const")) {
@@ -180,28 +180,28 @@ fn describe(schema: Option<&Value>) -> (String, Pattern) {
         let kind = format!("one of: {}", texts.join(", "));
         return (
             one_line(&kind),
-            Pattern::Match(format!("^(?:{})$", alternatives.join("|"))),
+            ArgumentHint::Match(format!("^(?:{})$", alternatives.join("|"))),
         );
     }
     match schema.get("type") {
         Some(Value::String(kind)) if TYPES.contains(&kind.as_str()) => {
-            (kind.clone(), Pattern::Type(kind.clone()))
+            (kind.clone(), ArgumentHint::Type(kind.clone()))
         }
         Some(Value::String(kind)) => (
             "a value".into(),
-            Pattern::Unchecked(format!("type {:?} is no JSON Schema type", one_line(kind))),
+            ArgumentHint::Unchecked(format!("type {:?} is no JSON Schema type", one_line(kind))),
         ),
         Some(Value::Array(kinds)) => {
             let kinds: Vec<String> = kinds.iter().map(value_text).collect();
             let text = kinds.join(" or ");
             (
                 one_line(&text),
-                Pattern::Unchecked(format!("type [{}]: no single $type", kinds.join(", "))),
+                ArgumentHint::Unchecked(format!("type [{}]: no single $type", kinds.join(", "))),
             )
         }
         _ => (
             "a value".into(),
-            Pattern::Unchecked("its schema names no `type`".into()),
+            ArgumentHint::Unchecked("its schema names no `type`".into()),
         ),
     }
 }
@@ -258,12 +258,12 @@ mod tests {
         let tool = &tools[0];
         assert_eq!(tool.description.as_deref(), Some("Picks a thing"));
         assert!(tool.problems.is_empty(), "{:?}", tool.problems);
-        let patterns: Vec<&Pattern> = tool.required.iter().map(|a| &a.pattern).collect();
-        assert_eq!(patterns[0], &Pattern::Match(r"^(?:fast|a\.b)$".into()));
-        assert_eq!(patterns[1], &Pattern::Type("integer".into()));
-        assert!(matches!(patterns[2], Pattern::Unchecked(_)));
-        assert_eq!(patterns[3], &Pattern::Match("^(?:1|2)$".into()));
-        assert!(matches!(patterns[4], Pattern::Unchecked(_)));
+        let patterns: Vec<&ArgumentHint> = tool.required.iter().map(|a| &a.pattern).collect();
+        assert_eq!(patterns[0], &ArgumentHint::Match(r"^(?:fast|a\.b)$".into()));
+        assert_eq!(patterns[1], &ArgumentHint::Type("integer".into()));
+        assert!(matches!(patterns[2], ArgumentHint::Unchecked(_)));
+        assert_eq!(patterns[3], &ArgumentHint::Match("^(?:1|2)$".into()));
+        assert!(matches!(patterns[4], ArgumentHint::Unchecked(_)));
         assert_eq!(tool.optional, ["opt"]);
     }
 

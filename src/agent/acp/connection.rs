@@ -29,7 +29,7 @@ pub(super) struct AcpLaunch {
 
 /// What the agent sent, one line at a time.
 #[derive(Debug)]
-pub(super) enum Incoming {
+pub(super) enum AcpIncoming {
     /// A JSON-RPC message.
     Message(Value),
     /// A line that is not JSON, or too long: what to say about it.
@@ -43,7 +43,7 @@ pub(super) struct AgentProcess {
     child: Child,
     group: ProcessGroupGuard,
     stdin: Option<ChildStdin>,
-    incoming: mpsc::Receiver<Incoming>,
+    incoming: mpsc::Receiver<AcpIncoming>,
     stderr: Arc<Mutex<Captured>>,
     next_id: u64,
 }
@@ -115,9 +115,9 @@ impl AgentProcess {
         stdin.flush().await
     }
 
-    /// The next message of the agent; [`Incoming::Closed`] for ever once its stdout ended.
-    pub(super) async fn next(&mut self) -> Incoming {
-        self.incoming.recv().await.unwrap_or(Incoming::Closed)
+    /// The next message of the agent; [`AcpIncoming::Closed`] for ever once its stdout ended.
+    pub(super) async fn next(&mut self) -> AcpIncoming {
+        self.incoming.recv().await.unwrap_or(AcpIncoming::Closed)
     }
 
     /// Closes its stdin, waits up to `grace` for it to exit, then kills its group. Its
@@ -140,23 +140,23 @@ impl AgentProcess {
 }
 
 /// Reads the agent's stdout to its end, one message per line.
-async fn read_stdout(stdout: ChildStdout, sender: mpsc::Sender<Incoming>) {
+async fn read_stdout(stdout: ChildStdout, sender: mpsc::Sender<AcpIncoming>) {
     let mut lines = LineReader::new(BufReader::new(stdout), MAX_LINE);
     loop {
         let incoming = match lines.next_line().await {
             Line::Whole(line) if line.iter().all(u8::is_ascii_whitespace) => continue,
             Line::Whole(line) => match serde_json::from_slice::<Value>(&line) {
-                Ok(message) => Incoming::Message(message),
-                Err(error) => Incoming::Unreadable(format!(
+                Ok(message) => AcpIncoming::Message(message),
+                Err(error) => AcpIncoming::Unreadable(format!(
                     "a line that is not JSON ({error}): {}",
                     crate::plumbing::text::shorten(&String::from_utf8_lossy(&line), 200)
                 )),
             },
             Line::Oversized { size, .. } => {
-                Incoming::Unreadable(format!("a line of {size} bytes (over the limit)"))
+                AcpIncoming::Unreadable(format!("a line of {size} bytes (over the limit)"))
             }
             Line::End(_) => {
-                let _ = sender.send(Incoming::Closed).await;
+                let _ = sender.send(AcpIncoming::Closed).await;
                 return;
             }
         };

@@ -22,8 +22,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use self::connection::{AcpLaunch, AgentProcess, Incoming};
-use self::session::Session;
+use self::connection::{AcpIncoming, AcpLaunch, AgentProcess};
+use self::session::AcpSession;
 use super::{AgentOutcome, AgentRun};
 use crate::config::{AcpAgent, CLAUDE_ACP_PACKAGE};
 use crate::llm::TokenUsage;
@@ -65,7 +65,7 @@ pub async fn run_acp_agent(agent: &AcpAgent, run: &AgentRun<'_>) -> AgentOutcome
     };
     let mut conversation = Conversation {
         process,
-        session: Session::new(run.work_dir, run.servers),
+        session: AcpSession::new(run.work_dir, run.servers),
         session_id: None,
         waiting_for: None,
         agent_info: None,
@@ -104,7 +104,7 @@ enum Stop {
 /// One process, one session.
 struct Conversation {
     process: AgentProcess,
-    session: Session,
+    session: AcpSession,
     session_id: Option<String>,
     /// The request whose answer is awaited (the prompt's, once sent).
     waiting_for: Option<u64>,
@@ -173,12 +173,12 @@ impl Conversation {
     async fn wait_for(&mut self, id: u64, method: &'static str) -> Result<Value, Stop> {
         loop {
             let message = match self.process.next().await {
-                Incoming::Message(message) => message,
-                Incoming::Unreadable(what) => {
+                AcpIncoming::Message(message) => message,
+                AcpIncoming::Unreadable(what) => {
                     self.session.transcript.push(format!("unreadable: {what}"));
                     continue;
                 }
-                Incoming::Closed => return Err(Stop::Gone(method)),
+                AcpIncoming::Closed => return Err(Stop::Gone(method)),
             };
             let Some(kind) = message["method"].as_str() else {
                 if message["id"].as_u64() != Some(id) {

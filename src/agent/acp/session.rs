@@ -55,7 +55,7 @@ impl AcpToolCall {
 
 /// What the session said so far, and what the client answered.
 #[derive(Debug)]
-pub(super) struct Session {
+pub(super) struct AcpSession {
     work_dir: PathBuf,
     servers: Vec<ProxiedServer>,
     /// The agent's messages, each the text of its chunks in a row.
@@ -71,10 +71,10 @@ pub(super) struct Session {
     pub(super) cancelled: bool,
 }
 
-impl Session {
+impl AcpSession {
     /// A session in `work_dir` whose agent may call the allowed tools of `servers`.
     pub(super) fn new(work_dir: &Path, servers: &[ProxiedServer]) -> Self {
-        Session {
+        AcpSession {
             work_dir: work_dir.to_path_buf(),
             servers: servers.to_vec(),
             messages: Vec::new(),
@@ -311,18 +311,18 @@ fn lexical(path: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
-    fn session(dir: &Path) -> Session {
+    fn session(dir: &Path) -> AcpSession {
         let servers = [ProxiedServer {
             name: "demo".into(),
             url: String::new(),
             allowed_tools: vec!["add".into()],
         }];
-        Session::new(dir, &servers)
+        AcpSession::new(dir, &servers)
     }
 
     const OPTIONS: &str = r#"[{"optionId":"always","kind":"allow_always"},{"optionId":"once","kind":"allow_once"},{"optionId":"no","kind":"reject_once"}]"#;
 
-    fn permission(session: &mut Session, title: &str) -> Value {
+    fn permission(session: &mut AcpSession, title: &str) -> Value {
         let params = json!({"sessionId": "s", "options": serde_json::from_str::<Value>(OPTIONS).unwrap(),
             "toolCall": {"toolCallId": title, "title": title, "rawInput": {"a": 1}}});
         session
@@ -393,7 +393,7 @@ mod tests {
         std::fs::write(dir.path().join("secret.txt"), "no").unwrap();
         std::os::unix::fs::symlink(dir.path().join("secret.txt"), work.join("link")).unwrap();
         let mut s = session(&work);
-        let read = |s: &mut Session, path: PathBuf, extra: Value| {
+        let read = |s: &mut AcpSession, path: PathBuf, extra: Value| {
             let mut params = json!({"sessionId": "s", "path": path});
             params
                 .as_object_mut()

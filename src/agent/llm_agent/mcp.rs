@@ -10,13 +10,13 @@ use super::tools::{OfferedTool, function_names, object_schema, result_text};
 use crate::agent::ProxiedServer;
 
 /// A connected MCP client.
-pub(super) type Client = RunningService<RoleClient, ()>;
+pub(super) type McpClient = RunningService<RoleClient, ()>;
 
 /// Connects to every server and lists its tools (all pages); returns the allowed ones.
 /// Clients are pushed to `clients` as they connect, so the caller closes every one.
 pub(super) async fn connect(
     servers: &[ProxiedServer],
-    clients: &mut Vec<Client>,
+    clients: &mut Vec<McpClient>,
 ) -> Result<Vec<OfferedTool>, String> {
     let mut found = Vec::new();
     crate::plumbing::tls::install_provider();
@@ -61,7 +61,7 @@ pub(super) async fn connect(
 /// Calls one tool; the result (or the failure) as the text the model gets, and whether it
 /// is an error.
 pub(super) async fn call_tool(
-    client: &Client,
+    client: &McpClient,
     tool: &str,
     arguments: Map<String, Value>,
 ) -> (String, bool) {

@@ -21,7 +21,7 @@ use crate::llm::{ChatClient, LlmConfig, Provider, TokenUsage};
 use crate::plumbing::ended::Ended;
 use crate::plumbing::text::shorten;
 pub use conversation::{AssistantTurn, Item, ToolCall, ToolResult};
-use mcp::{Client, call_tool, connect};
+use mcp::{McpClient, call_tool, connect};
 use tools::{by_function, parse_arguments};
 
 /// How much of a reply, of arguments or of a result the log and reasons quote.
@@ -197,7 +197,7 @@ async fn drive(
     prompt: &str,
     servers: &[ProxiedServer],
     llm: &dyn ChatClient,
-    clients: &mut Vec<Client>,
+    clients: &mut Vec<McpClient>,
     run: &mut LlmAgentRun,
 ) -> Result<(), String> {
     let provider = options.provider;

@@ -9,7 +9,7 @@ use super::arguments::{ArgumentPattern, Pattern, ValueType, child_path, compact}
 
 /// How a call's arguments compare with a pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Comparison {
+pub struct ArgumentsComparison {
     /// How many leaves of the pattern (literals, `$match`, `$type`) matched: the larger, the
     /// closer the call came.
     pub matched: usize,
@@ -18,7 +18,7 @@ pub struct Comparison {
     pub difference: Option<Difference>,
 }
 
-impl Comparison {
+impl ArgumentsComparison {
     /// The arguments match the pattern.
     pub fn is_match(&self) -> bool {
         self.difference.is_none()
@@ -49,9 +49,9 @@ impl fmt::Display for Difference {
 
 impl ArgumentPattern {
     /// Compares a call's arguments with the pattern; no arguments compare as `{}`.
-    pub fn compare(&self, arguments: Option<&Value>) -> Comparison {
+    pub fn compare(&self, arguments: Option<&Value>) -> ArgumentsComparison {
         let empty = Value::Object(Default::default());
-        let mut comparison = Comparison {
+        let mut comparison = ArgumentsComparison {
             matched: 0,
             difference: None,
         };
@@ -72,7 +72,7 @@ impl ArgumentPattern {
 
 /// Compares `actual` at `path` with `pattern`, counting matched leaves and keeping the first
 /// difference. Goes on after a difference, so the count says how close the whole call came.
-fn walk(pattern: &Pattern, actual: &Value, path: &str, out: &mut Comparison) {
+fn walk(pattern: &Pattern, actual: &Value, path: &str, out: &mut ArgumentsComparison) {
     match (pattern, actual) {
         (Pattern::Object(entries), Value::Object(map)) => {
             for (key, pattern) in entries {
@@ -103,7 +103,7 @@ fn walk(pattern: &Pattern, actual: &Value, path: &str, out: &mut Comparison) {
 }
 
 /// Keeps the first difference.
-fn differ(out: &mut Comparison, path: &str, expected: String, actual: &Value) {
+fn differ(out: &mut ArgumentsComparison, path: &str, expected: String, actual: &Value) {
     out.difference.get_or_insert_with(|| Difference {
         path: path.to_owned(),
         expected,
@@ -112,7 +112,7 @@ fn differ(out: &mut Comparison, path: &str, expected: String, actual: &Value) {
 }
 
 /// A key of the pattern that the actual object lacks.
-fn missing(pattern: &Pattern, path: String, out: &mut Comparison) {
+fn missing(pattern: &Pattern, path: String, out: &mut ArgumentsComparison) {
     out.difference.get_or_insert_with(|| Difference {
         path,
         expected: expected(pattern),

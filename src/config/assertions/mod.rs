@@ -9,7 +9,7 @@ mod kind;
 pub(crate) mod matchers;
 
 pub use arguments::{ArgumentPattern, ValueType};
-pub use arguments_match::{Comparison, Difference};
+pub use arguments_match::{ArgumentsComparison, Difference};
 pub use block::{AfterFault, Assertions, SkillMatcher};
 pub use kind::AssertionKind;
 pub use matchers::{CallMatcher, OrderedCall, kind_name};

@@ -68,7 +68,7 @@ enum Slot {
 }
 
 #[derive(Debug)]
-enum Frame<'a> {
+enum EventFrame<'a> {
     /// A mapping in `slot`, its keys so far, and the key whose value comes next.
     Mapping {
         slot: Slot,
@@ -80,7 +80,7 @@ enum Frame<'a> {
 
 #[derive(Debug, Default)]
 struct Scan<'a> {
-    stack: Vec<Frame<'a>>,
+    stack: Vec<EventFrame<'a>>,
     documents: usize,
     /// The document is a mapping.
     mapping: bool,
@@ -110,13 +110,13 @@ impl<'a> Scan<'a> {
                     return None; // a label that is no scalar: serde renders it as JSON
                 }
                 let frame = if is_mapping {
-                    Frame::Mapping {
+                    EventFrame::Mapping {
                         slot,
                         keys: Vec::new(),
                         key: None,
                     }
                 } else {
-                    Frame::Sequence
+                    EventFrame::Sequence
                 };
                 self.stack.push(frame);
                 Some(())
@@ -136,7 +136,7 @@ impl<'a> Scan<'a> {
     /// Where the next node goes: a value's slot, or `None` when the node is a key that is
     /// not a scalar.
     fn value_slot(&mut self) -> Option<Slot> {
-        let Some(Frame::Mapping { slot, key, .. }) = self.stack.last_mut() else {
+        let Some(EventFrame::Mapping { slot, key, .. }) = self.stack.last_mut() else {
             return Some(if self.stack.is_empty() {
                 Slot::Document
             } else {
@@ -156,7 +156,7 @@ impl<'a> Scan<'a> {
 
     fn scalar(&mut self, text: Cow<'a, str>, style: ScalarStyle) -> Option<()> {
         let plain = style == ScalarStyle::Plain;
-        if let Some(Frame::Mapping { keys, key, .. }) = self.stack.last_mut()
+        if let Some(EventFrame::Mapping { keys, key, .. }) = self.stack.last_mut()
             && key.is_none()
         {
             // A key: a string, unique in its mapping, no merge key.

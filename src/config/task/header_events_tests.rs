@@ -8,15 +8,15 @@ use crate::config::task::header::serde_task_header;
 
 /// Who reads the header of a case.
 #[derive(Debug, PartialEq)]
-enum Reader {
+enum HeaderReader {
     Events,
     Serde,
 }
-use Reader::{Events, Serde};
+use HeaderReader::{Events, Serde};
 
 const TASK: &str = "kind: Task\napiVersion: mcpchecker/v1alpha2\n";
 
-const CASES: &[(&str, &str, Reader)] = &[
+const CASES: &[(&str, &str, HeaderReader)] = &[
     (
         "a v1alpha2 task",
         "metadata: {name: pods, labels: {suite: k8s}}\nspec:\n  prompt: {inline: \"list pods\"}\n  setup:\n    - script: {inline: echo hi, timeout: 10s, continueOnError: true}\n",

@@ -36,7 +36,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::fault_layer::FaultLayer;
 use super::http_checks::{
-    EVENT_STREAM, Refusal, SESSION_ID, SESSION_NOT_FOUND, SESSION_REQUIRED, accepts,
+    EVENT_STREAM, HttpRefusal, SESSION_ID, SESSION_NOT_FOUND, SESSION_REQUIRED, accepts,
     check_loopback, check_post, json, jsonrpc_error, parse_message, plain,
 };
 use super::outbox::{HttpFault, Outbox, SessionTransport};
@@ -86,16 +86,19 @@ impl AgentHttp {
             .with_state(self)
     }
 
-    fn session(&self, headers: &HeaderMap) -> Result<Arc<Session>, Refusal> {
+    fn session(&self, headers: &HeaderMap) -> Result<Arc<Session>, HttpRefusal> {
         let Some(id) = headers.get(SESSION_ID) else {
-            return Err(Refusal(StatusCode::BAD_REQUEST, SESSION_REQUIRED.into()));
+            return Err(HttpRefusal(
+                StatusCode::BAD_REQUEST,
+                SESSION_REQUIRED.into(),
+            ));
         };
         let id = id.to_str().unwrap_or_default();
         lock(&self.sessions)
             .get(id)
             .filter(|session| !session.ct.is_cancelled())
             .cloned()
-            .ok_or_else(|| Refusal(StatusCode::NOT_FOUND, SESSION_NOT_FOUND.into()))
+            .ok_or_else(|| HttpRefusal(StatusCode::NOT_FOUND, SESSION_NOT_FOUND.into()))
     }
 
     /// Opens a session for an `initialize` request and starts its service loop.

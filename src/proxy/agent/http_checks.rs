@@ -21,16 +21,16 @@ pub(super) const SESSION_REQUIRED: &str = "Bad Request: Session ID is required";
 pub(super) const SESSION_NOT_FOUND: &str = "Not Found: Session not found";
 
 /// The header checks of a POST, in the order the transport specifies them.
-pub(super) fn check_post(headers: &HeaderMap) -> Result<(), Refusal> {
+pub(super) fn check_post(headers: &HeaderMap) -> Result<(), HttpRefusal> {
     check_loopback(headers)?;
     if !(accepts(headers, JSON) && accepts(headers, EVENT_STREAM)) {
-        return Err(Refusal(
+        return Err(HttpRefusal(
             StatusCode::NOT_ACCEPTABLE,
             "Not Acceptable: Client must accept both application/json and text/event-stream".into(),
         ));
     }
     if !content_type_is_json(headers) {
-        return Err(Refusal(
+        return Err(HttpRefusal(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Unsupported Media Type: Content-Type must be application/json".into(),
         ));
@@ -115,13 +115,13 @@ fn content_type_is_json(headers: &HeaderMap) -> bool {
 }
 
 /// Loopback `Host` and `Origin` only, against DNS rebinding (see [`crate::plumbing::loopback`]).
-pub(super) fn check_loopback(headers: &HeaderMap) -> Result<(), Refusal> {
+pub(super) fn check_loopback(headers: &HeaderMap) -> Result<(), HttpRefusal> {
     crate::plumbing::loopback::check(headers)
-        .map_err(|refusal| Refusal(refusal.status, refusal.reason.into()))
+        .map_err(|refusal| HttpRefusal(refusal.status, refusal.reason.into()))
 }
 
 /// A `MCP-Protocol-Version` header, when sent, must name a version this proxy knows.
-fn check_protocol_version(headers: &HeaderMap) -> Result<(), Refusal> {
+fn check_protocol_version(headers: &HeaderMap) -> Result<(), HttpRefusal> {
     let Some(version) = headers.get(PROTOCOL_VERSION) else {
         return Ok(());
     };
@@ -132,7 +132,7 @@ fn check_protocol_version(headers: &HeaderMap) -> Result<(), Refusal> {
     {
         return Ok(());
     }
-    Err(Refusal(
+    Err(HttpRefusal(
         StatusCode::BAD_REQUEST,
         format!("Bad Request: Unsupported MCP-Protocol-Version: {version}").into(),
     ))
@@ -159,9 +159,9 @@ pub(super) fn jsonrpc_error(
 }
 
 /// An HTTP-level refusal: a status and a plain-text reason.
-pub(super) struct Refusal(pub(super) StatusCode, pub(super) Cow<'static, str>);
+pub(super) struct HttpRefusal(pub(super) StatusCode, pub(super) Cow<'static, str>);
 
-impl IntoResponse for Refusal {
+impl IntoResponse for HttpRefusal {
     fn into_response(self) -> Response {
         (self.0, self.1.into_owned()).into_response()
     }

@@ -23,11 +23,11 @@ pub struct CallRecorder {
 #[derive(Debug)]
 struct Inner {
     run_start: Instant,
-    state: Mutex<State>,
+    state: Mutex<RecorderState>,
 }
 
 #[derive(Debug, Default)]
-struct State {
+struct RecorderState {
     next_seq: u64,
     calls: Vec<(u64, RecordedCall)>,
     discovery: Vec<(u64, DiscoveryEvent)>,
@@ -51,7 +51,7 @@ impl CallRecorder {
         Self {
             inner: Arc::new(Inner {
                 run_start,
-                state: Mutex::new(State::default()),
+                state: Mutex::new(RecorderState::default()),
             }),
         }
     }
@@ -76,7 +76,7 @@ impl CallRecorder {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, RecorderState> {
         lock(&self.inner.state)
     }
 

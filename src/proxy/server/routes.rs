@@ -15,11 +15,11 @@ use crate::plumbing::lock::lock;
 /// The translation tables of one agent session.
 #[derive(Debug, Default)]
 pub(crate) struct Routes {
-    state: Mutex<State>,
+    state: Mutex<RouteTable>,
 }
 
 #[derive(Debug, Default)]
-struct State {
+struct RouteTable {
     /// upstream progress token → the agent's token.
     progress: HashMap<ProgressToken, ProgressToken>,
     /// upstream request id → agent request id, oldest first.
@@ -34,7 +34,7 @@ struct State {
 const RETIRED_TOKENS: usize = 256;
 
 impl Routes {
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, RouteTable> {
         lock(&self.state)
     }
 

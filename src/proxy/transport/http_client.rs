@@ -34,7 +34,7 @@ const ERROR_BODY: usize = 64 * 1024;
 /// Bytes of a body shown with a failure.
 const PREVIEW: usize = 300;
 
-type Answer = Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>>;
+type PostAnswer = Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>>;
 
 /// The transport to the HTTP server at `url`, sending `headers` with every request and
 /// noting the server's failures in `failures`.
@@ -73,7 +73,7 @@ impl StreamableHttpClient for HttpUpstream {
         session_id: Option<Arc<str>>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Answer {
+    ) -> PostAnswer {
         self.post_message_with_max_sse_event_size(
             uri,
             message,
@@ -93,7 +93,7 @@ impl StreamableHttpClient for HttpUpstream {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
-    ) -> Answer {
+    ) -> PostAnswer {
         let post = Post::of(&message, self.failures.clone(), max_sse_event_size);
         let attached = session_id.is_some();
         let mut request = self
@@ -182,7 +182,7 @@ impl Post {
     }
 
     /// Reads the server's answer.
-    async fn answer(self, response: reqwest::Response, attached: bool) -> Answer {
+    async fn answer(self, response: reqwest::Response, attached: bool) -> PostAnswer {
         let status = response.status();
         if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
             return Ok(StreamableHttpPostResponse::Accepted);
@@ -232,7 +232,7 @@ impl Post {
         response: reqwest::Response,
         content_type: &str,
         session: Option<String>,
-    ) -> Answer {
+    ) -> PostAnswer {
         let status = response.status();
         let body = read_body(response, ERROR_BODY).await;
         if let Decoded::Message(message) = decode(&body.bytes)
@@ -247,7 +247,7 @@ impl Post {
     }
 
     /// A JSON body: the answer, unless it is over the limit or not JSON-RPC.
-    async fn json(self, response: reqwest::Response, session: Option<String>) -> Answer {
+    async fn json(self, response: reqwest::Response, session: Option<String>) -> PostAnswer {
         let status = response.status();
         let body = read_body(response, self.limit).await;
         if body.cut {
@@ -275,7 +275,7 @@ impl Post {
 
     /// Notes that the server failed this POST (`what` happened); a request ends with a
     /// JSON-RPC error saying so.
-    fn failed(&self, what: &str, detail: String) -> Answer {
+    fn failed(&self, what: &str, detail: String) -> PostAnswer {
         let failure = self.failures.note(what, detail);
         match &self.id {
             Some(id) => Ok(StreamableHttpPostResponse::Json(

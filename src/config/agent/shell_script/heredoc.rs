@@ -1,7 +1,7 @@
 //! Heredocs: the operator and its delimiter word, the end of a body, and a field in a quoted
 //! body (rewritten unquoted, with the body's `\`, `$` and `` ` `` escaped).
 
-use super::{Context, Item, METACHARACTERS, Out, Scanner};
+use super::{Context, METACHARACTERS, Out, Scanner, ScriptItem};
 use crate::config::agent::shell_script::Quoting;
 use crate::config::agent::template::Field;
 
@@ -46,13 +46,13 @@ impl Scanner<'_> {
         let mut quote = None;
         loop {
             let c = match self.items.get(self.at) {
-                Some(Item::Field(_)) => {
+                Some(ScriptItem::Field(_)) => {
                     return Err(format!(
                         "line {}: a heredoc delimiter cannot be a template field",
                         self.line
                     ));
                 }
-                Some(Item::Char(c)) => *c,
+                Some(ScriptItem::Char(c)) => *c,
                 None => break,
             };
             if quote.is_none() && (c.is_whitespace() || METACHARACTERS.contains(c)) {
@@ -88,7 +88,7 @@ impl Scanner<'_> {
             line.push(c);
             len += 1;
         }
-        if matches!(self.items.get(self.at + len), Some(Item::Field(_))) {
+        if matches!(self.items.get(self.at + len), Some(ScriptItem::Field(_))) {
             return false;
         }
         let heredoc = &self.heredocs[h];

@@ -13,7 +13,7 @@ mod scanner;
 use std::fmt;
 
 use super::template::{Field, Segment, parse_segments};
-use scanner::{Item, Scanner};
+use scanner::{Scanner, ScriptItem};
 
 /// Where a field stands in the shell code, which decides how its value is referred to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,11 +72,11 @@ impl fmt::Display for ShellScript {
 
 /// Parses `source` as shell code with fields. `allowed` are the fields it may name.
 pub fn parse(source: &str, allowed: &[Field]) -> Result<ShellScript, String> {
-    let items: Vec<Item> = parse_segments(source, allowed)?
+    let items: Vec<ScriptItem> = parse_segments(source, allowed)?
         .iter()
         .flat_map(|segment| match segment {
-            Segment::Text(text) => text.chars().map(Item::Char).collect(),
-            Segment::Field { field, .. } => vec![Item::Field(*field)],
+            Segment::Text(text) => text.chars().map(ScriptItem::Char).collect(),
+            Segment::Field { field, .. } => vec![ScriptItem::Field(*field)],
         })
         .collect();
     let mut scanner = Scanner::new(&items);

@@ -11,7 +11,7 @@ use crate::config::agent::template::Field;
 use heredoc::{Heredoc, escape_heredoc_text};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Item {
+pub(super) enum ScriptItem {
     /// A character of the code.
     Char(char),
     /// A field.
@@ -54,7 +54,7 @@ enum Out {
 const METACHARACTERS: &str = "|&;()<>";
 
 pub(super) struct Scanner<'i> {
-    items: &'i [Item],
+    items: &'i [ScriptItem],
     at: usize,
     /// The contexts open, innermost last, each with the line it opened on.
     stack: Vec<(Context, usize)>,
@@ -68,7 +68,7 @@ pub(super) struct Scanner<'i> {
 }
 
 impl<'i> Scanner<'i> {
-    pub(super) fn new(items: &'i [Item]) -> Self {
+    pub(super) fn new(items: &'i [ScriptItem]) -> Self {
         Scanner {
             items,
             at: 0,
@@ -88,8 +88,8 @@ impl<'i> Scanner<'i> {
                 continue;
             }
             match item {
-                Item::Field(field) => self.field(field)?,
-                Item::Char(c) => {
+                ScriptItem::Field(field) => self.field(field)?,
+                ScriptItem::Char(c) => {
                     self.take(c);
                     self.character(c)?;
                 }
@@ -122,7 +122,7 @@ impl<'i> Scanner<'i> {
 
     fn peek(&self, ahead: usize) -> Option<char> {
         match self.items.get(self.at + ahead) {
-            Some(Item::Char(c)) => Some(*c),
+            Some(ScriptItem::Char(c)) => Some(*c),
             _ => None,
         }
     }
@@ -304,8 +304,10 @@ impl<'i> Scanner<'i> {
     fn word_ends_here(&self) -> bool {
         match self.items.get(self.at) {
             None => true,
-            Some(Item::Char(c)) => c.is_whitespace() || METACHARACTERS.contains(*c) || *c == '`',
-            Some(Item::Field(_)) => false,
+            Some(ScriptItem::Char(c)) => {
+                c.is_whitespace() || METACHARACTERS.contains(*c) || *c == '`'
+            }
+            Some(ScriptItem::Field(_)) => false,
         }
     }
 
