@@ -11,9 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::calls::CallRecord;
-use super::result::TaskResult;
-use super::surface::Surface;
+use super::results::CallRecord;
+use super::results::Surface;
+use super::results::TaskResult;
 use crate::trace::{Injected, ListKind};
 
 /// The lists in the order reports show them.

@@ -3,14 +3,12 @@
 //! difference between two reports for a pull request.
 
 pub mod budgets;
-mod calls;
 mod coverage;
 mod diff;
 mod diff_format;
 mod diff_servers;
 mod faults;
 mod fisher;
-mod flaky;
 pub mod github;
 mod html;
 mod junit;
@@ -18,45 +16,40 @@ mod markdown;
 mod markdown_report;
 mod outcome;
 mod report_file;
-mod result;
+mod results;
 mod schema;
 mod stats;
 mod summary;
-mod surface;
 mod task_diff;
 mod task_figures;
 mod tool_tokens;
-mod variant_details;
 mod variant_matrix;
 mod variants;
 
 pub use budgets::{BudgetCheck, Budgets, check_budgets, median_result_tokens};
-pub use calls::{CallHistory, CallRecord, LlmCalls, LlmTurnTime};
 pub use coverage::{ServerCoverage, coverage, template_matches};
 pub use diff::{DiffFormat, ReportDiff, diff_reports};
 pub use diff_format::DIFF_SCHEMA_VERSION;
 pub use diff_servers::{SchemaChange, ServerChange};
 pub use faults::FaultSummary;
 pub use fisher::{ALPHA, drop_p_value, rise_p_value};
-pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval};
 pub use html::{HtmlError, anchor, render_html, write_html};
 pub use junit::junit_xml;
 pub use markdown::{COMMENT_LIMIT, MARKER, diff_markdown};
 pub use markdown_report::report_markdown;
 pub use outcome::{TestOutcome, test_outcomes};
 pub use report_file::{Report, ReportError, load_results, merge};
-pub use result::{
-    AssertionDetail, AssertionResult, FaultNote, PhaseOutput, RESULTS_SCHEMA_VERSION,
-    SchemaVersion, ServerFailureRecord, StepOutput, TaskResult, TokenEstimate, ToolTokens,
-    run_name,
+pub use results::{
+    AppliedOverride, AssertionDetail, AssertionResult, CallHistory, CallRecord, DecoyCall,
+    FaultNote, FlakyTask, LlmCalls, LlmTurnTime, PassCount, PhaseOutput, RESULTS_SCHEMA_VERSION,
+    SchemaVersion, ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate, ToolTokens,
+    VariantDetails, flaky_tasks, pass_counts, run_name, wilson_interval,
 };
 pub use schema::{SchemaSummary, ToolSchemaCounts};
 pub use stats::{SignFlip, VariantVerdict, format_p, holm, mcnemar_exact, sign_flip, verdict};
 pub use summary::{LlmRunCounts, Summary, Tally};
-pub use surface::Surface;
 pub use task_diff::{Change, Direction, TaskDiff};
 pub use task_figures::{FigureChange, Runs};
 pub use tool_tokens::{BiggestResult, ServerTokenSummary, ToolTokenSummary, tool_tokens};
-pub use variant_details::{AppliedOverride, DecoyCall, VariantDetails};
 pub use variant_matrix::{MatrixCell, MatrixRow, VariantMatrix, variant_matrices};
 pub use variants::{Comparison, PairedTest, VariantReport, VariantSummary, render_variants};

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::result::{SchemaVersion, TaskResult};
+use super::results::{SchemaVersion, TaskResult};
 use super::summary::Summary;
 
 /// Problems reading results.

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::coverage::{ServerCoverage, coverage};
 use super::faults::FaultSummary;
-use super::flaky::{FlakyTask, flaky_tasks};
-use super::result::{TaskResult, run_name};
+use super::results::{FlakyTask, flaky_tasks};
+use super::results::{TaskResult, run_name};
 use super::schema::SchemaSummary;
 use super::tool_tokens::{ToolTokenSummary, tool_tokens};
 use super::variants::{Comparison, VariantReport, VariantSummary, render_variants};

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::flaky::PassCount;
-use super::result::TaskResult;
+use super::results::PassCount;
+use super::results::TaskResult;
 
 /// A test's runs in one report: how many passed, and their figures (`diff --format json`
 /// shows them for both reports).

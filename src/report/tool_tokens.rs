@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::result::TaskResult;
+use super::results::TaskResult;
 use super::run_name;
 use crate::tokens::{TOKENIZER, grouped};
 

@@ -35,7 +35,7 @@ impl Surface {
         }
     }
 
-    pub(super) fn names(&self, list: ListKind) -> &[String] {
+    pub(in crate::report) fn names(&self, list: ListKind) -> &[String] {
         match list {
             ListKind::Tools => &self.tools,
             ListKind::Resources => &self.resources,
@@ -44,7 +44,7 @@ impl Surface {
         }
     }
 
-    pub(super) fn names_mut(&mut self, list: ListKind) -> &mut Vec<String> {
+    pub(in crate::report) fn names_mut(&mut self, list: ListKind) -> &mut Vec<String> {
         match list {
             ListKind::Tools => &mut self.tools,
             ListKind::Resources => &mut self.resources,

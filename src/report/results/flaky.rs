@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::TaskResult;
+use super::result::TaskResult;
 
 /// How many runs of one test passed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
