@@ -3,7 +3,7 @@
 //! current), from the hypergeometric distribution, at α = 0.05.
 
 use super::PassCount;
-use super::stats::ln_choose;
+use crate::report::variants::ln_choose;
 
 /// The significance level: a change with a p-value at or below it is not put down to chance.
 pub const ALPHA: f64 = 0.05;

@@ -18,7 +18,6 @@ mod outcome;
 mod report_file;
 mod results;
 mod schema;
-mod stats;
 mod summary;
 mod task_diff;
 mod task_figures;
@@ -46,10 +45,12 @@ pub use results::{
     VariantDetails, flaky_tasks, pass_counts, run_name, wilson_interval,
 };
 pub use schema::{SchemaSummary, ToolSchemaCounts};
-pub use stats::{SignFlip, VariantVerdict, format_p, holm, mcnemar_exact, sign_flip, verdict};
 pub use summary::{LlmRunCounts, Summary, Tally};
 pub use task_diff::{Change, Direction, TaskDiff};
 pub use task_figures::{FigureChange, Runs};
 pub use tool_tokens::{BiggestResult, ServerTokenSummary, ToolTokenSummary, tool_tokens};
 pub use variant_matrix::{MatrixCell, MatrixRow, VariantMatrix, variant_matrices};
-pub use variants::{Comparison, PairedTest, VariantReport, VariantSummary, render_variants};
+pub use variants::{
+    Comparison, PairedTest, SignFlip, VariantReport, VariantSummary, VariantVerdict, format_p,
+    holm, mcnemar_exact, render_variants, sign_flip, verdict,
+};

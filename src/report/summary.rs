@@ -13,7 +13,7 @@ use super::results::{FlakyTask, flaky_tasks};
 use super::results::{TaskResult, run_name};
 use super::schema::SchemaSummary;
 use super::tool_tokens::{ToolTokenSummary, tool_tokens};
-use super::variants::{Comparison, VariantReport, VariantSummary, render_variants};
+use crate::report::variants::{Comparison, VariantReport, VariantSummary, render_variants};
 
 /// Figures over a set of results.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

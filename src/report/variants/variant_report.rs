@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::stats::{self, VariantVerdict, format_p};
-use super::{PassCount, TaskResult, wilson_interval};
+use crate::report::results::{PassCount, TaskResult, wilson_interval};
 
 /// One variant's figures over its runs.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -124,18 +124,18 @@ pub struct VariantReport {
 }
 
 /// Per task (by name), its runs in run order.
-pub(super) type TaskRuns<'a> = BTreeMap<&'a str, Vec<&'a TaskResult>>;
+pub(in crate::report) type TaskRuns<'a> = BTreeMap<&'a str, Vec<&'a TaskResult>>;
 
 /// The runs of one eval with variants.
-pub(super) struct EvalRuns<'a> {
-    pub(super) eval: &'a str,
+pub(in crate::report) struct EvalRuns<'a> {
+    pub(in crate::report) eval: &'a str,
     /// The baseline most results name.
     baseline: Option<&'a str>,
     /// Per variant, the baseline first, then by name.
-    pub(super) variants: Vec<(&'a str, TaskRuns<'a>)>,
+    pub(in crate::report) variants: Vec<(&'a str, TaskRuns<'a>)>,
 }
 
-pub(super) fn eval_runs(results: &[TaskResult]) -> Vec<EvalRuns<'_>> {
+pub(in crate::report) fn eval_runs(results: &[TaskResult]) -> Vec<EvalRuns<'_>> {
     type Grouped<'a> = (BTreeMap<&'a str, usize>, BTreeMap<&'a str, TaskRuns<'a>>);
     let mut evals: BTreeMap<&str, Grouped> = BTreeMap::new();
     for result in results {
@@ -300,7 +300,7 @@ fn compare(
     }
 }
 
-pub(super) fn count(runs: &[&TaskResult]) -> PassCount {
+pub(in crate::report) fn count(runs: &[&TaskResult]) -> PassCount {
     PassCount {
         passed: runs.iter().filter(|r| r.task_passed).count(),
         runs: runs.len(),
@@ -375,5 +375,5 @@ pub fn render_variants(variants: &[VariantSummary], comparisons: &[Comparison]) 
 }
 
 #[cfg(test)]
-#[path = "variants_tests.rs"]
+#[path = "variant_report_tests.rs"]
 mod tests;

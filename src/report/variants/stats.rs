@@ -68,7 +68,7 @@ pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
 }
 
 /// The natural logarithm of `n` choose `k` (`k ≤ n`), without overflow for any `n`.
-pub(super) fn ln_choose(n: usize, k: usize) -> f64 {
+pub(in crate::report) fn ln_choose(n: usize, k: usize) -> f64 {
     let k = k.min(n - k);
     (1..=k).map(|i| ((n - k + i) as f64 / i as f64).ln()).sum()
 }

@@ -1,6 +1,7 @@
 use super::*;
 use crate::llm::TokenUsage;
-use crate::report::{DecoyCall, Summary, ToolTokens, VariantDetails, variant_matrices};
+use crate::report::results::{DecoyCall, ToolTokens, VariantDetails};
+use crate::report::{Summary, variant_matrices};
 use crate::schema_checks::{CallFinding, SchemaChecks};
 use crate::tokens::ServerTokens;
 
