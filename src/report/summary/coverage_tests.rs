@@ -1,7 +1,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::report::CallHistory;
+use crate::report::results::CallHistory;
 
 fn result(test: &str, surface: Surface, tools: &[&str], reads: &[&str]) -> TaskResult {
     let record = |name: &&str| CallRecord {

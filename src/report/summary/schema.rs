@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::results::TaskResult;
+use crate::report::results::TaskResult;
 
 /// The schema findings of a set of results.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::results::{TaskResult, run_name};
+use crate::report::results::{TaskResult, run_name};
 
 /// The faults of the runs' `faults` rules.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

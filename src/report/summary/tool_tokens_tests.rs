@@ -1,7 +1,8 @@
 use std::collections::BTreeMap;
 
+use super::super::totals::Summary;
 use super::*;
-use crate::report::{CallHistory, CallRecord, Summary, ToolTokens};
+use crate::report::results::{CallHistory, CallRecord, ToolTokens};
 use crate::tokens::ServerTokens;
 
 fn tool_call(position: usize, name: &str, tokens: Option<usize>) -> CallRecord {

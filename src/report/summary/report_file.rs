@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::results::{SchemaVersion, TaskResult};
-use super::summary::Summary;
+use super::totals::Summary;
+use crate::report::results::{SchemaVersion, TaskResult};
 
 /// Problems reading results.
 #[derive(Debug, thiserror::Error)]

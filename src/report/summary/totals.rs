@@ -9,10 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use super::coverage::{ServerCoverage, coverage};
 use super::faults::FaultSummary;
-use super::results::{FlakyTask, flaky_tasks};
-use super::results::{TaskResult, run_name};
 use super::schema::SchemaSummary;
 use super::tool_tokens::{ToolTokenSummary, tool_tokens};
+use crate::report::results::{FlakyTask, TaskResult, flaky_tasks, run_name};
 use crate::report::variants::{Comparison, VariantReport, VariantSummary, render_variants};
 
 /// Figures over a set of results.

@@ -9,8 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::results::TaskResult;
-use super::run_name;
+use crate::report::results::{TaskResult, run_name};
 use crate::tokens::{TOKENIZER, grouped};
 
 /// How many of the biggest tool results a summary names.

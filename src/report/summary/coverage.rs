@@ -11,9 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::results::CallRecord;
-use super::results::Surface;
-use super::results::TaskResult;
+use crate::report::results::{CallRecord, Surface, TaskResult};
 use crate::trace::{Injected, ListKind};
 
 /// The lists in the order reports show them.
