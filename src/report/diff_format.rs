@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::diff::Change;
 use super::diff::{DiffFormat, ReportDiff};
 use super::markdown::{COMMENT_LIMIT, MARKER, diff_markdown};
-use super::task_diff::Change;
 
 /// The version of the JSON output's shape (`schemaVersion`), raised when a change would
 /// break a reader of the previous one.

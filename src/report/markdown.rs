@@ -6,9 +6,8 @@
 
 use std::fmt::Write;
 
+use super::diff::{Change, Runs, TaskDiff};
 use super::diff::{ReportDiff, percent};
-use super::task_diff::{Change, TaskDiff};
-use super::task_figures::Runs;
 use crate::plumbing::text::shorten;
 
 /// The first line of every markdown mcpeval writes: a workflow updates the comment that

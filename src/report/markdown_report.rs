@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::budgets::BudgetCheck;
+use super::diff::BudgetCheck;
 use super::markdown::{MARKER, Part, cell, code, fitted};
 use super::outcome::test_outcomes;
 use super::{Report, ToolTokenSummary};

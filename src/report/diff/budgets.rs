@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{Report, TaskResult};
+use crate::report::results::TaskResult;
+use crate::report::summary::Report;
 
 /// The budgets asked for (`None`/`false`: not checked).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

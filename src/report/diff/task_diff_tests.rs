@@ -1,5 +1,5 @@
 use super::*;
-use crate::report::AssertionResult;
+use crate::report::results::AssertionResult;
 
 fn count(passed: usize, runs: usize) -> PassCount {
     PassCount { passed, runs }

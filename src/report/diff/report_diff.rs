@@ -9,10 +9,10 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::Report;
 use super::budgets::BudgetCheck;
 use super::diff_servers::{SchemaChange, ServerChange, schema_changes, server_changes};
 use super::task_diff::{Change, TaskDiff, task_diffs};
+use crate::report::summary::Report;
 
 /// How to render a diff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -20,7 +20,7 @@ pub enum DiffFormat {
     /// Plain text for a terminal.
     #[default]
     Text,
-    /// Markdown for a pull-request comment (at most [`COMMENT_LIMIT`](super::COMMENT_LIMIT)
+    /// Markdown for a pull-request comment (at most [`COMMENT_LIMIT`](crate::report::COMMENT_LIMIT)
     /// bytes).
     Markdown,
     /// JSON for scripts (`schema/diff.schema.json`).
@@ -63,7 +63,7 @@ pub fn diff_reports(base: &Report, current: &Report) -> ReportDiff {
     }
 }
 
-pub(super) fn percent(rate: f64) -> String {
+pub(in crate::report) fn percent(rate: f64) -> String {
     format!("{:.0}%", rate * 100.0)
 }
 
@@ -94,7 +94,7 @@ impl ReportDiff {
     }
 
     /// The change of the pass rate in points and of the tokens.
-    pub(super) fn deltas(&self) -> (f64, i64) {
+    pub(in crate::report) fn deltas(&self) -> (f64, i64) {
         let (before, after) = self.pass_rate;
         let delta = (after - before) * 100.0;
         let token_delta = self.tokens.1 as i64 - self.tokens.0 as i64;
@@ -103,7 +103,7 @@ impl ReportDiff {
 
     /// One line per changed figure about the servers: tool errors, each server's tokens
     /// and coverage, each tool's schema findings.
-    pub(super) fn server_lines(&self, arrow: &str) -> Vec<String> {
+    pub(in crate::report) fn server_lines(&self, arrow: &str) -> Vec<String> {
         let mut lines = Vec::new();
         let (before, after) = self.tool_errors;
         if before != after {
@@ -124,7 +124,7 @@ impl ReportDiff {
 
     /// The pass rates, the tokens, one line per changed test (with a line of what changed
     /// below it), the unchanged ones counted, the servers, the budgets.
-    pub(super) fn render_text(&self) -> String {
+    pub(in crate::report) fn render_text(&self) -> String {
         let mut out = String::new();
         let (before, after) = self.pass_rate;
         let (delta, token_delta) = self.deltas();

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{Report, ToolSchemaCounts};
+use crate::report::summary::{Report, ToolSchemaCounts};
 
 /// One server's figures in the base and the current report (`None`: not in that report).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -180,10 +180,9 @@ fn delta(before: Option<usize>, after: Option<usize>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{
-        DiffFormat, ServerCoverage, ServerTokenSummary, Summary, ToolTokenSummary, diff_reports,
-    };
+    use super::super::report_diff::{DiffFormat, diff_reports};
     use super::*;
+    use crate::report::summary::{ServerCoverage, ServerTokenSummary, Summary, ToolTokenSummary};
 
     fn report(definitions: usize, results: usize, coverage: f64, bad_arguments: usize) -> Report {
         let mut summary = Summary {

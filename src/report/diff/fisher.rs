@@ -2,7 +2,7 @@
 //! the one-sided Fisher exact test on the 2×2 table of passed and failed runs (base against
 //! current), from the hypergeometric distribution, at α = 0.05.
 
-use super::PassCount;
+use crate::report::results::PassCount;
 use crate::report::variants::ln_choose;
 
 /// The significance level: a change with a p-value at or below it is not put down to chance.

@@ -1,6 +1,7 @@
 use super::*;
-use crate::report::{
-    CallHistory, CallRecord, ServerTokenSummary, Summary, ToolSchemaCounts, ToolTokenSummary,
+use crate::report::results::{CallHistory, CallRecord};
+use crate::report::summary::{
+    ServerCoverage, ServerTokenSummary, Summary, ToolSchemaCounts, ToolTokenSummary,
 };
 
 fn with_definitions(tokens: usize) -> Report {
@@ -149,7 +150,7 @@ fn coverage_below_the_minimum_or_none_fails() {
     );
     report.summary.coverage = [(
         "demo".to_owned(),
-        crate::report::ServerCoverage {
+        ServerCoverage {
             coverage: 0.5,
             ..Default::default()
         },

@@ -7,9 +7,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::fisher::{drop_p_value, rise_p_value, significant};
-use super::results::PassCount;
-use super::results::TaskResult;
 use super::task_figures::{FigureChange, Figures, Runs, figure_changes};
+use crate::report::results::{PassCount, TaskResult};
 
 /// What happened to a test between the base and the current report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -6,8 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::results::PassCount;
-use super::results::TaskResult;
+use crate::report::results::{PassCount, TaskResult};
 
 /// A test's runs in one report: how many passed, and their figures (`diff --format json`
 /// shows them for both reports).
