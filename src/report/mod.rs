@@ -3,13 +3,8 @@
 //! difference between two reports for a pull request.
 
 mod diff;
-mod diff_format;
-pub mod github;
 mod html;
-mod junit;
-mod markdown;
-mod markdown_report;
-mod outcome;
+mod render;
 mod results;
 mod summary;
 mod variant_matrix;
@@ -21,12 +16,12 @@ pub use diff::{
     SchemaChange, ServerChange, TaskDiff, check_budgets, diff_reports, drop_p_value,
     median_result_tokens, rise_p_value,
 };
-pub use diff_format::DIFF_SCHEMA_VERSION;
 pub use html::{HtmlError, anchor, render_html, write_html};
-pub use junit::junit_xml;
-pub use markdown::{COMMENT_LIMIT, MARKER, diff_markdown};
-pub use markdown_report::report_markdown;
-pub use outcome::{TestOutcome, test_outcomes};
+pub use render::github;
+pub use render::{
+    COMMENT_LIMIT, DIFF_SCHEMA_VERSION, MARKER, TestOutcome, diff_markdown, junit_xml,
+    report_markdown, test_outcomes,
+};
 pub use results::{
     AppliedOverride, AssertionDetail, AssertionResult, CallHistory, CallRecord, DecoyCall,
     FaultNote, FlakyTask, LlmCalls, LlmTurnTime, PassCount, PhaseOutput, RESULTS_SCHEMA_VERSION,

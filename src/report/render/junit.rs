@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::{PassCount, Report, TaskResult};
+use crate::report::results::{PassCount, TaskResult};
+use crate::report::summary::Report;
 
 /// The report as JUnit XML.
 pub fn junit_xml(report: &Report) -> String {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{PassCount, TaskResult};
+use crate::report::results::{PassCount, TaskResult};
 
 /// One test over its runs.
 #[derive(Debug, Clone)]

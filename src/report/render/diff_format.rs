@@ -1,14 +1,13 @@
-//! A diff in each of its formats: text (`diff.rs`), markdown for a pull-request comment
-//! (`markdown.rs`) or JSON (`schema/diff.schema.json`). Kept apart from both, so that the
-//! markdown, which reads the diff, and the diff do not import each other.
+//! A diff in each of its formats: text (`diff/report_diff.rs`), markdown for a pull-request
+//! comment (`markdown.rs`) or JSON (`schema/diff.schema.json`). Kept apart from both, so that
+//! the markdown, which reads the diff, and the diff do not import each other.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::diff::Change;
-use super::diff::{DiffFormat, ReportDiff};
 use super::markdown::{COMMENT_LIMIT, MARKER, diff_markdown};
+use crate::report::diff::{Change, DiffFormat, ReportDiff};
 
 /// The version of the JSON output's shape (`schemaVersion`), raised when a change would
 /// break a reader of the previous one.

@@ -5,11 +5,11 @@
 
 use std::fmt::Write;
 
-use super::diff::BudgetCheck;
 use super::markdown::{MARKER, Part, cell, code, fitted};
 use super::outcome::test_outcomes;
-use super::{Report, ToolTokenSummary};
 use crate::plumbing::text::shorten;
+use crate::report::diff::BudgetCheck;
+use crate::report::summary::{Report, ToolTokenSummary};
 
 /// The report as markdown of at most `limit` bytes, with the `checks` made on it.
 pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) -> String {

@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::TaskResult;
 use super::outcome::{TestOutcome, test_outcomes};
+use crate::report::results::TaskResult;
 
 /// Set to `true` by GitHub Actions in every step.
 pub const ACTIONS_VAR: &str = "GITHUB_ACTIONS";

@@ -6,9 +6,8 @@
 
 use std::fmt::Write;
 
-use super::diff::{Change, Runs, TaskDiff};
-use super::diff::{ReportDiff, percent};
 use crate::plumbing::text::shorten;
+use crate::report::diff::{Change, ReportDiff, Runs, TaskDiff, percent};
 
 /// The first line of every markdown mcpeval writes: a workflow updates the comment that
 /// starts with it instead of adding one per push.
