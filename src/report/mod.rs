@@ -1,13 +1,18 @@
 //! After the tests ran: results files merged into one report with a summary (flaky tests
-//! among it), JUnit XML for dashboards, a self-contained HTML page (`html/`), and the
-//! difference between two reports for a pull request.
+//! among it), JUnit XML for dashboards, a self-contained HTML page, and the difference
+//! between two reports for a pull request. In wings, each a folder whose `mod.rs` is its
+//! face, from the bottom up: `results/` (the results file of one run; one test's runs
+//! counted), `variants/` (an eval's variants against its baseline), `summary/` (a set of
+//! results summed up, merged into a `Report`), `diff/` (two reports compared), `render/`
+//! (markdown, JSON, JUnit XML and GitHub Actions' output) and `html/` (the HTML page). A
+//! file imports its siblings directly and another wing through that wing's face, never a
+//! wing above its own; this face re-exports what the rest of the crate uses.
 
 mod diff;
 mod html;
 mod render;
 mod results;
 mod summary;
-mod variant_matrix;
 mod variants;
 
 pub use diff::budgets;
@@ -16,7 +21,10 @@ pub use diff::{
     SchemaChange, ServerChange, TaskDiff, check_budgets, diff_reports, drop_p_value,
     median_result_tokens, rise_p_value,
 };
-pub use html::{HtmlError, anchor, render_html, write_html};
+pub use html::{
+    HtmlError, MatrixCell, MatrixRow, VariantMatrix, anchor, render_html, variant_matrices,
+    write_html,
+};
 pub use render::github;
 pub use render::{
     COMMENT_LIMIT, DIFF_SCHEMA_VERSION, MARKER, TestOutcome, diff_markdown, junit_xml,
@@ -33,7 +41,6 @@ pub use summary::{
     ServerTokenSummary, Summary, Tally, ToolSchemaCounts, ToolTokenSummary, coverage, load_results,
     merge, template_matches, tool_tokens,
 };
-pub use variant_matrix::{MatrixCell, MatrixRow, VariantMatrix, variant_matrices};
 pub use variants::{
     Comparison, PairedTest, SignFlip, VariantReport, VariantSummary, VariantVerdict, format_p,
     holm, mcnemar_exact, render_variants, sign_flip, verdict,

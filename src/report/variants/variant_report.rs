@@ -2,7 +2,7 @@
 //! variant against the eval's baseline over the tasks both ran: tasks better, worse and the
 //! same, a paired test (`stats`), Holm's adjustment over the eval's variants, and a verdict.
 //! Computed from results files alone; results without a `variant` take no part. The
-//! matrix of tasks by variants is `variant_matrix.rs`.
+//! matrix of tasks by variants is the HTML report's (`html/variant_matrix.rs`).
 
 use std::collections::BTreeMap;
 

@@ -1,8 +1,8 @@
 use super::*;
 use crate::llm::TokenUsage;
+use crate::report::html::variant_matrices;
 use crate::report::results::{DecoyCall, ToolTokens, VariantDetails};
 use crate::report::summary::Summary;
-use crate::report::variant_matrices;
 use crate::schema_checks::{CallFinding, SchemaChecks};
 use crate::tokens::ServerTokens;
 

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use super::anchor;
-use super::variants::{count, eval_runs};
-use super::{PassCount, TaskResult};
+use super::link::anchor;
+use crate::report::results::{PassCount, TaskResult};
+use crate::report::variants::{count, eval_runs};
 
 /// One eval's passes per task and variant.
 #[derive(Debug, Clone, PartialEq)]
