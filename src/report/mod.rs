@@ -1,62 +1,47 @@
 //! After the tests ran: results files merged into one report with a summary (flaky tests
-//! among it), JUnit XML for dashboards, a self-contained HTML page (`html/`), and the
-//! difference between two reports for a pull request.
+//! among it), JUnit XML for dashboards, a self-contained HTML page, and the difference
+//! between two reports for a pull request. In wings, each a folder whose `mod.rs` is its
+//! face, from the bottom up: `results/` (the results file of one run; one test's runs
+//! counted), `variants/` (an eval's variants against its baseline), `summary/` (a set of
+//! results summed up, merged into a `Report`), `diff/` (two reports compared), `render/`
+//! (markdown, JSON, JUnit XML and GitHub Actions' output) and `html/` (the HTML page). A
+//! file imports its siblings directly and another wing through that wing's face, never a
+//! wing above its own; this face re-exports what the rest of the crate uses.
 
-pub mod budgets;
-mod calls;
-mod coverage;
 mod diff;
-mod diff_format;
-mod diff_servers;
-mod faults;
-mod fisher;
-mod flaky;
-pub mod github;
 mod html;
-mod junit;
-mod markdown;
-mod markdown_report;
-mod outcome;
-mod report_file;
-mod result;
-mod schema;
-mod stats;
+mod render;
+mod results;
 mod summary;
-mod surface;
-mod task_diff;
-mod task_figures;
-mod tool_tokens;
-mod variant_details;
-mod variant_matrix;
 mod variants;
 
-pub use budgets::{BudgetCheck, Budgets, check_budgets, median_result_tokens};
-pub use calls::{CallHistory, CallRecord, LlmCalls, LlmTurnTime};
-pub use coverage::{ServerCoverage, coverage, template_matches};
-pub use diff::{DiffFormat, ReportDiff, diff_reports};
-pub use diff_format::DIFF_SCHEMA_VERSION;
-pub use diff_servers::{SchemaChange, ServerChange};
-pub use faults::FaultSummary;
-pub use fisher::{ALPHA, drop_p_value, rise_p_value};
-pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval};
-pub use html::{HtmlError, anchor, render_html, write_html};
-pub use junit::junit_xml;
-pub use markdown::{COMMENT_LIMIT, MARKER, diff_markdown};
-pub use markdown_report::report_markdown;
-pub use outcome::{TestOutcome, test_outcomes};
-pub use report_file::{Report, ReportError, load_results, merge};
-pub use result::{
-    AssertionDetail, AssertionResult, FaultNote, PhaseOutput, RESULTS_SCHEMA_VERSION,
-    SchemaVersion, ServerFailureRecord, StepOutput, TaskResult, TokenEstimate, ToolTokens,
-    run_name,
+pub use diff::budgets;
+pub use diff::{
+    ALPHA, BudgetCheck, Budgets, Change, DiffFormat, Direction, FigureChange, ReportDiff, Runs,
+    SchemaChange, ServerChange, TaskDiff, check_budgets, diff_reports, drop_p_value,
+    median_result_tokens, rise_p_value,
 };
-pub use schema::{SchemaSummary, ToolSchemaCounts};
-pub use stats::{SignFlip, VariantVerdict, format_p, holm, mcnemar_exact, sign_flip, verdict};
-pub use summary::{LlmRunCounts, Summary, Tally};
-pub use surface::Surface;
-pub use task_diff::{Change, Direction, TaskDiff};
-pub use task_figures::{FigureChange, Runs};
-pub use tool_tokens::{BiggestResult, ServerTokenSummary, ToolTokenSummary, tool_tokens};
-pub use variant_details::{AppliedOverride, DecoyCall, VariantDetails};
-pub use variant_matrix::{MatrixCell, MatrixRow, VariantMatrix, variant_matrices};
-pub use variants::{Comparison, PairedTest, VariantReport, VariantSummary, render_variants};
+pub use html::{
+    HtmlError, MatrixCell, MatrixRow, VariantMatrix, anchor, render_html, variant_matrices,
+    write_html,
+};
+pub use render::github;
+pub use render::{
+    COMMENT_LIMIT, DIFF_SCHEMA_VERSION, MARKER, TestOutcome, diff_markdown, junit_xml,
+    report_markdown, test_outcomes,
+};
+pub use results::{
+    AppliedOverride, AssertionDetail, AssertionResult, CallHistory, CallRecord, DecoyCall,
+    FaultNote, FlakyTask, LlmCalls, LlmTurnTime, PassCount, PhaseOutput, RESULTS_SCHEMA_VERSION,
+    SchemaVersion, ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate, ToolTokens,
+    VariantDetails, flaky_tasks, pass_counts, run_name, wilson_interval,
+};
+pub use summary::{
+    BiggestResult, FaultSummary, LlmRunCounts, Report, ReportError, SchemaSummary, ServerCoverage,
+    ServerTokenSummary, Summary, Tally, ToolSchemaCounts, ToolTokenSummary, coverage, load_results,
+    merge, template_matches, tool_tokens,
+};
+pub use variants::{
+    Comparison, PairedTest, SignFlip, VariantReport, VariantSummary, VariantVerdict, format_p,
+    holm, mcnemar_exact, render_variants, sign_flip, verdict,
+};

@@ -1,4 +1,5 @@
-//! A run's results file as a link from the page, for the texts the page cuts: relative to
+//! Links on the page: a run's anchor (what a link to the run points at, `demo::add@2`), and
+//! a run's results file as a link from the page, for the texts the page cuts: relative to
 //! the page's directory (`results/demo__add.json`, `../out/results/demo__add.json`) when
 //! the two share a directory below the file system's root, else an absolute `file://` URL.
 //! Paths are compared as written (made absolute, `.` and `..` folded), as a browser
@@ -8,6 +9,18 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
 use url::Url;
+
+use crate::report::results::TaskResult;
+
+/// A task run's anchor: its test name, `@k` for the k-th of several runs.
+pub fn anchor(result: &TaskResult) -> String {
+    match result.run_index {
+        Some(index) if result.total_runs.is_some_and(|n| n > 1) => {
+            format!("{}@{}", result.test_name, index + 1)
+        }
+        _ => result.test_name.clone(),
+    }
+}
 
 /// A link to a file.
 #[derive(Debug, PartialEq, Serialize)]

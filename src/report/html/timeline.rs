@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::shown::{MAX_SHOWN, MAX_SHOWN_PASSED, Shown, millis};
 use crate::llm_proxy::{RecordedTurn, recorded_turns};
-use crate::report::{CallRecord, LlmTurnTime, PhaseOutput, TaskResult};
+use crate::report::results::{CallRecord, LlmTurnTime, PhaseOutput, TaskResult};
 use crate::trace::Injected;
 
 /// One entry of a timeline.

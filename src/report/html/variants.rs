@@ -6,9 +6,9 @@
 use serde::Serialize;
 
 use super::shown::millis;
-use crate::report::{
-    Comparison, Report, VariantSummary, VariantVerdict, format_p, variant_matrices,
-};
+use super::variant_matrix::variant_matrices;
+use crate::report::summary::Report;
+use crate::report::variants::{Comparison, VariantSummary, VariantVerdict, format_p};
 
 /// One eval's variants.
 #[derive(Serialize)]
@@ -179,7 +179,9 @@ fn comparison_row(c: &Comparison) -> ComparisonRow {
 mod tests {
     use std::path::Path;
 
-    use crate::report::{TaskResult, VariantDetails, merge, render_html};
+    use super::super::page::render_html;
+    use crate::report::results::{TaskResult, VariantDetails};
+    use crate::report::summary::merge;
 
     fn run(task: &str, variant: &str, passed: bool, index: u32) -> TaskResult {
         TaskResult {

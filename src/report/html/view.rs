@@ -6,10 +6,11 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::link::{FileLink, file_link};
+use super::link::{FileLink, anchor, file_link};
 use super::shown::{Shown, millis};
 use super::timeline::{Event, timeline};
-use crate::report::{FaultNote, Report, TaskResult, run_name, wilson_interval};
+use crate::report::results::{FaultNote, TaskResult, run_name, wilson_interval};
+use crate::report::summary::Report;
 
 /// The whole page.
 #[derive(Serialize)]
@@ -281,16 +282,6 @@ fn task(result: &TaskResult, flaky: bool, base: &Path, page_dir: &Path) -> TaskV
         timeline: timeline(result, base),
         answer: (!result.task_output.is_empty()).then(|| Shown::new(&result.task_output)),
         failure_message: result.failure_message.as_deref().map(Shown::new),
-    }
-}
-
-/// A task run's anchor: its test name, `@k` for the k-th of several runs.
-pub fn anchor(result: &TaskResult) -> String {
-    match result.run_index {
-        Some(index) if result.total_runs.is_some_and(|n| n > 1) => {
-            format!("{}@{}", result.test_name, index + 1)
-        }
-        _ => result.test_name.clone(),
     }
 }
 

@@ -1,0 +1,119 @@
+//! A merged report as markdown (`mcpeval report --format markdown`, and the job summary of
+//! a run under GitHub Actions): the tally, the budgets checked, each failed test with its
+//! first reason, the flaky ones, then folded: the pass rate per eval, the servers' tool
+//! tokens, schema findings and coverage.
+
+use std::fmt::Write;
+
+use super::markdown::{MARKER, Part, cell, code, fitted};
+use super::outcome::test_outcomes;
+use crate::plumbing::text::shorten;
+use crate::report::diff::BudgetCheck;
+use crate::report::summary::{Report, ToolTokenSummary};
+
+/// The report as markdown of at most `limit` bytes, with the `checks` made on it.
+pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) -> String {
+    let summary = &report.summary;
+    let tests = test_outcomes(&report.results);
+    let failed: Vec<_> = tests.iter().filter(|t| !t.passed()).collect();
+    let flaky: Vec<_> = tests.iter().filter(|t| t.is_flaky()).collect();
+    let mut head = format!(
+        "{MARKER}\n### mcpeval: {} of {} task runs passed ({:.1}%)\n\n",
+        summary.passed,
+        summary.runs,
+        summary.pass_rate * 100.0
+    );
+    let _ = writeln!(
+        head,
+        "{} of {} tests failed · {} flaky · tool errors {} · tokens (estimated) {} prompt, {} output\n",
+        failed.len(),
+        tests.len(),
+        flaky.len(),
+        summary.tool_errors,
+        summary.prompt_tokens,
+        summary.output_tokens
+    );
+    let mut parts = vec![Part::Fixed(head)];
+    parts.push(Part::List {
+        priority: 0,
+        head: "**Budgets**\n\n".into(),
+        rows: (checks.iter())
+            .map(|b| {
+                let mark = if b.passed { "✅" } else { "❌" };
+                format!("- {mark} {}", shorten(&b.describe("→"), 600))
+            })
+            .collect(),
+        tail: "\n".into(),
+        what: "budgets",
+    });
+    parts.push(Part::List {
+        priority: 1,
+        head: "| failed test | runs passed | first reason |\n|---|---|---|\n".into(),
+        rows: (failed.iter())
+            .map(|t| {
+                format!(
+                    "| ❌ {} | {} of {} | {} |",
+                    code(t.test_name),
+                    t.count.passed,
+                    t.count.runs,
+                    cell(&t.first_reason())
+                )
+            })
+            .collect(),
+        tail: String::new(),
+        what: "failed tests",
+    });
+    parts.push(Part::List {
+        priority: 2,
+        head: "\n**Flaky** (runs both passed and failed):\n\n\
+               | task | runs passed | pass rate (95% Wilson interval) |\n|---|---|---|\n"
+            .into(),
+        rows: (flaky.iter())
+            .map(|t| {
+                let (low, high) = t.count.interval();
+                format!(
+                    "| {} | {} of {} | {:.0}% ({:.0}%–{:.0}%) |",
+                    code(t.test_name),
+                    t.count.passed,
+                    t.count.runs,
+                    t.count.rate() * 100.0,
+                    low * 100.0,
+                    high * 100.0
+                )
+            })
+            .collect(),
+        tail: String::new(),
+        what: "flaky tests",
+    });
+    parts.push(Part::List {
+        priority: 3,
+        head: "\n<details><summary>Per eval</summary>\n\n| eval | runs passed |\n|---|---|\n"
+            .into(),
+        rows: (summary.by_eval.iter())
+            .map(|(eval, tally)| format!("| {} | {} of {} |", code(eval), tally.passed, tally.runs))
+            .collect(),
+        tail: "\n</details>\n".into(),
+        what: "evals",
+    });
+    let mut servers: Vec<String> = summary.schema.render();
+    servers.extend(
+        summary
+            .tool_tokens
+            .iter()
+            .flat_map(ToolTokenSummary::render),
+    );
+    for (server, coverage) in &summary.coverage {
+        servers.extend(coverage.render(server));
+    }
+    parts.push(Part::List {
+        priority: 4,
+        head: "\n<details><summary>Servers: schema findings, tool tokens, coverage</summary>\n\n```text\n"
+            .into(),
+        rows: (servers.iter())
+            .map(|line| shorten(&line.replace("```", "'''"), 600))
+            .collect(),
+        tail: "```\n\n</details>\n".into(),
+        what: "lines",
+    });
+    fitted(parts, limit)
+}
