@@ -81,8 +81,8 @@ fn replayed_bodies_are_the_recorded_ones() {
 #[test]
 fn problems_name_the_json_path() {
     let file: Value = serde_json::from_str(&sample().to_json()).unwrap();
-    type Change = fn(&mut Value);
-    let cases: [(Change, &str); 4] = [
+    type Edit = fn(&mut Value);
+    let cases: [(Edit, &str); 4] = [
         (
             |f| f["interactions"][0]["response"]["status"] = json!("200"),
             "at interactions[0].response.status: invalid type",

@@ -83,3 +83,43 @@ fn a_test_starts_cargo_without_the_variables_cargo_set_for_it() {
         found.join("\n")
     );
 }
+
+/// Each type of the crate has a name of its own (`src/`: structs, enums, traits and type
+/// aliases, tests included): a reader who meets a name knows which type it is.
+#[test]
+fn no_two_types_share_a_name() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let declaration =
+        regex::Regex::new(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:struct|enum|trait|type)\s+([A-Z]\w*)")
+            .unwrap();
+    // Associated types of trait impls (`type Error = …;` inside an impl) name no new type.
+    let associated = [
+        "Err", "Error", "Item", "Output", "Target", "Value", "Future",
+    ];
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let mut seen: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let shown = file.strip_prefix(root).unwrap().display().to_string();
+        for line in text.lines() {
+            if let Some(found) = declaration.captures(line) {
+                let name = found[1].to_owned();
+                if line.trim_start().starts_with("type ") && associated.contains(&name.as_str()) {
+                    continue;
+                }
+                seen.entry(name).or_default().push(shown.clone());
+            }
+        }
+    }
+    let shared: Vec<String> = seen
+        .into_iter()
+        .filter(|(_, files)| files.len() > 1)
+        .map(|(name, files)| format!("{name}: {}", files.join(", ")))
+        .collect();
+    assert!(
+        shared.is_empty(),
+        "types that share a name:\n{}",
+        shared.join("\n")
+    );
+}

@@ -38,7 +38,7 @@ pub(super) struct Event {
 
 /// The events of a run in the order they happened.
 pub(super) fn timeline(result: &TaskResult, base: &Path) -> Vec<Event> {
-    let span = Span::of(result);
+    let span = TimelineSpan::of(result);
     let limit = if result.task_passed {
         MAX_SHOWN_PASSED
     } else {
@@ -97,12 +97,12 @@ pub(super) fn timeline(result: &TaskResult, base: &Path) -> Vec<Event> {
 
 /// The run's length, what bars are measured against.
 #[derive(Clone, Copy)]
-struct Span(f64);
+struct TimelineSpan(f64);
 
 /// The narrowest bar, in percent.
 const MIN_BAR: f64 = 0.4;
 
-impl Span {
+impl TimelineSpan {
     fn of(result: &TaskResult) -> Self {
         let phases = [
             &result.setup_output,
@@ -119,7 +119,7 @@ impl Span {
         let end = step_ends
             .chain(call_ends)
             .fold(result.duration_ms, f64::max);
-        Span(end.max(1.0))
+        TimelineSpan(end.max(1.0))
     }
 
     /// A bar's left edge and width in percent of the span: at least 0.4% wide, never past
@@ -138,7 +138,7 @@ fn steps(
     events: &mut Vec<Event>,
     kind: &'static str,
     phase: &PhaseOutput,
-    (span, limit): (Span, usize),
+    (span, limit): (TimelineSpan, usize),
 ) {
     for step in &phase.steps {
         let timing = step.start_offset_ms.zip(step.duration_ms);
@@ -162,7 +162,7 @@ fn steps(
 
 /// An MCP call. One whose answer the proxy injected (a task's `faults`) has the status
 /// `injected` and its result labelled as the proxy's, never passed off as the server's.
-fn call_event(call: &CallRecord, (span, limit): (Span, usize)) -> Event {
+fn call_event(call: &CallRecord, (span, limit): (TimelineSpan, usize)) -> Event {
     let mut blocks = Vec::new();
     if let Some(arguments) = &call.arguments {
         blocks.push(("arguments", Shown::json(arguments, limit)));
@@ -218,7 +218,11 @@ fn result_text(result: &Value, limit: usize) -> Shown {
 
 /// A recorded model call, timed when the run made it (`times`, by its number in the
 /// cassette): a live answer with its duration, a replayed one as `replayed`.
-fn llm_event(turn: &RecordedTurn, times: &[LlmTurnTime], (span, limit): (Span, usize)) -> Event {
+fn llm_event(
+    turn: &RecordedTurn,
+    times: &[LlmTurnTime],
+    (span, limit): (TimelineSpan, usize),
+) -> Event {
     let model = turn.model.as_deref().unwrap_or("");
     let time = times.iter().find(|time| time.seq == turn.seq);
     Event {
@@ -301,11 +305,11 @@ fn at_text(ms: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::Span;
+    use super::TimelineSpan;
 
     #[test]
     fn bars_stay_inside_the_span_even_at_its_very_end() {
-        let span = Span(10.0);
+        let span = TimelineSpan(10.0);
         assert_eq!(span.bar(0.0, 5.0), (0.0, 50.0));
         // Observed: an event starting at the end panicked (clamp with min > max).
         assert_eq!(span.bar(10.0, 0.0), (99.6, 0.4));

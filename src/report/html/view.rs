@@ -17,7 +17,7 @@ use crate::report::summary::Report;
 pub(super) struct Page {
     pub(super) title: String,
     pub(super) version: &'static str,
-    pub(super) summary: Figures,
+    pub(super) summary: SummaryFigures,
     pub(super) evals: Vec<EvalRow>,
     pub(super) coverage: Vec<CoverageRow>,
     /// The Variants section: per eval with variants (`variants.rs`).
@@ -28,7 +28,7 @@ pub(super) struct Page {
 
 /// The summary's figures, formatted.
 #[derive(Serialize)]
-pub(super) struct Figures {
+pub(super) struct SummaryFigures {
     runs: usize,
     passed: usize,
     failed: usize,
@@ -136,7 +136,7 @@ pub(super) fn page(report: &Report, title: &str, base: &Path, page_dir: &Path) -
     };
     let (low, high) = wilson_interval(summary.passed, summary.runs);
     let total_ms: f64 = report.results.iter().map(|r| r.duration_ms).sum();
-    let figures = Figures {
+    let figures = SummaryFigures {
         runs: summary.runs,
         passed: summary.passed,
         failed: summary.failed,
