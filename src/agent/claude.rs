@@ -10,12 +10,16 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{AgentOutcome, AgentRun, ProxiedServer};
+use crate::config::KindId;
 use crate::llm::TokenUsage;
 use crate::plumbing::process::{self, Finished, ProcessSpec};
 use crate::trace::AgentToolCall;
 
 /// The npm package that provides `claude`.
-pub const CLAUDE_PACKAGE: &str = "@anthropic-ai/claude-code";
+pub const CLAUDE_PACKAGE: &str = match KindId::ClaudeCode.kind().program {
+    Some(program) => program.package,
+    None => panic!("builtin.claude-code runs a program"),
+};
 
 /// What the stream-json output of one run says.
 #[derive(Debug, Clone, Default, PartialEq)]

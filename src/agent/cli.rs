@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{AgentOutcome, AgentRun, AgentToolCall};
+use crate::config::{BuiltinKind, KindId, Program};
 use crate::llm::PLACEHOLDER_KEY;
 use crate::llm::TokenUsage;
 use crate::plumbing::process::{self, Finished, ProcessSpec};
@@ -28,32 +29,47 @@ pub struct CliEvents {
     pub completed: bool,
 }
 
-/// An agent program: its command, the npm package that installs it, and its names.
+/// An agent program, as its builtin kind describes it (`config::agent::kinds`): its command,
+/// the npm package that installs it, its name in messages.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct CliProgram {
-    /// The command looked up on `PATH` (`codex`).
-    pub command: &'static str,
-    /// The npm package that provides it (`@openai/codex`).
-    pub package: &'static str,
-    /// The version mcpeval is tested with (`0.169.0`).
-    pub tested_version: &'static str,
-    /// The agent type that runs it (`builtin.codex`).
-    pub agent_type: &'static str,
-    /// Its name in messages (`Codex`).
-    pub display: &'static str,
-    /// The variable of its API key, for the hint when a placeholder was refused.
-    pub key_var: &'static str,
+    /// The kind that runs it (`builtin.codex`).
+    pub kind: &'static BuiltinKind,
+    /// Its command, package and tested version.
+    pub program: Program,
 }
 
 impl CliProgram {
+    /// The program of builtin kind `id` (one that runs a program: a compile-time error else).
+    pub(super) const fn of(id: KindId) -> Self {
+        let kind = id.kind();
+        match kind.program {
+            Some(program) => CliProgram { kind, program },
+            None => panic!("a builtin kind that runs no program"),
+        }
+    }
+
+    /// The variable of its API key, for the hint when a placeholder was refused.
+    fn key_var(&self) -> &'static str {
+        let provider = self.kind.provider.unwrap_or(crate::llm::Provider::OpenAi);
+        provider.key_vars()[0]
+    }
+
     /// The program on the agent's `PATH`, else why the agent fails: a message that names
     /// the package.
     pub(super) fn find(&self, run: &AgentRun<'_>) -> Result<PathBuf, String> {
         let path = run.var("PATH").map(OsString::from);
-        find_on_path(self.command, path.as_ref()).ok_or_else(|| {
+        let Program {
+            command,
+            display,
+            package,
+            tested_version,
+        } = self.program;
+        find_on_path(command, path.as_ref()).ok_or_else(|| {
             format!(
-                "`{}` is not on PATH: {} runs {}, install it with `npm install -g {}@{}`",
-                self.command, self.agent_type, self.display, self.package, self.tested_version
+                "`{command}` is not on PATH: builtin.{} runs {display}, install it with \
+                 `npm install -g {package}@{tested_version}`",
+                self.kind.name
             )
         })
     }
@@ -66,7 +82,7 @@ impl CliProgram {
             .find(|(key, _)| key == "PATH")
             .map(|(_, value)| OsString::from(value))
             .or_else(|| std::env::var_os("PATH"));
-        find_on_path(self.command, path.as_ref())
+        find_on_path(self.program.command, path.as_ref())
     }
 
     /// Runs `program` with `args` and `env` in the run's working directory, bounded by the
@@ -87,7 +103,7 @@ impl CliProgram {
         };
         process::run(&spec, run.timeout)
             .await
-            .map_err(|e| format!("cannot start `{}`: {e}", self.command))
+            .map_err(|e| format!("cannot start `{}`: {e}", self.program.command))
     }
 
     /// The outcome of a finished run whose output said `events`; `last_event` names the
@@ -135,7 +151,7 @@ impl CliProgram {
         completed: Option<&str>,
         run: &AgentRun<'_>,
     ) -> Ended {
-        let display = self.display;
+        let display = self.program.display;
         let reason = if finished.timed_out() {
             format!(
                 "{display} {} (the agent timeout)",
@@ -161,11 +177,11 @@ impl CliProgram {
         };
         let refused = ["401", "403"].iter().any(|status| reason.contains(status));
         Ended::Failed(
-            if refused && run.var(self.key_var).as_deref() == Some(PLACEHOLDER_KEY) {
+            if refused && run.var(self.key_var()).as_deref() == Some(PLACEHOLDER_KEY) {
                 format!(
                     "{reason} (no API key is set: mcpeval handed over a placeholder that only \
                      replaying a cassette accepts; set {})",
-                    self.key_var
+                    self.key_var()
                 )
             } else {
                 reason

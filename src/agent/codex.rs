@@ -13,20 +13,14 @@ use serde_json::Value;
 
 use super::cli::{CliEvents, CliProgram, env_with, private_dir, toml_string, write_file};
 use super::{AgentOutcome, AgentRun, ProxiedServer};
+use crate::config::KindId;
 use crate::llm::TokenUsage;
 use crate::trace::AgentToolCall;
 
-/// The npm package that provides `codex`.
-pub const CODEX_PACKAGE: &str = "@openai/codex";
+pub(super) const CODEX: CliProgram = CliProgram::of(KindId::Codex);
 
-pub(super) const CODEX: CliProgram = CliProgram {
-    command: "codex",
-    package: CODEX_PACKAGE,
-    tested_version: "0.169.0",
-    agent_type: "builtin.codex",
-    display: "Codex",
-    key_var: "OPENAI_API_KEY",
-};
+/// The npm package that provides `codex`.
+pub const CODEX_PACKAGE: &str = CODEX.program.package;
 
 /// The API's public base URL, when `OPENAI_BASE_URL` is not set.
 const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";

@@ -14,20 +14,14 @@ use serde_json::{Value, json};
 
 use super::cli::{CliEvents, CliProgram, env_with, private_dir, write_file};
 use super::{AgentOutcome, AgentRun, ProxiedServer};
+use crate::config::KindId;
 use crate::llm::TokenUsage;
 use crate::trace::AgentToolCall;
 
-/// The npm package that provides `gemini`.
-pub const GEMINI_CLI_PACKAGE: &str = "@google/gemini-cli";
+pub(super) const GEMINI: CliProgram = CliProgram::of(KindId::GeminiCli);
 
-pub(super) const GEMINI: CliProgram = CliProgram {
-    command: "gemini",
-    package: GEMINI_CLI_PACKAGE,
-    tested_version: "0.61.0",
-    agent_type: "builtin.gemini-cli",
-    display: "Gemini CLI",
-    key_var: "GEMINI_API_KEY",
-};
+/// The npm package that provides `gemini`.
+pub const GEMINI_CLI_PACKAGE: &str = GEMINI.program.package;
 
 /// What its events say (`CliEvents`, named for this program).
 pub type GeminiResult = CliEvents;

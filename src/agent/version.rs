@@ -12,9 +12,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use super::cli::CliProgram;
-use super::codex::CODEX;
-use super::gemini_cli::GEMINI;
-use crate::config::{Agent, AgentOptions};
+use crate::config::{Agent, AgentOptions, VersionSource};
 use crate::plumbing::lock::lock;
 use crate::plumbing::process::{self, ProcessSpec};
 
@@ -62,17 +60,15 @@ pub async fn agent_version(
 /// The version of a builtin agent that is part of mcpeval (the llm-agent):
 /// `mcpeval <version>`; none for the others.
 pub fn builtin_version(agent: &Agent) -> Option<String> {
-    matches!(agent, Agent::LlmAgent { .. })
+    let kind = agent.builtin()?;
+    (kind.version == VersionSource::Mcpeval)
         .then(|| format!("mcpeval {}", env!("CARGO_PKG_VERSION")))
 }
 
 /// The program a builtin agent runs and mcpeval asks for its version (Codex, Gemini CLI).
-fn program_of(agent: &Agent) -> Option<&'static CliProgram> {
-    match agent {
-        Agent::Codex { .. } => Some(&CODEX),
-        Agent::GeminiCli { .. } => Some(&GEMINI),
-        _ => None,
-    }
+fn program_of(agent: &Agent) -> Option<CliProgram> {
+    let kind = agent.builtin()?;
+    (kind.version == VersionSource::ProgramFlag).then(|| CliProgram::of(kind.id))
 }
 
 /// The version of the program a builtin agent runs (`codex-cli 0.169.0`,
@@ -108,7 +104,7 @@ pub async fn program_version(
     let finished = process::run(&spec, VERSION_TIMEOUT).await.ok()?;
     let line = first_line(&finished.stdout).filter(|_| finished.success())?;
     let version = if line.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("{} {line}", program.package)
+        format!("{} {line}", program.program.package)
     } else {
         line
     };

@@ -32,16 +32,12 @@ mod variants;
 
 pub(crate) use files::LocationIndex;
 
-#[cfg(feature = "cli")]
-#[cfg(all(feature = "cli", test))]
-pub(crate) use agent::BUILTINS;
 pub use agent::{
-    AcpAgent, Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, CLAUDE_ACP_COMMAND,
-    CLAUDE_ACP_PACKAGE, DEFAULT_AGENT_TIMEOUT, RunPrompt, key_variable, llm_agent_model,
-    load_agent_file, shell_script, template,
+    AcpAgent, Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, BUILTINS, BuiltinKind,
+    CLAUDE_ACP_COMMAND, CLAUDE_ACP_PACKAGE, DEFAULT_AGENT_TIMEOUT, KindId, Program, RunPrompt,
+    VersionSource, builtin_kind, builtin_names, key_variable, llm_agent_model, load_agent_file,
+    shell_script, template,
 };
-#[cfg(feature = "cli")]
-pub(crate) use agent::{builtin_kind, builtin_names};
 pub use assertions::{
     AfterFault, ArgumentPattern, ArgumentsComparison, AssertionKind, Assertions, CallMatcher,
     Difference, OrderedCall, SkillMatcher, ValueType, kind_name,

@@ -79,7 +79,7 @@ pub fn workflow(input: &WorkflowInput<'_>) -> (String, Option<String>) {
          jobs:\n  evals:\n    if: ${{{{ !inputs.record }}}}\n    runs-on: ubuntu-latest\n    \
          timeout-minutes: 60\n    steps:\n"
     );
-    setup_steps(&mut out, input, program, &install);
+    setup_steps(&mut out, input, program.as_deref(), &install);
     let _ = write!(
         out,
         "      - name: Replay the evals\n        env:\n          \
@@ -105,7 +105,7 @@ pub fn workflow(input: &WorkflowInput<'_>) -> (String, Option<String>) {
          \n  record:\n    if: ${{ inputs.record }}\n    runs-on: ubuntu-latest\n    \
          timeout-minutes: 60\n    permissions:\n      contents: write\n    steps:\n",
     );
-    setup_steps(&mut out, input, program, &install);
+    setup_steps(&mut out, input, program.as_deref(), &install);
     out.push_str("      - name: Record the cassettes and snapshots against the live API\n");
     match key {
         Some(key) => {
@@ -173,12 +173,15 @@ fn install_steps(out: &mut String, install: &str) {
     );
 }
 
-/// The agent's key variable and its program's npm package.
-fn agent_needs(agent: &AgentChoice) -> (Option<&'static str>, Option<&'static str>) {
+/// The agent's key variable and its program's npm package at the tested version
+/// (`@openai/codex@0.169.0`).
+fn agent_needs(agent: &AgentChoice) -> (Option<&'static str>, Option<String>) {
     let AgentChoice::Builtin { kind, model } = agent else {
         return (None, None);
     };
-    let program = crate::config::builtin_kind(kind).and_then(|builtin| builtin.npm_package);
+    let program = crate::config::builtin_kind(kind)
+        .and_then(|builtin| builtin.program)
+        .map(|program| format!("{}@{}", program.package, program.tested_version));
     let key = crate::config::key_variable(kind, model.as_deref());
     (key, program)
 }

@@ -158,15 +158,15 @@ fn the_agent_programs_are_the_versions_mcpeval_is_tested_with() {
     let peers =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/install-peers.sh"))
             .unwrap();
-    let packages = crate::config::BUILTINS
+    let programs = crate::config::BUILTINS
         .iter()
-        .filter_map(|kind| kind.npm_package);
-    assert_eq!(packages.clone().count(), 3);
-    for package in packages {
-        let (name, version) = package.rsplit_once('@').unwrap();
+        .filter_map(|kind| kind.program);
+    assert_eq!(programs.clone().count(), 3);
+    for program in programs {
+        let (name, version) = (program.package, program.tested_version);
         assert!(
             peers.contains(&format!("install {name} {version}\n")),
-            "{package} is not what .ci/install-peers.sh installs"
+            "{name}@{version} is not what .ci/install-peers.sh installs"
         );
     }
 }

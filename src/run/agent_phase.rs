@@ -90,10 +90,10 @@ fn with_llm_side(mut outcome: AgentOutcome, agent: &Agent, record: &LlmRecord) -
         outcome.ended = outcome.ended.and_failed(refused);
     }
     let answered = done.replayed + done.recorded + done.passed_through;
-    let counts_none = matches!(
-        agent,
-        Agent::Acp(_) | Agent::Codex { .. } | Agent::GeminiCli { .. }
-    );
+    let counts_none = match agent {
+        Agent::Acp(_) => true,
+        agent => agent.builtin().is_some_and(|kind| !kind.counts_turns),
+    };
     if counts_none && outcome.turns.is_none() && answered > 0 {
         outcome.turns = Some(u32::try_from(answered).unwrap_or(u32::MAX));
     }

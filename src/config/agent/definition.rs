@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::kinds::{BuiltinKind, KindId};
 use super::shell_script::ShellScript;
 use super::template::{Field, Template};
 use crate::llm::Provider;
@@ -54,62 +55,63 @@ pub enum Agent {
 }
 
 impl Agent {
+    /// Its builtin kind (see `kinds/`), for a builtin agent.
+    pub fn builtin(&self) -> Option<&'static BuiltinKind> {
+        let id = match self {
+            Agent::ClaudeCode { .. } => KindId::ClaudeCode,
+            Agent::Codex { .. } => KindId::Codex,
+            Agent::GeminiCli { .. } => KindId::GeminiCli,
+            Agent::LlmAgent { .. } => KindId::LlmAgent,
+            Agent::Command(_) | Agent::Acp(_) => return None,
+        };
+        Some(id.kind())
+    }
+
     /// Whether the agent needs the allowed tools of a server spelled out even when they
     /// are "all of them" (its command line or its flags name each tool).
     pub fn needs_tool_list(&self) -> bool {
         match self {
             // Permission requests are answered by the list of allowed tools.
-            Agent::ClaudeCode { .. } | Agent::Acp(_) => true,
-            // Their config files list the allowed tools, or none for all of them.
-            Agent::Codex { .. } | Agent::GeminiCli { .. } => false,
-            Agent::LlmAgent { .. } => false,
+            Agent::Acp(_) => true,
             Agent::Command(command) => command
                 .run_prompt
                 .fields()
                 .contains(&Field::AllowedToolArgs),
+            builtin => builtin.builtin().is_some_and(|kind| kind.needs_tool_list),
         }
     }
 
     /// The LLM API the agent speaks and the variable of its base URL, when mcpeval knows
-    /// them: always for the builtin agents, for a command when its Agent file says `llm`.
+    /// them: always for the builtin agents (the kind's, or the provider's of llm-agent's
+    /// model), for a command when its Agent file says `llm`.
     pub fn llm(&self) -> Option<AgentLlm> {
+        let known = |(api, base_url_env): (LlmApi, &str)| AgentLlm {
+            api,
+            base_url_env: base_url_env.into(),
+        };
         match self {
-            Agent::ClaudeCode { .. } => Some(AgentLlm {
-                api: LlmApi::Anthropic,
-                base_url_env: "ANTHROPIC_BASE_URL".into(),
-            }),
-            Agent::Codex { .. } => Some(AgentLlm {
-                api: LlmApi::OpenAiResponses,
-                base_url_env: "OPENAI_BASE_URL".into(),
-            }),
-            Agent::GeminiCli { .. } => Some(AgentLlm {
-                api: LlmApi::Gemini,
-                base_url_env: "GOOGLE_GEMINI_BASE_URL".into(),
-            }),
-            Agent::LlmAgent { provider, .. } => Some(AgentLlm {
-                api: match provider {
+            Agent::LlmAgent { provider, .. } => Some(known((
+                match provider {
                     Provider::OpenAi => LlmApi::OpenAiChat,
                     Provider::Anthropic => LlmApi::Anthropic,
                     Provider::Gemini => LlmApi::Gemini,
                 },
-                base_url_env: provider.base_url_vars()[0].into(),
-            }),
+                provider.base_url_vars()[0],
+            ))),
             Agent::Command(command) => command.llm.clone(),
             Agent::Acp(acp) => acp.llm.clone(),
+            builtin => builtin.builtin().and_then(|kind| kind.llm).map(known),
         }
     }
 
-    /// A short name for messages and cassettes: `claude-code`, `codex`, `gemini-cli`,
-    /// `llm-agent` (whatever its
-    /// provider or the alias that named it), or the Agent file's name.
+    /// A short name for messages and cassettes: the builtin kind's (`claude-code`, `codex`,
+    /// `gemini-cli`, `llm-agent` whatever its provider or the alias that named it), or the
+    /// Agent file's name.
     pub fn name(&self) -> &str {
         match self {
-            Agent::ClaudeCode { .. } => "claude-code",
-            Agent::Codex { .. } => "codex",
-            Agent::GeminiCli { .. } => "gemini-cli",
-            Agent::LlmAgent { .. } => "llm-agent",
             Agent::Command(command) => &command.name,
             Agent::Acp(acp) => &acp.name,
+            builtin => builtin.builtin().map_or("", |kind| kind.name),
         }
     }
 

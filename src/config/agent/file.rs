@@ -8,11 +8,12 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use super::acp_file::{AcpParts, RawAcp, acp_agent};
-use super::builtin::{BuiltinKeys, builtin_agent, builtin_names};
+use super::builtin::{BuiltinKeys, builtin_agent};
 use super::definition::{
     AcpAgent, Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, DEFAULT_AGENT_TIMEOUT,
     RunPrompt,
 };
+use super::kinds::builtin_names;
 use super::shell_script;
 use super::template::{self, Field};
 use crate::config::files::check::Checker;
