@@ -77,25 +77,11 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
     let manifest = dir.join("Cargo.toml");
     let crate_doc = read_manifest(&manifest)?;
     let agent = agent_input(args, &cwd)?;
-    let (dependency, mut dependency_warning) =
+    let (dependency, dependency_warning) =
         Dependency::choose(args.dependency, &BuildSource::current())?;
     let (launch, entry, var_value) = server(args, dir, &cwd, crate_doc.is_some()).await?;
     let surface = discover(&launch, args.timeout).await?;
-    let eval = match &args.name {
-        Some(name) if is_plain_server_name(name) => name.clone(),
-        Some(name) => {
-            return Err(InitError::Usage(format!(
-                "--name {name:?}: an eval name here is a directory name too: letters, digits and \
-                 `-` `_` `.`, not at either end"
-            )));
-        }
-        None => server_dir_name(&surface.name).ok_or_else(|| {
-            InitError::Usage(format!(
-                "the server's name {:?} leaves no usable file name: pass --name NAME",
-                surface.name
-            ))
-        })?,
-    };
+    let eval = eval_name(args.name.as_deref(), &surface.name)?;
     let (tools, mut warnings) = read_tools(&surface.tools);
     if tools.is_empty() {
         return Err(InitError::Server {
@@ -175,80 +161,32 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
         _ => None,
     };
     let mut cargo_edit = None;
-    if let Some(mut doc) = crate_doc {
+    if let Some(doc) = crate_doc {
         let evals_rs = Path::new("tests").join("evals.rs");
         match std::fs::read_to_string(dir.join(&evals_rs)) {
             Ok(existing) => warnings.extend(existing_harness(&existing, binary)),
             Err(_) => files.push((evals_rs, cargo::evals_rs(binary))),
         }
-        let (mut missing, warning) = cargo::missing(&doc);
-        missing.profile &= cargo::is_workspace_root(&root, &doc);
-        warnings.extend(warning);
-        if missing.dev_dependency {
-            warnings.extend(dependency_warning.take());
-        } else if args.dependency.is_some() {
-            warnings.push(format!(
-                "Cargo.toml already has mcpeval as a dependency: --dependency left it as it is \
-                 (replace it with `{}` by hand)",
-                dependency.line(&root)
-            ));
-        }
-        if args.print_cargo {
-            report.cargo_lines = Some(cargo::cargo_lines(missing, &dependency, &root));
-        } else if missing != cargo::Missing::default() {
-            cargo::add_missing(&mut doc, &manifest, missing, &dependency, &root)?;
-            if missing.dev_dependency {
-                report
-                    .cargo_added
-                    .push(format!("{PACKAGE} to [dev-dependencies]"));
-            }
-            if missing.test_target {
-                report
-                    .cargo_added
-                    .push("[[test]] evals (harness = false)".into());
-            }
-            if missing.profile {
-                report
-                    .cargo_added
-                    .push(format!("[profile.dev.package.{PACKAGE}] debug = false"));
-            }
-            cargo_edit = Some(doc.to_string());
-        }
+        let edit = CargoEdit {
+            args,
+            manifest: &manifest,
+            root: &root,
+            dependency: &dependency,
+        };
+        cargo_edit = edit.apply(doc, &mut report, &mut warnings, dependency_warning)?;
     }
     if args.ci.is_some() {
-        let workflow_file = PathBuf::from(workflow::WORKFLOW);
-        if dir.join(&workflow_file).symlink_metadata().is_ok() {
-            warnings.push(format!(
-                "{} exists and was left as it is (--ci github writes it only when it is missing)",
-                workflow::WORKFLOW
-            ));
-        } else {
-            let (text, warning) = workflow::workflow(&workflow::WorkflowInput {
-                eval_file: &eval_dir.join("eval.yaml"),
-                crate_harness: report.crate_harness,
-                agent: &agent,
-                server: &entry,
-                dependency: &dependency,
-                root: &root,
-            });
-            warnings.extend(warning);
-            files.push((workflow_file, text));
-        }
+        let input = workflow::WorkflowInput {
+            eval_file: &eval_dir.join("eval.yaml"),
+            crate_harness: report.crate_harness,
+            agent: &agent,
+            server: &entry,
+            dependency: &dependency,
+            root: &root,
+        };
+        warnings.extend(add_workflow(dir, &input, &mut files));
     }
-    let existing: Vec<PathBuf> = files
-        .iter()
-        .map(|(path, _)| path.clone())
-        .filter(|path| dir.join(path).symlink_metadata().is_ok())
-        .collect();
-    if !existing.is_empty() {
-        return Err(InitError::Exists { files: existing });
-    }
-    for (path, text) in &files {
-        write_new(&dir.join(path), text)?;
-        if path.parent() != Some(&eval_dir.join("tasks")) {
-            report.written.push(path.clone());
-        }
-    }
+    write_files(dir, &files, &eval_dir, &mut report)?;
     if let Some(text) = cargo_edit {
         std::fs::write(&manifest, text).map_err(|source| InitError::Write {
             path: manifest.clone(),
@@ -266,6 +204,125 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
     })?;
     report.warnings = warnings;
     Ok(report)
+}
+
+/// The eval's name: `--name`, else the server's name made a directory name.
+fn eval_name(name: Option<&str>, server_name: &str) -> Result<String, InitError> {
+    match name {
+        Some(name) if is_plain_server_name(name) => Ok(name.to_owned()),
+        Some(name) => Err(InitError::Usage(format!(
+            "--name {name:?}: an eval name here is a directory name too: letters, digits and \
+             `-` `_` `.`, not at either end"
+        ))),
+        None => server_dir_name(server_name).ok_or_else(|| {
+            InitError::Usage(format!(
+                "the server's name {server_name:?} leaves no usable file name: pass --name NAME"
+            ))
+        }),
+    }
+}
+
+/// What init adds to the crate's Cargo.toml: the dev-dependency, the `evals` test target and
+/// the profile line, those that are missing.
+struct CargoEdit<'a> {
+    args: &'a InitArgs,
+    manifest: &'a Path,
+    root: &'a Path,
+    dependency: &'a Dependency,
+}
+
+impl CargoEdit<'_> {
+    /// Adds what `doc` lacks (or, with `--print-cargo`, only says the lines in `report`);
+    /// the new text of Cargo.toml when it changes.
+    fn apply(
+        &self,
+        mut doc: toml_edit::DocumentMut,
+        report: &mut InitReport,
+        warnings: &mut Vec<String>,
+        dependency_warning: Option<String>,
+    ) -> Result<Option<String>, InitError> {
+        let (args, root, dependency) = (self.args, self.root, self.dependency);
+        let (mut missing, warning) = cargo::missing(&doc);
+        missing.profile &= cargo::is_workspace_root(root, &doc);
+        warnings.extend(warning);
+        if missing.dev_dependency {
+            warnings.extend(dependency_warning);
+        } else if args.dependency.is_some() {
+            warnings.push(format!(
+                "Cargo.toml already has mcpeval as a dependency: --dependency left it as it is \
+                 (replace it with `{}` by hand)",
+                dependency.line(root)
+            ));
+        }
+        if args.print_cargo {
+            report.cargo_lines = Some(cargo::cargo_lines(missing, dependency, root));
+            return Ok(None);
+        }
+        if missing == cargo::Missing::default() {
+            return Ok(None);
+        }
+        cargo::add_missing(&mut doc, self.manifest, missing, dependency, root)?;
+        if missing.dev_dependency {
+            report
+                .cargo_added
+                .push(format!("{PACKAGE} to [dev-dependencies]"));
+        }
+        if missing.test_target {
+            report
+                .cargo_added
+                .push("[[test]] evals (harness = false)".into());
+        }
+        if missing.profile {
+            report
+                .cargo_added
+                .push(format!("[profile.dev.package.{PACKAGE}] debug = false"));
+        }
+        Ok(Some(doc.to_string()))
+    }
+}
+
+/// The workflow `--ci github` writes, added to `files` unless the file exists; the
+/// warnings.
+fn add_workflow(
+    dir: &Path,
+    input: &workflow::WorkflowInput<'_>,
+    files: &mut Vec<(PathBuf, String)>,
+) -> Vec<String> {
+    let workflow_file = PathBuf::from(workflow::WORKFLOW);
+    if dir.join(&workflow_file).symlink_metadata().is_ok() {
+        return vec![format!(
+            "{} exists and was left as it is (--ci github writes it only when it is missing)",
+            workflow::WORKFLOW
+        )];
+    }
+    let (text, warning) = workflow::workflow(input);
+    files.push((workflow_file, text));
+    warning.into_iter().collect()
+}
+
+/// Writes `files` into `dir`, none of which may exist; the files outside the tasks
+/// directory are listed in `report`.
+fn write_files(
+    dir: &Path,
+    files: &[(PathBuf, String)],
+    eval_dir: &Path,
+    report: &mut InitReport,
+) -> Result<(), InitError> {
+    let existing: Vec<PathBuf> = files
+        .iter()
+        .map(|(path, _)| path.clone())
+        .filter(|path| dir.join(path).symlink_metadata().is_ok())
+        .collect();
+    if !existing.is_empty() {
+        return Err(InitError::Exists { files: existing });
+    }
+    for (path, text) in files {
+        write_new(&dir.join(path), text)?;
+        if path.parent() != Some(&eval_dir.join("tasks")) {
+            report.written.push(path.clone());
+        }
+    }
+    Ok(())
 }
 
 /// Warnings about an existing `tests/evals.rs`, which is left as it is.
