@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{AgentOutcome, AgentRun, ProxiedServer};
+use super::contract::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::config::KindId;
 use crate::llm::TokenUsage;
 use crate::plumbing::process::{self, Finished, ProcessSpec};

@@ -7,11 +7,12 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{AgentOutcome, AgentRun, AgentToolCall};
+use super::contract::{AgentOutcome, AgentRun};
 use crate::config::{BuiltinKind, KindId, Program};
 use crate::llm::PLACEHOLDER_KEY;
 use crate::llm::TokenUsage;
 use crate::plumbing::process::{self, Finished, ProcessSpec};
+use crate::trace::AgentToolCall;
 
 /// What the JSON events of one run of such a program say.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -12,7 +12,7 @@ use std::ffi::OsString;
 use serde_json::Value;
 
 use super::cli::{CliEvents, CliProgram, env_with, private_dir, toml_string, write_file};
-use super::{AgentOutcome, AgentRun, ProxiedServer};
+use super::contract::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::config::KindId;
 use crate::llm::TokenUsage;
 use crate::trace::AgentToolCall;

@@ -6,8 +6,8 @@ use crate::plumbing::ended::Ended;
 use std::ffi::OsString;
 
 use super::command_line::{CommandLine, Values};
+use super::contract::{AgentOutcome, AgentRun};
 use super::shell::{script_command, shell_program};
-use super::{AgentOutcome, AgentRun};
 use crate::config::template::{Field, Segment, Template};
 use crate::config::{AgentCommand, RunPrompt};
 use crate::plumbing::process::{self, ProcessSpec};

@@ -13,7 +13,7 @@ use std::ffi::OsString;
 use serde_json::{Value, json};
 
 use super::cli::{CliEvents, CliProgram, env_with, private_dir, write_file};
-use super::{AgentOutcome, AgentRun, ProxiedServer};
+use super::contract::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::config::KindId;
 use crate::llm::TokenUsage;
 use crate::trace::AgentToolCall;

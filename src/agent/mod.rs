@@ -5,15 +5,14 @@ mod claude;
 mod cli;
 mod codex;
 mod command_line;
+pub(crate) mod contract;
+mod dispatch;
 mod file;
 mod gemini_cli;
 pub mod llm_agent;
 mod shell;
 mod skills;
 mod version;
-
-use std::path::Path;
-use std::time::Duration;
 
 pub use crate::plumbing::ended::Ended;
 pub use claude::{
@@ -22,6 +21,8 @@ pub use claude::{
 pub use cli::package_dir;
 pub use codex::{CODEX_PACKAGE, CodexResult, codex_config, parse_codex_events, run_codex};
 pub use command_line::CommandLine;
+pub use contract::{AgentOutcome, AgentRun, ProxiedServer, write_agent_mcp_config};
+pub use dispatch::run_agent;
 pub use file::{render_command, run_file_agent};
 pub use gemini_cli::{
     GEMINI_CLI_PACKAGE, GeminiResult, gemini_settings, parse_gemini_events, run_gemini_cli,
@@ -30,157 +31,5 @@ pub(crate) use shell::pinned_shell;
 pub use skills::mount_skills;
 pub use version::{agent_version, builtin_version, program_install_dir, program_version};
 
-use crate::config::Agent;
-use crate::llm::TokenUsage;
-use crate::trace::AgentToolCall;
-
-/// What every agent is given for one run.
-#[derive(Debug, Clone, Copy)]
-pub struct AgentRun<'a> {
-    /// The task's prompt.
-    pub prompt: &'a str,
-    /// The proxied MCP servers, with the tools the agent may call.
-    pub servers: &'a [ProxiedServer],
-    /// The MCP config file naming every proxied server (see [`write_agent_mcp_config`]).
-    pub mcp_config_file: &'a Path,
-    /// The agent's working directory: fresh and empty.
-    pub work_dir: &'a Path,
-    /// A private directory of the run for the agent's own files (its config, …).
-    pub private_dir: &'a Path,
-    /// Environment variables for the agent on top of the process's own (later ones win).
-    pub env: &'a [(String, String)],
-    /// Copy the agent's output to stderr as it arrives.
-    pub live: bool,
-    /// The bound on the run.
-    pub timeout: Duration,
-}
-
-impl AgentRun<'_> {
-    /// A variable as the agent sees it: [`AgentRun::env`] first, else the process's own.
-    pub fn var(&self, name: &str) -> Option<String> {
-        self.env
-            .iter()
-            .rev()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.clone())
-            .or_else(|| std::env::var(name).ok())
-    }
-}
-
-/// Runs `agent` once. Never panics: an agent that cannot start, fails or times out is an
-/// [`AgentOutcome`] that says so.
-pub async fn run_agent(agent: &Agent, run: &AgentRun<'_>) -> AgentOutcome {
-    match agent {
-        Agent::ClaudeCode { model, .. } => run_claude_code(model.as_deref(), run).await,
-        Agent::Codex { model, .. } => run_codex(model.as_deref(), run).await,
-        Agent::GeminiCli { model, .. } => run_gemini_cli(model.as_deref(), run).await,
-        Agent::LlmAgent {
-            provider, model, ..
-        } => llm_agent::run_llm_agent_for(*provider, model, run).await,
-        Agent::Command(command) => run_file_agent(command, run).await,
-        Agent::Acp(acp) => acp::run_acp_agent(acp, run).await,
-    }
-}
-
-/// One proxied MCP server as the agent sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProxiedServer {
-    /// The server's name in the MCP config.
-    pub name: String,
-    /// The proxy's URL (`http://127.0.0.1:PORT/mcp`).
-    pub url: String,
-    /// The tools the agent may call.
-    pub allowed_tools: Vec<String>,
-}
-
-/// How an agent run ended.
-#[derive(Debug, Clone)]
-pub struct AgentOutcome {
-    /// Whether it finished on its own with success, or why not (exit code, timeout, could
-    /// not start).
-    pub ended: Ended,
-    /// The agent's final answer (its stdout, trimmed).
-    pub answer: String,
-    /// Everything it printed, for failure messages.
-    pub stdout: String,
-    /// Its stderr.
-    pub stderr: String,
-    /// Tokens the agent used, as its LLM API (or Claude Code) reported them.
-    pub usage: Option<TokenUsage>,
-    /// The agent's calls of its own tools, where it reports them (Claude Code).
-    pub tool_calls: Vec<AgentToolCall>,
-    /// Model turns, where the agent reports them (Claude Code's `num_turns`, the
-    /// llm-agent's requests answered).
-    pub turns: Option<u32>,
-    /// Tool calls the model asked for, where the agent reports them (Claude Code's
-    /// `tool_use` blocks, its own tools included; the llm-agent's calls).
-    pub tool_call_count: Option<u32>,
-    /// The agent's version, where the agent itself says it (an ACP agent's `agentInfo`).
-    pub version: Option<String>,
-}
-
-impl AgentOutcome {
-    /// An agent that could not run (or did not finish), for `reason`.
-    pub fn failed(reason: impl Into<String>) -> Self {
-        AgentOutcome {
-            ended: Ended::Failed(reason.into()),
-            answer: String::new(),
-            stdout: String::new(),
-            stderr: String::new(),
-            usage: None,
-            tool_calls: Vec::new(),
-            turns: None,
-            tool_call_count: None,
-            version: None,
-        }
-    }
-
-    /// Whether it finished on its own with success.
-    pub fn passed(&self) -> bool {
-        self.ended.passed()
-    }
-
-    /// Why it failed; empty when it passed.
-    pub fn reason(&self) -> &str {
-        self.ended.reason()
-    }
-}
-
-/// Writes the MCP config the agent gets: every proxied server as `type: http`.
-pub fn write_agent_mcp_config(path: &Path, servers: &[ProxiedServer]) -> std::io::Result<()> {
-    let mut entries = serde_json::Map::new();
-    for server in servers {
-        entries.insert(
-            server.name.clone(),
-            serde_json::json!({"type": "http", "url": server.url}),
-        );
-    }
-    let config = serde_json::json!({ "mcpServers": entries });
-    let text = serde_json::to_string_pretty(&config).map_err(std::io::Error::other)?;
-    std::fs::write(path, text + "\n")
-}
-
-/// Agent runs for unit tests.
 #[cfg(test)]
-pub(crate) mod test_runs {
-    use super::{AgentOutcome, AgentRun};
-
-    /// `agent`'s outcome when nothing is on PATH (an empty directory), no server, 5 s.
-    pub(crate) async fn with_empty_path(
-        agent: impl AsyncFnOnce(&AgentRun<'_>) -> AgentOutcome,
-    ) -> AgentOutcome {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let env = [("PATH".to_owned(), dir.path().display().to_string())];
-        let run = AgentRun {
-            prompt: "hi",
-            servers: &[],
-            mcp_config_file: &dir.path().join("m.json"),
-            work_dir: dir.path(),
-            private_dir: &dir.path().join("c"),
-            env: &env,
-            live: false,
-            timeout: std::time::Duration::from_secs(5),
-        };
-        agent(&run).await
-    }
-}
+pub(crate) use contract::test_runs;

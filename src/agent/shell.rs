@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::AgentRun;
 use super::command_line::{CommandLine, Values};
+use super::contract::AgentRun;
 use crate::config::shell_script::{Quoting, ScriptPiece, ShellScript};
 use crate::config::template::Field;
 

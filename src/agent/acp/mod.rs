@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 
 use self::connection::{AcpIncoming, AcpLaunch, AgentProcess};
 use self::session::AcpSession;
-use super::{AgentOutcome, AgentRun};
+use super::contract::{AgentOutcome, AgentRun};
 use crate::config::{AcpAgent, CLAUDE_ACP_PACKAGE};
 use crate::llm::TokenUsage;
 

@@ -7,7 +7,7 @@ use rmcp::{ServiceExt, model};
 use serde_json::{Map, Value, json};
 
 use super::tools::{OfferedTool, function_names, object_schema, result_text};
-use crate::agent::ProxiedServer;
+use crate::agent::contract::ProxiedServer;
 
 /// A connected MCP client.
 pub(super) type McpClient = RunningService<RoleClient, ()>;

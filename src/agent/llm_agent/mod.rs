@@ -16,7 +16,7 @@ mod mcp;
 mod tools;
 mod wire;
 
-use super::{AgentOutcome, AgentRun, ProxiedServer};
+use super::contract::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::llm::{ChatClient, LlmConfig, Provider, TokenUsage};
 use crate::plumbing::ended::Ended;
 use crate::plumbing::text::shorten;
