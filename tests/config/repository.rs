@@ -94,7 +94,7 @@ fn no_two_types_share_a_name() {
             .unwrap();
     // Associated types of trait impls (`type Error = …;` inside an impl) name no new type.
     let associated = [
-        "Err", "Error", "Item", "Output", "Target", "Value", "Future",
+        "Err", "Error", "Item", "Output", "Target", "Value", "Future", "Variant",
     ];
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);

@@ -1,32 +1,55 @@
 //! `faults:` of a task set (`config.taskSets[i].faults`) and of a task file
 //! (`spec.faults`): each rule's where, when and what, validated into [`FaultRule`]s.
+//!
+//! A rule is a flat mapping; its `when` keys are the variants of [`RawWhen`] and its `what`
+//! keys those of [`RawAction`], each read by serde from its own entry ([`TaggedEntry`]) and
+//! validated in one `match`. The keys an error lists are the enums' variant names.
+
+use std::fmt;
+use std::sync::LazyLock;
 
 use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::config::files::check::Checker;
 use crate::config::files::error::did_you_mean;
+use crate::config::files::tagged::{FieldName, TaggedEntry, listed, variant_names};
 use crate::fault::{FaultAction, FaultRule, FaultTarget, FaultWhen, METHODS, ToolsChange};
 
-/// One rule as written.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+/// One rule as written: where, and the `when` and `what` entries given (null ones are
+/// left out, as keys not written).
+#[derive(Debug, Default)]
 pub(in crate::config) struct RawFaultRule {
     server: Option<String>,
     tool: Option<String>,
     method: Option<String>,
-    call: Option<i64>,
-    calls: Option<Vec<i64>>,
-    every: Option<bool>,
-    probability: Option<f64>,
-    error: Option<RawError>,
-    tool_error: Option<String>,
-    delay: Option<String>,
-    timeout: Option<bool>,
-    disconnect: Option<bool>,
-    malformed: Option<bool>,
-    replace: Option<Value>,
-    tools_changed: Option<RawToolsChanged>,
+    when: Vec<(&'static str, RawWhen)>,
+    action: Vec<(&'static str, RawAction)>,
+}
+
+/// Which matching calls a rule hits, as written: one key of the rule.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum RawWhen {
+    Call(i64),
+    Calls(Vec<i64>),
+    Every(bool),
+    Probability(f64),
+}
+
+/// What the agent gets, as written: one key of the rule.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum RawAction {
+    Error(RawError),
+    ToolError(String),
+    Delay(String),
+    Timeout(bool),
+    Disconnect(bool),
+    Malformed(bool),
+    Replace(Value),
+    ToolsChanged(RawToolsChanged),
 }
 
 #[derive(Debug, Deserialize)]
@@ -45,8 +68,52 @@ struct RawToolsChanged {
     remove: Vec<String>,
 }
 
-const WHEN_KEYS: &str = "`call`, `calls`, `every` or `probability`";
-const WHAT_KEYS: &str = "`error`, `toolError`, `delay`, `timeout`, `disconnect`, `malformed`, `replace` or `toolsChanged`";
+/// The keys of the rule's where.
+const WHERE_KEYS: [&str; 3] = ["server", "tool", "method"];
+
+/// Every key a rule may have, in the order an unknown key's error lists them.
+static RULE_KEYS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    let when = variant_names::<RawWhen>().iter();
+    let what = variant_names::<RawAction>().iter();
+    WHERE_KEYS
+        .into_iter()
+        .chain(when.chain(what).copied())
+        .collect()
+});
+
+impl<'de> Deserialize<'de> for RawFaultRule {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_struct("RawFaultRule", &RULE_KEYS, RawFaultRule::default())
+    }
+}
+
+impl<'de> Visitor<'de> for RawFaultRule {
+    type Value = RawFaultRule;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("struct RawFaultRule")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Self, A::Error> {
+        while let Some(key) = map.next_key_seed(FieldName(&RULE_KEYS))? {
+            match key {
+                "server" => self.server = map.next_value()?,
+                "tool" => self.tool = map.next_value()?,
+                "method" => self.method = map.next_value()?,
+                _ if variant_names::<RawWhen>().contains(&key) => {
+                    let when = map.next_value_seed(TaggedEntry::new(key))?;
+                    self.when.extend(when.map(|when| (key, when)));
+                }
+                // `FieldName` let only the rule's keys through: the rest are actions.
+                _ => {
+                    let action = map.next_value_seed(TaggedEntry::new(key))?;
+                    self.action.extend(action.map(|action| (key, action)));
+                }
+            }
+        }
+        Ok(self)
+    }
+}
 
 /// Validates the rules written at `key` (`config.taskSets[0].faults`, `spec.faults`);
 /// `servers` are the MCP config's server names when known.
@@ -83,25 +150,8 @@ impl RawFaultRule {
             );
         }
         let target = target(check, key, self.tool, self.method);
-        let when = when(
-            check,
-            key,
-            self.call,
-            self.calls,
-            self.every,
-            self.probability,
-        );
-        let what = What {
-            error: self.error,
-            tool_error: self.tool_error,
-            delay: self.delay,
-            timeout: self.timeout,
-            disconnect: self.disconnect,
-            malformed: self.malformed,
-            replace: self.replace,
-            tools_changed: self.tools_changed,
-        };
-        let action = what.validate(check, key, target.as_ref());
+        let when = when(check, key, self.when);
+        let action = action(check, key, self.action, target.as_ref());
         let rule = FaultRule {
             key_path: key.to_owned(),
             server: self.server,
@@ -160,25 +210,17 @@ fn target(
     }
 }
 
+/// The rule's one `when` entry, validated.
 fn when(
     check: &mut Checker<'_>,
     key: &str,
-    call: Option<i64>,
-    calls: Option<Vec<i64>>,
-    every: Option<bool>,
-    probability: Option<f64>,
+    written: Vec<(&'static str, RawWhen)>,
 ) -> Option<FaultWhen> {
-    let set = [
-        call.is_some(),
-        calls.is_some(),
-        every.is_some(),
-        probability.is_some(),
-    ];
-    let missing = format!("no `when`: expected one of {WHEN_KEYS} (which matching calls are hit)");
-    let twice = format!("expected only one of {WHEN_KEYS}");
-    if !exactly_one(check, key, &set, (&missing, &twice)) {
-        return None;
-    }
+    let keys = listed(variant_names::<RawWhen>());
+    let missing = format!("no `when`: expected one of {keys} (which matching calls are hit)");
+    let twice = format!("expected only one of {keys}");
+    let (name, when) = only_one(check, key, written, (&missing, &twice))?;
+    let at = format!("{key}.{name}");
     let number = |check: &mut Checker<'_>, at: String, n: i64| -> Option<u32> {
         match u32::try_from(n) {
             Ok(n) if n >= 1 => Some(n),
@@ -191,148 +233,101 @@ fn when(
             }
         }
     };
-    if let Some(n) = call {
-        return number(check, format!("{key}.call"), n).map(FaultWhen::Call);
-    }
-    if let Some(list) = calls {
-        if list.is_empty() {
-            check.error(format!("{key}.calls"), "expected at least one call number");
-            return None;
+    match when {
+        RawWhen::Call(n) => number(check, at, n).map(FaultWhen::Call),
+        RawWhen::Calls(list) if list.is_empty() => {
+            check.error(at, "expected at least one call number");
+            None
         }
-        let numbers: Vec<Option<u32>> = (list.into_iter().enumerate())
-            .map(|(i, n)| number(check, format!("{key}.calls[{i}]"), n))
-            .collect();
-        return numbers
-            .into_iter()
-            .collect::<Option<_>>()
-            .map(FaultWhen::Calls);
-    }
-    if let Some(every) = every {
-        if !every {
+        RawWhen::Calls(list) => {
+            let numbers: Vec<Option<u32>> = (list.into_iter().enumerate())
+                .map(|(i, n)| number(check, format!("{at}[{i}]"), n))
+                .collect();
+            let numbers = numbers.into_iter().collect::<Option<_>>();
+            numbers.map(FaultWhen::Calls)
+        }
+        RawWhen::Every(true) => Some(FaultWhen::Every),
+        RawWhen::Every(false) => {
             check.error(
-                format!("{key}.every"),
+                at,
                 "`every: false` hits no call; remove the rule, or pick calls with `call`/`calls`",
             );
-            return None;
+            None
         }
-        return Some(FaultWhen::Every);
+        RawWhen::Probability(p) if p > 0.0 && p <= 1.0 => Some(FaultWhen::Probability(p)),
+        RawWhen::Probability(p) => {
+            check.error(
+                at,
+                format!("expected a probability above 0 and at most 1, found {p}"),
+            );
+            None
+        }
     }
-    let p = probability?;
-    if !(p > 0.0 && p <= 1.0) {
-        check.error(
-            format!("{key}.probability"),
-            format!("expected a probability above 0 and at most 1, found {p}"),
-        );
-        return None;
-    }
-    Some(FaultWhen::Probability(p))
 }
 
-/// Whether exactly one of the keys `set` says are given is; else the error for none or
-/// for several, at `key`.
-fn exactly_one(
+/// The one entry `written` holds; else the error for none or for several, at `key`.
+fn only_one<T>(
     check: &mut Checker<'_>,
     key: &str,
-    set: &[bool],
+    mut written: Vec<(&'static str, T)>,
     (none, several): (&str, &str),
-) -> bool {
-    match set.iter().filter(|set| **set).count() {
-        1 => true,
+) -> Option<(&'static str, T)> {
+    match written.len() {
+        1 => written.pop(),
         0 => {
             check.error(key, none);
-            false
+            None
         }
         _ => {
             check.error(key, several);
-            false
+            None
         }
     }
 }
 
-/// The `what` keys of a rule, as written.
-struct What {
-    error: Option<RawError>,
-    tool_error: Option<String>,
-    delay: Option<String>,
-    timeout: Option<bool>,
-    disconnect: Option<bool>,
-    malformed: Option<bool>,
-    replace: Option<Value>,
-    tools_changed: Option<RawToolsChanged>,
-}
-
-impl What {
-    fn validate(
-        self,
-        check: &mut Checker<'_>,
-        key: &str,
-        target: Option<&FaultTarget>,
-    ) -> Option<FaultAction> {
-        let set = [
-            self.error.is_some(),
-            self.tool_error.is_some(),
-            self.delay.is_some(),
-            self.timeout.is_some(),
-            self.disconnect.is_some(),
-            self.malformed.is_some(),
-            self.replace.is_some(),
-            self.tools_changed.is_some(),
-        ];
-        let missing = format!("no fault: expected one of {WHAT_KEYS} (what the agent gets)");
-        let twice = format!("expected only one fault of {WHAT_KEYS}");
-        if !exactly_one(check, key, &set, (&missing, &twice)) {
-            return None;
+/// The rule's one `what` entry, validated (`target`, when valid, says which it may be).
+fn action(
+    check: &mut Checker<'_>,
+    key: &str,
+    written: Vec<(&'static str, RawAction)>,
+    target: Option<&FaultTarget>,
+) -> Option<FaultAction> {
+    let keys = listed(variant_names::<RawAction>());
+    let missing = format!("no fault: expected one of {keys} (what the agent gets)");
+    let twice = format!("expected only one fault of {keys}");
+    let (name, action) = only_one(check, key, written, (&missing, &twice))?;
+    let at = format!("{key}.{name}");
+    let tool_call = match target {
+        Some(FaultTarget::Tool(_)) => Some(true),
+        Some(FaultTarget::Method(method)) => Some(method == "tools/call"),
+        None => None,
+    };
+    let flag = |check: &mut Checker<'_>, on: bool, action: FaultAction| {
+        if !on {
+            check.error(
+                &at,
+                format!("`{name}: false` is no fault; remove the rule or write `{name}: true`"),
+            );
         }
-        let tool_call = match target {
-            Some(FaultTarget::Tool(_)) => Some(true),
-            Some(FaultTarget::Method(method)) => Some(method == "tools/call"),
-            None => None,
-        };
-        let tools_only = |check: &mut Checker<'_>, name: &str| {
+        on.then_some(action)
+    };
+    match action {
+        RawAction::Error(error) => json_rpc_error(check, &at, error),
+        RawAction::ToolError(text) => {
             if tool_call == Some(false) {
                 check.error(
-                    format!("{key}.{name}"),
+                    &at,
                     format!("`{name}` answers a tool call; this rule hits another method (use `tool: NAME` or `method: tools/call`)"),
                 );
             }
-        };
-        let flag = |check: &mut Checker<'_>, name: &str, value: bool, action: FaultAction| {
-            if value {
-                Some(action)
-            } else {
-                check.error(
-                    format!("{key}.{name}"),
-                    format!("`{name}: false` is no fault; remove the rule or write `{name}: true`"),
-                );
-                None
-            }
-        };
-        if let Some(error) = self.error {
-            return json_rpc_error(check, &format!("{key}.error"), error);
+            Some(FaultAction::ToolError(text))
         }
-        if let Some(text) = self.tool_error {
-            tools_only(check, "toolError");
-            return Some(FaultAction::ToolError(text));
-        }
-        if let Some(delay) = self.delay {
-            return check
-                .duration(&format!("{key}.delay"), &delay)
-                .map(FaultAction::Delay);
-        }
-        if let Some(timeout) = self.timeout {
-            return flag(check, "timeout", timeout, FaultAction::Timeout);
-        }
-        if let Some(disconnect) = self.disconnect {
-            return flag(check, "disconnect", disconnect, FaultAction::Disconnect);
-        }
-        if let Some(malformed) = self.malformed {
-            return flag(check, "malformed", malformed, FaultAction::Malformed);
-        }
-        if let Some(result) = self.replace {
-            return replacement(check, &format!("{key}.replace"), result, tool_call);
-        }
-        let change = self.tools_changed?;
-        tools_changed(check, &format!("{key}.toolsChanged"), change)
+        RawAction::Delay(delay) => check.duration(&at, &delay).map(FaultAction::Delay),
+        RawAction::Timeout(on) => flag(check, on, FaultAction::Timeout),
+        RawAction::Disconnect(on) => flag(check, on, FaultAction::Disconnect),
+        RawAction::Malformed(on) => flag(check, on, FaultAction::Malformed),
+        RawAction::Replace(result) => replacement(check, &at, result, tool_call),
+        RawAction::ToolsChanged(change) => tools_changed(check, &at, change),
     }
 }
 
