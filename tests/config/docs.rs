@@ -364,18 +364,13 @@ fn every_variable_of_the_reference_is_in_the_code() {
     );
 }
 
-/// Every key of the files' serde types (`struct Raw…` in `src/config/`, as written in the
+/// Every key of the files' serde types (`struct Raw…` under `src/config/`, as written in the
 /// files: camelCase or renamed).
 fn loader_keys() -> BTreeSet<String> {
     let mut keys = BTreeSet::new();
-    for entry in std::fs::read_dir(root().join("src/config"))
-        .unwrap()
-        .map(Result::unwrap)
-    {
-        let path = entry.path();
-        if path.extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
+    let mut sources = Vec::new();
+    rust_sources(&root().join("src/config"), &mut sources);
+    for path in sources {
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         for (index, line) in lines.iter().enumerate() {
@@ -383,6 +378,8 @@ fn loader_keys() -> BTreeSet<String> {
                 .trim_start()
                 .trim_start_matches("pub ")
                 .trim_start_matches("pub(super) ")
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub(in crate::config) ")
                 .strip_prefix("struct Raw")
             else {
                 continue;
@@ -423,7 +420,8 @@ fn loader_keys() -> BTreeSet<String> {
                 let field = field
                     .trim_start_matches("pub ")
                     .trim_start_matches("pub(super) ")
-                    .trim_start_matches("pub(crate) ");
+                    .trim_start_matches("pub(crate) ")
+                    .trim_start_matches("pub(in crate::config) ");
                 if let Some((name, _)) = field.split_once(':')
                     && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                     && !name.is_empty()
@@ -443,6 +441,18 @@ fn loader_keys() -> BTreeSet<String> {
         }
     }
     keys
+}
+
+/// Every `.rs` file under `dir`, recursively (the wings of `src/config/` are folders).
+fn rust_sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
 }
 
 fn camel_case(snake: &str) -> String {
