@@ -16,9 +16,10 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
 export MCPEVAL_PEERS_DIR="${MCPEVAL_PEERS_DIR:-$repo/.peers}"
 # The library, the binary and the examples build (what a user's crate and our tests' servers
 # compile); the proxy's tests, the harness's and every protocol version with every agent run.
-# The other test binaries are not built again: tests/support, the test code that uses rmcp,
-# is compiled into the proxy's. (tests/cli would not pass here: its init snapshot expects the
-# checkout and the temporary directory to share only the root, and this copy is in /tmp.)
+# The other test binaries are not built again (tests/support, compiled into the proxy's, is
+# most of the test code that uses rmcp; tests/cli/init/headers.rs is not built against the
+# newest here: tests/cli would not pass in this copy, its init snapshot expects the checkout
+# and the temporary directory to share only the root, and the copy is in /tmp).
 cargo build --lib --bins --examples
 cargo test --test proxy
 cargo test --test run --test slow -- harness:: protocol_versions::
