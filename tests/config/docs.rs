@@ -368,9 +368,8 @@ fn every_variable_of_the_reference_is_in_the_code() {
 /// files: camelCase or renamed).
 fn loader_keys() -> BTreeSet<String> {
     let mut keys = BTreeSet::new();
-    let mut sources = Vec::new();
-    rust_sources(&root().join("src/config"), &mut sources);
-    for path in sources {
+    // The wings of `src/config/` are folders.
+    for path in crate::support::files::rust_files(&root().join("src/config")) {
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         for (index, line) in lines.iter().enumerate() {
@@ -441,18 +440,6 @@ fn loader_keys() -> BTreeSet<String> {
         }
     }
     keys
-}
-
-/// Every `.rs` file under `dir`, recursively (the wings of `src/config/` are folders).
-fn rust_sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 fn camel_case(snake: &str) -> String {

@@ -5,6 +5,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use crate::support::files::rust_files;
+
 /// The integration-test targets Cargo finds: `tests/<name>.rs` and `tests/<name>/main.rs`.
 fn test_targets(root: &Path) -> BTreeSet<String> {
     let mut targets = BTreeSet::new();
@@ -41,18 +43,6 @@ fn the_fast_set_is_every_test_target_but_slow() {
     assert!(config.contains(r#""--lib", "--bins""#), "{config}");
 }
 
-/// Every `.rs` file under `dir`, recursively.
-fn rust_files(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, files);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
-        }
-    }
-}
-
 /// A `cargo` a test starts sees the variables Cargo set for the test (`CARGO_MANIFEST_DIR`,
 /// `OUT_DIR`, …) unless it drops them; ring's build script watches one, so that build and the
 /// next outer one each rebuild ring, rustls, reqwest, rmcp and mcpeval (half a minute to a
@@ -63,8 +53,7 @@ fn a_test_starts_cargo_without_the_variables_cargo_set_for_it() {
     let direct =
         regex::Regex::new(r#"Command::new\((env!\("CARGO"\)|"cargo"|std::env::var\("CARGO"\))"#)
             .unwrap();
-    let mut files = Vec::new();
-    rust_files(&root.join("tests"), &mut files);
+    let files = rust_files(&root.join("tests"));
     let mut found = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
@@ -96,8 +85,7 @@ fn no_two_types_share_a_name() {
     let associated = [
         "Err", "Error", "Item", "Output", "Target", "Value", "Future", "Variant",
     ];
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
+    let files = rust_files(&root.join("src"));
     let mut seen: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
