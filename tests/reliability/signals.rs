@@ -48,18 +48,9 @@ impl SignalsEval {
         SignalsEval { dir, cleanup_sleep }
     }
 
-    /// A command in the package's directory with the fixture's variables.
-    /// `program` in the checkout, without the variables Cargo set for this test (a nested
-    /// `cargo` that sees them rebuilds ring and all above it, and so does the next build)
-    /// and nextest's (a nested `cargo nextest` would take the outer run's profile).
-    fn command(&self, program: &str) -> Command {
-        let mut command = Command::new(program);
-        for (name, _) in std::env::vars_os() {
-            if name.to_string_lossy().starts_with("NEXTEST") {
-                command.env_remove(name);
-            }
-        }
-        mcpeval::without_test_variables(&mut command)
+    /// `command` in the package's directory with the fixture's variables.
+    fn command(&self, mut command: Command) -> Command {
+        command
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("SIGNALS_DIR", self.dir.path())
             .env("SIGNALS_CLEANUP_SLEEP", self.cleanup_sleep.to_string())
@@ -75,7 +66,7 @@ impl SignalsEval {
     fn check(&self) -> Running {
         let file = |name: &str| std::fs::File::create(self.path(name)).expect("an output file");
         let child = self
-            .command(env!("CARGO_BIN_EXE_mcpeval"))
+            .command(Command::new(env!("CARGO_BIN_EXE_mcpeval")))
             .args(["check", EVAL, "--output"])
             .arg(self.path("out"))
             .args(["--", "--test-threads", "1"])
@@ -343,7 +334,7 @@ fn nextest_terminate_after_runs_cleanup_and_leaves_no_process() {
     )
     .expect("the nextest config");
     let out = eval
-        .command(env!("CARGO"))
+        .command(crate::support::cargo::command())
         .args(["nextest", "run", "--test", "fixture", "--no-fail-fast"])
         .args(["--color", "never", "--config-file"])
         .arg(&config)

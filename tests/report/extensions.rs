@@ -239,15 +239,7 @@ fn validate_starts_no_extension_and_lists_the_steps_it_could_not_check() {
 
 #[test]
 fn under_nextest_each_test_process_starts_and_shuts_down_its_own_extension() {
-    let nextest = crate::support::cargo::command()
-        .args(["nextest", "--version"])
-        .output();
-    if !nextest.is_ok_and(|o| o.status.success()) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "cargo-nextest is missing on CI"
-        );
-        eprintln!("skipped: cargo-nextest is not installed");
+    if !crate::support::peers::nextest_available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
