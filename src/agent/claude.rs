@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::cli::CliProgram;
 use super::contract::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::config::KindId;
 use crate::llm::TokenUsage;
@@ -16,10 +17,7 @@ use crate::plumbing::process::{self, Finished, ProcessSpec};
 use crate::trace::AgentToolCall;
 
 /// The npm package that provides `claude`.
-pub const CLAUDE_PACKAGE: &str = match KindId::ClaudeCode.kind().program {
-    Some(program) => program.package,
-    None => panic!("builtin.claude-code runs a program"),
-};
+pub const CLAUDE_PACKAGE: &str = CliProgram::of(KindId::ClaudeCode).program.package;
 
 /// What the stream-json output of one run says.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::contract::{AgentOutcome, AgentRun};
-use crate::config::{BuiltinKind, KindId, Program};
+use crate::config::{BuiltinKind, KindId, Program, key_variable};
 use crate::llm::PLACEHOLDER_KEY;
 use crate::llm::TokenUsage;
 use crate::plumbing::process::{self, Finished, ProcessSpec};
@@ -48,12 +48,6 @@ impl CliProgram {
             Some(program) => CliProgram { kind, program },
             None => panic!("a builtin kind that runs no program"),
         }
-    }
-
-    /// The variable of its API key, for the hint when a placeholder was refused.
-    fn key_var(&self) -> &'static str {
-        let provider = self.kind.provider.unwrap_or(crate::llm::Provider::OpenAi);
-        provider.key_vars()[0]
     }
 
     /// The program on the agent's `PATH`, else why the agent fails: a message that names
@@ -177,17 +171,16 @@ impl CliProgram {
             return Ended::Passed;
         };
         let refused = ["401", "403"].iter().any(|status| reason.contains(status));
-        Ended::Failed(
-            if refused && run.var(self.key_var()).as_deref() == Some(PLACEHOLDER_KEY) {
-                format!(
-                    "{reason} (no API key is set: mcpeval handed over a placeholder that only \
-                     replaying a cassette accepts; set {})",
-                    self.key_var()
-                )
-            } else {
-                reason
-            },
-        )
+        // The variable of its API key, for the hint when a placeholder was refused.
+        let key_var = key_variable(self.kind.name, None)
+            .filter(|var| refused && run.var(var).as_deref() == Some(PLACEHOLDER_KEY));
+        Ended::Failed(match key_var {
+            Some(var) => format!(
+                "{reason} (no API key is set: mcpeval handed over a placeholder that only \
+                 replaying a cassette accepts; set {var})"
+            ),
+            None => reason,
+        })
     }
 }
 
@@ -278,5 +271,42 @@ mod tests {
         );
         assert_eq!(last_error_line("a\nb\n").as_deref(), Some("b"));
         assert_eq!(last_error_line("\n"), None);
+    }
+
+    #[test]
+    fn a_refused_placeholder_key_names_the_kinds_key_variable() {
+        use std::os::unix::process::ExitStatusExt;
+        let dir = tempfile::tempdir().unwrap();
+        let finished = Finished {
+            status: Some(std::process::ExitStatus::from_raw(0)),
+            stdout: String::new(),
+            stderr: String::new(),
+        };
+        let reason = |key: &str| {
+            let env = [("OPENAI_API_KEY".to_owned(), key.to_owned())];
+            let run = AgentRun {
+                prompt: "hi",
+                servers: &[],
+                mcp_config_file: &dir.path().join("m.json"),
+                work_dir: dir.path(),
+                private_dir: dir.path(),
+                env: &env,
+                live: false,
+                timeout: Duration::from_secs(5),
+            };
+            let error = Some("401 Unauthorized");
+            let ended =
+                CliProgram::of(KindId::Codex).ended(&finished, run.timeout, error, None, &run);
+            ended.reason().to_owned()
+        };
+        assert_eq!(
+            reason(PLACEHOLDER_KEY),
+            "Codex reported an error: 401 Unauthorized (no API key is set: mcpeval handed over a \
+             placeholder that only replaying a cassette accepts; set OPENAI_API_KEY)"
+        );
+        assert_eq!(
+            reason("sk-real"),
+            "Codex reported an error: 401 Unauthorized"
+        );
     }
 }

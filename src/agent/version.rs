@@ -68,7 +68,10 @@ pub fn builtin_version(agent: &Agent) -> Option<String> {
 /// The program a builtin agent runs and mcpeval asks for its version (Codex, Gemini CLI).
 fn program_of(agent: &Agent) -> Option<CliProgram> {
     let kind = agent.builtin()?;
-    (kind.version == VersionSource::ProgramFlag).then(|| CliProgram::of(kind.id))
+    let program = kind
+        .program
+        .filter(|_| kind.version == VersionSource::ProgramFlag)?;
+    Some(CliProgram { kind, program })
 }
 
 /// The version of the program a builtin agent runs (`codex-cli 0.169.0`,
