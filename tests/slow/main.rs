@@ -32,13 +32,12 @@ fn fixture_target() -> std::path::PathBuf {
 /// script that watches a variable (ring watches `CARGO_MANIFEST_DIR`) would otherwise see it
 /// change and rebuild ring, rustls, reqwest, rmcp and mcpeval.
 fn fixture_env(command: &mut std::process::Command) -> &mut std::process::Command {
-    mcpeval::without_test_variables(command);
+    support::cargo::clean(command);
     for (name, _) in std::env::vars_os() {
         let name = name.to_string_lossy().into_owned();
         let ours = [
             "MCPEVAL_",
             "INSTA_",
-            "NEXTEST",
             "GITHUB_",
             "CARGO_TARGET",
             "CARGO_BUILD_TARGET",

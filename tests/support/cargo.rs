@@ -4,12 +4,18 @@
 
 use std::process::Command;
 
-/// `$CARGO` (the Cargo running the tests), clean of the test's own variables, and of
-/// nextest's when nextest runs the test (a nested `cargo nextest` would take the outer run's
-/// profile, `NEXTEST_PROFILE`).
+/// `$CARGO` (the Cargo running the tests), see [`clean`].
 pub fn command() -> Command {
     let mut command = Command::new(env!("CARGO"));
-    mcpeval::without_test_variables(&mut command);
+    clean(&mut command);
+    command
+}
+
+/// `command` (a cargo, or a script that runs one) clean of the test's own variables, and of
+/// nextest's when nextest runs the test (a nested `cargo nextest` would take the outer run's
+/// profile, `NEXTEST_PROFILE`).
+pub fn clean(command: &mut Command) -> &mut Command {
+    mcpeval::without_test_variables(command);
     for (name, _) in std::env::vars_os() {
         if name.to_string_lossy().starts_with("NEXTEST") {
             command.env_remove(name);
