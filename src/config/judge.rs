@@ -3,8 +3,9 @@
 
 use serde::Deserialize;
 
-use super::agent::definition::Agent;
+use super::agent::definition::{Agent, BuiltinAgent};
 use super::agent::file::RawAgentRef;
+use super::agent::kinds::KindId;
 use super::files::check::Checker;
 use crate::llm::Provider;
 
@@ -108,12 +109,17 @@ impl RawJudgeEnv {
 /// an Agent file naming it); other agents cannot judge yet.
 fn judge_of_ref(check: &mut Checker<'_>, agent_ref: RawAgentRef) -> Option<JudgeConfig> {
     match agent_ref.validate_at(check, "config.llmJudge.ref")? {
-        Agent::LlmAgent {
+        Agent::Builtin(BuiltinAgent {
+            kind: KindId::LlmAgent,
             provider: Provider::OpenAi,
-            model,
+            model: Some(model),
             ..
-        } => Some(JudgeConfig::Model(model)),
-        Agent::LlmAgent { provider, .. } => {
+        }) => Some(JudgeConfig::Model(model)),
+        Agent::Builtin(BuiltinAgent {
+            kind: KindId::LlmAgent,
+            provider,
+            ..
+        }) => {
             check.error(
                 "config.llmJudge.ref.model",
                 format!(

@@ -7,8 +7,9 @@ use std::time::Duration;
 use mcpeval::config::shell_script::ScriptPiece;
 use mcpeval::config::template::Field;
 use mcpeval::config::{
-    Agent, AllowedTools, Difficulty, GitHubPackage, HttpBody, JsonType, JudgeConfig, JudgeStep,
-    Package, RunPrompt, ScriptSource, Step, TaskVersion, Transport, load_agent_file, load_eval,
+    Agent, AllowedTools, BuiltinAgent, Difficulty, GitHubPackage, HttpBody, JsonType, JudgeConfig,
+    JudgeStep, KindId, Package, RunPrompt, ScriptSource, Step, TaskVersion, Transport,
+    load_agent_file, load_eval,
 };
 use mcpeval::plan::{plan_eval, validate_eval};
 use mcpeval::trace::CallKind;
@@ -30,7 +31,14 @@ fn example_simple_eval_with_builtin_agent() {
         ["kubernetes-basic::create-pod"]
     );
     let eval = load_eval(&fixture("examples/simple-builtin/eval.yaml")).unwrap();
-    assert!(matches!(eval.agent, Agent::ClaudeCode { model: None, .. }));
+    assert!(matches!(
+        eval.agent,
+        Agent::Builtin(BuiltinAgent {
+            kind: KindId::ClaudeCode,
+            model: None,
+            ..
+        })
+    ));
     let assertions = &eval.task_sets[0].assertions;
     assert_eq!(
         (assertions.min_tool_calls, assertions.max_tool_calls),
@@ -115,7 +123,10 @@ fn example_flexible_eval() {
         ["flexible-eval::creative-task"]
     );
     let eval = load_eval(&fixture("examples/flexible/eval.yaml")).unwrap();
-    assert!(matches!(&eval.agent, Agent::LlmAgent { model, .. } if model == "gpt-4"));
+    assert!(matches!(
+        &eval.agent,
+        Agent::Builtin(BuiltinAgent { kind: KindId::LlmAgent, model: Some(model), .. }) if model == "gpt-4"
+    ));
     let any = &eval.task_sets[0].assertions.require_any[0];
     assert!(any.name.is_none() && any.pattern.is_none());
     assert!(any.matches("kubernetes", "whatever_tool"));
@@ -277,11 +288,12 @@ fn agent_files_load_with_builtin_and_shell() {
     let openai = load_agent_file(&fixture("mcpchecker/agents/openai-builtin.yaml")).unwrap();
     assert_eq!(
         openai,
-        Agent::LlmAgent {
+        Agent::Builtin(BuiltinAgent {
+            kind: KindId::LlmAgent,
             provider: mcpeval::llm::Provider::OpenAi,
-            model: "gpt-4o".into(),
+            model: Some("gpt-4o".into()),
             options: Default::default(),
-        }
+        })
     );
     let shell = load_agent_file(&fixture("mcpchecker/agents/shell-agent.yaml")).unwrap();
     let Agent::Command(command) = shell else {
@@ -442,10 +454,10 @@ fn codex_and_gemini_cli_load_as_builtins_with_their_model_and_api() {
     let codex = eval("{type: builtin.codex, model: gpt-test}");
     assert_eq!(
         codex,
-        Agent::Codex {
+        Agent::Builtin(BuiltinAgent {
             model: Some("gpt-test".into()),
-            options: Default::default(),
-        }
+            ..BuiltinAgent::of(KindId::Codex)
+        })
     );
     let llm = codex.llm().unwrap();
     assert_eq!(
@@ -465,6 +477,13 @@ fn codex_and_gemini_cli_load_as_builtins_with_their_model_and_api() {
         "kind: Agent\nmetadata: {name: g}\nbuiltin: {type: gemini-cli}\ncommands: {getVersion: echo 1}\n",
     );
     let agent = load_agent_file(&dir.path().join("agent.yaml")).unwrap();
-    assert!(matches!(agent, Agent::GeminiCli { model: None, .. }));
+    assert!(matches!(
+        agent,
+        Agent::Builtin(BuiltinAgent {
+            kind: KindId::GeminiCli,
+            model: None,
+            ..
+        })
+    ));
     assert_eq!(agent.options().get_version.as_deref(), Some("echo 1"));
 }

@@ -131,11 +131,14 @@ fn eval_with_agent(agent: &str) -> String {
 
 #[test]
 fn llm_agent_and_its_deprecated_aliases_run_openai_models() {
-    use mcpeval::config::{Agent, load_agent_file, load_eval};
-    let openai = |model: &str| Agent::LlmAgent {
-        provider: Provider::OpenAi,
-        model: model.into(),
-        options: Default::default(),
+    use mcpeval::config::{Agent, BuiltinAgent, KindId, load_agent_file, load_eval};
+    let openai = |model: &str| {
+        Agent::Builtin(BuiltinAgent {
+            kind: KindId::LlmAgent,
+            provider: Provider::OpenAi,
+            model: Some(model.into()),
+            options: Default::default(),
+        })
     };
     for (agent, model) in [
         (
@@ -159,7 +162,10 @@ fn llm_agent_and_its_deprecated_aliases_run_openai_models() {
         "kind: Agent\nmetadata: {name: llm}\nbuiltin: {type: llm-agent, model: 'openai:gpt-4'}\ncommands: {useVirtualHome: true}\n",
     )]);
     let agent = load_agent_file(&dir.path().join("agent.yaml")).unwrap();
-    assert!(matches!(&agent, Agent::LlmAgent { model, .. } if model == "gpt-4"));
+    assert!(matches!(
+        &agent,
+        Agent::Builtin(BuiltinAgent { model: Some(model), .. }) if model == "gpt-4"
+    ));
     assert!(agent.options().virtual_home);
 }
 
@@ -658,7 +664,13 @@ fn builtin_claude_code_runs_over_acp_with_acp_true() {
     );
     assert_eq!(eval.agent.name(), "claude-code");
     let eval = load("{type: builtin.claude-code, acp: false}").unwrap();
-    assert!(matches!(eval.agent, Agent::ClaudeCode { .. }));
+    assert!(matches!(
+        eval.agent,
+        Agent::Builtin(mcpeval::config::BuiltinAgent {
+            kind: mcpeval::config::KindId::ClaudeCode,
+            ..
+        })
+    ));
     let errors = load("{type: builtin.llm-agent, model: 'openai:gpt-4o', acp: true}")
         .unwrap_err()
         .0;

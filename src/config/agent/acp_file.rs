@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::definition::{AcpAgent, Agent, AgentLlm, AgentOptions, DEFAULT_AGENT_TIMEOUT};
+use super::definition::{
+    AcpAgent, Agent, AgentLlm, AgentOptions, BuiltinAgent, DEFAULT_AGENT_TIMEOUT,
+};
+use super::kinds::KindId;
 use crate::config::files::check::Checker;
 use crate::llm_proxy::LlmApi;
 
@@ -57,7 +60,11 @@ pub(in crate::config) fn acp_agent(
     };
     let command = acp.command?;
     let agent = match builtin {
-        Some(Agent::ClaudeCode { model, .. }) => AcpAgent {
+        Some(Agent::Builtin(BuiltinAgent {
+            kind: KindId::ClaudeCode,
+            model,
+            ..
+        })) => AcpAgent {
             llm: llm.or(Some(AgentLlm {
                 api: LlmApi::Anthropic,
                 base_url_env: "ANTHROPIC_BASE_URL".into(),

@@ -2,8 +2,8 @@
 //! (`builtin.type`) names it, validated into its [`Agent`]; what each kind is lives in
 //! `kinds/`.
 
-use super::definition::{Agent, AgentOptions};
-use super::kinds::{KindId, builtin_kind, builtin_names, llm_agent_model};
+use super::definition::{Agent, AgentOptions, BuiltinAgent};
+use super::kinds::{builtin_kind, builtin_names, llm_agent_model};
 use crate::config::files::check::Checker;
 use crate::config::files::error::did_you_mean;
 
@@ -44,38 +44,29 @@ pub(in crate::config) fn builtin_agent(
         );
         return None;
     };
-    match builtin.id {
-        KindId::ClaudeCode => Some(Agent::ClaudeCode {
-            model,
-            options: AgentOptions::default(),
-        }),
-        KindId::Codex => Some(Agent::Codex {
-            model: model.filter(|m| !m.trim().is_empty()),
-            options: AgentOptions::default(),
-        }),
-        KindId::GeminiCli => Some(Agent::GeminiCli {
-            model: model.filter(|m| !m.trim().is_empty()),
-            options: AgentOptions::default(),
-        }),
-        KindId::LlmAgent => {
-            let Some(model) = model.filter(|m| !m.trim().is_empty()) else {
-                check.error(
-                    keys.model,
-                    format!("{prefix}{kind} needs `model` (e.g. openai:gpt-4o)"),
-                );
-                return None;
-            };
-            match llm_agent_model(&model) {
-                Ok((provider, model)) => Some(Agent::LlmAgent {
-                    provider,
-                    model,
-                    options: AgentOptions::default(),
-                }),
-                Err(message) => {
-                    check.error(keys.model, message);
-                    None
-                }
-            }
+    let model = model.filter(|m| !m.trim().is_empty());
+    let (provider, model) = match (builtin.provider, model) {
+        (Some(provider), model) => (provider, model),
+        // The model's provider decides the API: a model is required.
+        (None, None) => {
+            check.error(
+                keys.model,
+                format!("{prefix}{kind} needs `model` (e.g. openai:gpt-4o)"),
+            );
+            return None;
         }
-    }
+        (None, Some(model)) => match llm_agent_model(&model) {
+            Ok((provider, model)) => (provider, Some(model)),
+            Err(message) => {
+                check.error(keys.model, message);
+                return None;
+            }
+        },
+    };
+    Some(Agent::Builtin(BuiltinAgent {
+        kind: builtin.id,
+        model,
+        provider,
+        options: AgentOptions::default(),
+    }))
 }

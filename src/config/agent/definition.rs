@@ -11,42 +11,13 @@ use super::template::{Field, Template};
 use crate::llm::Provider;
 use crate::llm_proxy::LlmApi;
 
-/// The validated agent of an eval: what works a task's prompt. One variant per kind of
-/// agent, whether the eval names it (`builtin.…`) or an Agent file does (`builtin.type`, or
-/// a `runPrompt` command line).
+/// The validated agent of an eval: what works a task's prompt. One of mcpeval's builtin
+/// agents (`builtin.…` in an eval, `builtin.type` in an Agent file), a command line, or an
+/// ACP program.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Agent {
-    /// `builtin.claude-code`: the real `claude` CLI.
-    ClaudeCode {
-        /// `--model`, when set.
-        model: Option<String>,
-        /// How its process is set up (an Agent file's `commands` beside `builtin`).
-        options: AgentOptions,
-    },
-    /// `builtin.codex`: the real Codex CLI (`codex exec --json`).
-    Codex {
-        /// `model` in its private `config.toml`, when set.
-        model: Option<String>,
-        /// How its process is set up (an Agent file's `commands` beside `builtin`).
-        options: AgentOptions,
-    },
-    /// `builtin.gemini-cli`: the real Gemini CLI (`gemini --output-format stream-json`).
-    GeminiCli {
-        /// `-m`, when set.
-        model: Option<String>,
-        /// How its process is set up (an Agent file's `commands` beside `builtin`).
-        options: AgentOptions,
-    },
-    /// `builtin.llm-agent` (or its deprecated aliases `builtin.openai-agent` and
-    /// `openai-acp`): mcpeval's own agent loop over the API of the model's provider.
-    LlmAgent {
-        /// The provider of `provider:model` (`openai` for a bare model name).
-        provider: Provider,
-        /// The model name, without its provider.
-        model: String,
-        /// Options of an Agent file; the in-process agent has no HOME of its own.
-        options: AgentOptions,
-    },
+    /// A builtin agent: what its kind is lives in `kinds/`.
+    Builtin(BuiltinAgent),
     /// An Agent file's command line (`commands.runPrompt`).
     Command(Box<AgentCommand>),
     /// A program that speaks the Agent Client Protocol over stdio: an Agent file's `acp`,
@@ -54,30 +25,53 @@ pub enum Agent {
     Acp(Box<AcpAgent>),
 }
 
+/// A builtin agent: its kind, its model and the API it talks to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuiltinAgent {
+    /// Which kind (its description: [`KindId::kind`]).
+    pub kind: KindId,
+    /// The model, when set (never blank); for llm-agent, always set, without its provider.
+    pub model: Option<String>,
+    /// Whose API the agent talks to: the kind's, or the model's for llm-agent.
+    pub provider: Provider,
+    /// How its process is set up (an Agent file's `commands` beside `builtin`).
+    pub options: AgentOptions,
+}
+
+impl BuiltinAgent {
+    /// Builtin agent `kind` with no model (its program's default) and default options,
+    /// talking to its kind's provider (for llm-agent, whose model names the provider,
+    /// OpenAI's, as a bare model name means).
+    pub fn of(kind: KindId) -> Self {
+        BuiltinAgent {
+            kind,
+            model: None,
+            provider: kind.kind().provider.unwrap_or(Provider::OpenAi),
+            options: AgentOptions::default(),
+        }
+    }
+}
+
 impl Agent {
     /// Its builtin kind (see `kinds/`), for a builtin agent.
     pub fn builtin(&self) -> Option<&'static BuiltinKind> {
-        let id = match self {
-            Agent::ClaudeCode { .. } => KindId::ClaudeCode,
-            Agent::Codex { .. } => KindId::Codex,
-            Agent::GeminiCli { .. } => KindId::GeminiCli,
-            Agent::LlmAgent { .. } => KindId::LlmAgent,
-            Agent::Command(_) | Agent::Acp(_) => return None,
-        };
-        Some(id.kind())
+        match self {
+            Agent::Builtin(builtin) => Some(builtin.kind.kind()),
+            Agent::Command(_) | Agent::Acp(_) => None,
+        }
     }
 
     /// Whether the agent needs the allowed tools of a server spelled out even when they
     /// are "all of them" (its command line or its flags name each tool).
     pub fn needs_tool_list(&self) -> bool {
         match self {
+            Agent::Builtin(builtin) => builtin.kind.kind().needs_tool_list,
             // Permission requests are answered by the list of allowed tools.
             Agent::Acp(_) => true,
             Agent::Command(command) => command
                 .run_prompt
                 .fields()
                 .contains(&Field::AllowedToolArgs),
-            builtin => builtin.builtin().is_some_and(|kind| kind.needs_tool_list),
         }
     }
 
@@ -85,22 +79,23 @@ impl Agent {
     /// them: always for the builtin agents (the kind's, or the provider's of llm-agent's
     /// model), for a command when its Agent file says `llm`.
     pub fn llm(&self) -> Option<AgentLlm> {
-        let known = |(api, base_url_env): (LlmApi, &str)| AgentLlm {
-            api,
-            base_url_env: base_url_env.into(),
-        };
         match self {
-            Agent::LlmAgent { provider, .. } => Some(known((
-                match provider {
-                    Provider::OpenAi => LlmApi::OpenAiChat,
-                    Provider::Anthropic => LlmApi::Anthropic,
-                    Provider::Gemini => LlmApi::Gemini,
-                },
-                provider.base_url_vars()[0],
-            ))),
+            Agent::Builtin(builtin) => {
+                let (api, base_url_env) = builtin.kind.kind().llm.unwrap_or((
+                    match builtin.provider {
+                        Provider::OpenAi => LlmApi::OpenAiChat,
+                        Provider::Anthropic => LlmApi::Anthropic,
+                        Provider::Gemini => LlmApi::Gemini,
+                    },
+                    builtin.provider.base_url_vars()[0],
+                ));
+                Some(AgentLlm {
+                    api,
+                    base_url_env: base_url_env.into(),
+                })
+            }
             Agent::Command(command) => command.llm.clone(),
             Agent::Acp(acp) => acp.llm.clone(),
-            builtin => builtin.builtin().and_then(|kind| kind.llm).map(known),
         }
     }
 
@@ -109,19 +104,16 @@ impl Agent {
     /// Agent file's name.
     pub fn name(&self) -> &str {
         match self {
+            Agent::Builtin(builtin) => builtin.kind.kind().name,
             Agent::Command(command) => &command.name,
             Agent::Acp(acp) => &acp.name,
-            builtin => builtin.builtin().map_or("", |kind| kind.name),
         }
     }
 
     /// How the agent's process is set up: its HOME and where its version comes from.
     pub fn options(&self) -> &AgentOptions {
         match self {
-            Agent::ClaudeCode { options, .. }
-            | Agent::Codex { options, .. }
-            | Agent::GeminiCli { options, .. }
-            | Agent::LlmAgent { options, .. } => options,
+            Agent::Builtin(builtin) => &builtin.options,
             Agent::Command(command) => &command.options,
             Agent::Acp(acp) => &acp.options,
         }
@@ -130,36 +122,32 @@ impl Agent {
     /// The agent with `options` (an Agent file's `commands` and `metadata.version`).
     pub fn with_options(mut self, new: AgentOptions) -> Self {
         match &mut self {
-            Agent::ClaudeCode { options, .. }
-            | Agent::Codex { options, .. }
-            | Agent::GeminiCli { options, .. }
-            | Agent::LlmAgent { options, .. } => *options = new,
+            Agent::Builtin(builtin) => builtin.options = new,
             Agent::Command(command) => command.options = new,
             Agent::Acp(acp) => acp.options = new,
         }
         self
     }
 
-    /// Where skills go and which tool loads them: the Agent file's `skills`, else Claude
-    /// Code's own.
+    /// Where skills go and which tool loads them: the Agent file's `skills`, else the builtin
+    /// kind's own (Claude Code's).
     pub fn skills(&self) -> Option<AgentSkills> {
-        match (&self.options().skills, self) {
-            (Some(skills), _) => Some(skills.clone()),
-            (None, Agent::ClaudeCode { .. }) => Some(AgentSkills::claude_code()),
-            (None, Agent::Acp(acp)) if acp.claude_code => Some(AgentSkills::claude_code()),
-            (None, _) => None,
+        if let Some(skills) = &self.options().skills {
+            return Some(skills.clone());
+        }
+        match self {
+            Agent::Builtin(builtin) => builtin.kind.kind().skills.map(AgentSkills::of),
+            Agent::Acp(acp) if acp.claude_code => Some(AgentSkills::claude_code()),
+            _ => None,
         }
     }
 
     /// The bound on one run of the agent.
     pub fn timeout(&self) -> Duration {
         match self {
+            Agent::Builtin(_) => DEFAULT_AGENT_TIMEOUT,
             Agent::Command(command) => command.timeout,
             Agent::Acp(acp) => acp.timeout,
-            Agent::ClaudeCode { .. }
-            | Agent::Codex { .. }
-            | Agent::GeminiCli { .. }
-            | Agent::LlmAgent { .. } => DEFAULT_AGENT_TIMEOUT,
         }
     }
 }
@@ -285,12 +273,17 @@ pub struct AgentSkills {
 }
 
 impl AgentSkills {
+    /// A builtin kind's place for skills.
+    pub fn of((mount_path, tool_name): (&str, &str)) -> Self {
+        AgentSkills {
+            mount_path: mount_path.into(),
+            tool_name: tool_name.into(),
+        }
+    }
+
     /// Claude Code's: `.claude/skills`, loaded by its `Skill` tool (mcpchecker's default).
     pub fn claude_code() -> Self {
-        AgentSkills {
-            mount_path: ".claude/skills".into(),
-            tool_name: "Skill".into(),
-        }
+        Self::of(KindId::ClaudeCode.kind().skills.unwrap_or_default())
     }
 }
 

@@ -10,10 +10,10 @@ use serde::de::IgnoredAny;
 use super::acp_file::{AcpParts, RawAcp, acp_agent};
 use super::builtin::{BuiltinKeys, builtin_agent};
 use super::definition::{
-    AcpAgent, Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, DEFAULT_AGENT_TIMEOUT,
-    RunPrompt,
+    AcpAgent, Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, BuiltinAgent,
+    DEFAULT_AGENT_TIMEOUT, RunPrompt,
 };
-use super::kinds::builtin_names;
+use super::kinds::{KindId, builtin_names};
 use super::shell_script;
 use super::template::{self, Field};
 use crate::config::files::check::Checker;
@@ -82,9 +82,14 @@ impl RawAgentRef {
         };
         let agent = builtin_agent(check, &keys, builtin, self.model)?;
         match (self.acp, agent) {
-            (Some(true), Agent::ClaudeCode { model, .. }) => {
-                Some(Agent::Acp(Box::new(AcpAgent::claude_code(model, None))))
-            }
+            (
+                Some(true),
+                Agent::Builtin(BuiltinAgent {
+                    kind: KindId::ClaudeCode,
+                    model,
+                    ..
+                }),
+            ) => Some(Agent::Acp(Box::new(AcpAgent::claude_code(model, None)))),
             (Some(true), _) => {
                 check.error(
                     format!("{path}.acp"),
@@ -291,20 +296,14 @@ pub fn load_agent_file(path: &Path) -> Result<Agent, ConfigErrors> {
         .validate(&mut check, has_builtin, path, name.clone());
     if let Some(acp) = acp {
         let agent = acp_agent(&mut check, acp, command.is_some(), builtin, llm, name);
-        let agent = agent.unwrap_or_else(|| Agent::ClaudeCode {
-            model: None,
-            options: AgentOptions::default(),
-        });
+        let agent = agent.unwrap_or_else(|| Agent::Builtin(BuiltinAgent::of(KindId::ClaudeCode)));
         return check.finish(agent.with_options(options));
     }
     // Validation reported an error when neither is there.
     let agent = match (command, builtin) {
         (Some(command), _) => Agent::Command(Box::new(AgentCommand { llm, ..command })),
         (None, Some(builtin)) => builtin,
-        (None, None) => Agent::ClaudeCode {
-            model: None,
-            options: AgentOptions::default(),
-        },
+        (None, None) => Agent::Builtin(BuiltinAgent::of(KindId::ClaudeCode)),
     };
     check.finish(agent.with_options(options))
 }

@@ -15,8 +15,8 @@ pub(crate) mod skills;
 pub mod template;
 
 pub use definition::{
-    AcpAgent, Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, CLAUDE_ACP_COMMAND,
-    CLAUDE_ACP_PACKAGE, DEFAULT_AGENT_TIMEOUT, RunPrompt,
+    AcpAgent, Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, BuiltinAgent,
+    CLAUDE_ACP_COMMAND, CLAUDE_ACP_PACKAGE, DEFAULT_AGENT_TIMEOUT, RunPrompt,
 };
 pub use file::load_agent_file;
 pub use kinds::{

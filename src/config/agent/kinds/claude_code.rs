@@ -21,4 +21,5 @@ pub(super) const KIND: BuiltinKind = BuiltinKind {
     }),
     version: VersionSource::UserAgent,
     counts_turns: true,
+    skills: Some((".claude/skills", "Skill")),
 };

@@ -20,4 +20,5 @@ pub(super) const KIND: BuiltinKind = BuiltinKind {
     }),
     version: VersionSource::ProgramFlag,
     counts_turns: false,
+    skills: None,
 };

@@ -17,6 +17,7 @@ pub(super) const KIND: BuiltinKind = BuiltinKind {
     program: None,
     version: VersionSource::Mcpeval,
     counts_turns: true,
+    skills: None,
 };
 
 /// The provider and model of a `provider:model` string of mcpchecker's llm-agent: `openai`,

@@ -4,8 +4,10 @@
 //! version that install it). Every list and lookup over the kinds reads [`BUILTINS`]: the
 //! names an error offers, the key variable and the program `mcpeval init` writes, the
 //! version mcpeval asks a program for, and the agent's own facts (`Agent::llm`, `name`,
-//! `needs_tool_list`). Adding a kind is a file here, a row of [`BUILTINS`] and a [`KindId`]
-//! (whose matches the compiler checks: the variant it validates into and the runner).
+//! `needs_tool_list`, `skills`); a validated builtin agent is its [`KindId`] with a model
+//! (`Agent::Builtin`). Adding a kind is a file here, a row of [`BUILTINS`], its [`KindId`]
+//! (the compiler then names the two matches over it: [`KindId::kind`] and the runner in
+//! `crate::agent::dispatch`) and the runner of its program in `crate::agent`.
 
 mod claude_code;
 mod codex;
@@ -55,6 +57,9 @@ pub struct BuiltinKind {
     /// Whether it reports its model turns itself (else they are the model calls the LLM
     /// proxy answered).
     pub counts_turns: bool,
+    /// Where it loads skills from in its working directory and the tool that loads one, when
+    /// it has skills of its own.
+    pub skills: Option<(&'static str, &'static str)>,
 }
 
 /// Where a builtin agent's version comes from.
