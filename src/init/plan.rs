@@ -93,25 +93,8 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
     }
     let eval_dir = Path::new("evals").join(&eval);
     let eval_abs = root.join(&eval_dir);
-    let entry = match entry {
-        ServerEntry::Stdio { command, args }
-            if command.contains('/') && Path::new(&command).is_relative() =>
-        {
-            ServerEntry::Stdio {
-                command: relative_to(&eval_abs, &normalize(&cwd.join(&command)))
-                    .display()
-                    .to_string(),
-                args,
-            }
-        }
-        other => other,
-    };
-    let agent = match agent {
-        AgentInput::Builtin(choice) => choice,
-        AgentInput::File(path) => AgentChoice::File {
-            path: relative_to(&eval_abs, &path).display().to_string(),
-        },
-    };
+    let entry = entry_from_eval_dir(entry, &eval_abs, &cwd);
+    let agent = agent_from_eval_dir(agent, &eval_abs);
     let scaffold = Scaffold {
         eval: &eval,
         server_label: format!("{} {}", surface.name, surface.version)
@@ -123,33 +106,10 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
         server: &entry,
         crate_harness: crate_doc.is_some(),
     };
-    let mut files = vec![
-        (eval_dir.join("eval.yaml"), render::eval_yaml(&scaffold)),
-        (
-            eval_dir.join("mcp-config.yaml"),
-            render::mcp_config_yaml(&scaffold),
-        ),
-        (eval_dir.join("README.md"), readme::readme(&scaffold)),
-    ];
-    let stems = task_file_stems(tools.iter().map(|t| t.name.as_str()));
-    for (tool, stem) in tools.iter().zip(&stems) {
-        let task_name = if is_task_name(&tool.name) {
-            tool.name.as_str()
-        } else {
-            stem
-        };
-        let path = eval_dir.join("tasks").join(format!("{stem}.yaml"));
-        files.push((path, render::task_yaml(&scaffold, tool, task_name)));
-    }
+    let mut files = scaffold_files(&scaffold, &eval_dir);
     warnings.extend(tool_warnings(&tools));
     warnings.extend(headers::variable_warnings(&eval, &entry));
-    if tools.len() > 50 {
-        warnings.push(format!(
-            "{} tools, one task each: delete the tasks of tools you do not mean to test (each task \
-             is one agent run)",
-            tools.len()
-        ));
-    }
+    warnings.extend(size_warning(tools.len()));
     let mut report = InitReport {
         eval_dir: eval_dir.clone(),
         tasks: tools.len(),
@@ -194,16 +154,83 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
         })?;
     }
     let eval_file = dir.join(&eval_dir).join("eval.yaml");
-    let lookup = |name: &str| match (&var_value, binary) {
-        (Some(value), Some((var, _))) if name == var => Some(value.clone()),
-        _ => headers::variable_value(&eval, &entry, name).or_else(|| std::env::var(name).ok()),
-    };
-    crate::plan::validate_eval_notes(&eval_file, &lookup).map_err(|errors| InitError::Invalid {
-        file: eval_file.clone(),
-        errors: errors.to_string(),
-    })?;
+    validate_written(&eval_file, &eval, &entry, var_value.as_deref())?;
     report.warnings = warnings;
     Ok(report)
+}
+
+/// A stdio server's relative command (`./target/debug/srv`) as the eval directory sees it.
+fn entry_from_eval_dir(entry: ServerEntry, eval_abs: &Path, cwd: &Path) -> ServerEntry {
+    match entry {
+        ServerEntry::Stdio { command, args }
+            if command.contains('/') && Path::new(&command).is_relative() =>
+        {
+            ServerEntry::Stdio {
+                command: relative_to(eval_abs, &normalize(&cwd.join(&command)))
+                    .display()
+                    .to_string(),
+                args,
+            }
+        }
+        other => other,
+    }
+}
+
+/// The agent as the eval names it: a builtin, or an Agent file relative to the eval directory.
+fn agent_from_eval_dir(agent: AgentInput, eval_abs: &Path) -> AgentChoice {
+    match agent {
+        AgentInput::Builtin(choice) => choice,
+        AgentInput::File(path) => AgentChoice::File {
+            path: relative_to(eval_abs, &path).display().to_string(),
+        },
+    }
+}
+
+/// The eval's files: eval.yaml, mcp-config.yaml, its README and one task per tool.
+fn scaffold_files(scaffold: &Scaffold<'_>, eval_dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut files = vec![
+        (eval_dir.join("eval.yaml"), render::eval_yaml(scaffold)),
+        (
+            eval_dir.join("mcp-config.yaml"),
+            render::mcp_config_yaml(scaffold),
+        ),
+        (eval_dir.join("README.md"), readme::readme(scaffold)),
+    ];
+    let tools = scaffold.tools;
+    let stems = task_file_stems(tools.iter().map(|t| t.name.as_str()));
+    for (tool, stem) in tools.iter().zip(&stems) {
+        let task_name = if is_task_name(&tool.name) {
+            tool.name.as_str()
+        } else {
+            stem
+        };
+        let path = eval_dir.join("tasks").join(format!("{stem}.yaml"));
+        files.push((path, render::task_yaml(scaffold, tool, task_name)));
+    }
+    files
+}
+
+/// The written eval validated as `mcpeval validate` would, its variables taken from what
+/// init was given (the server binary's path, the headers' secrets) or the environment.
+fn validate_written(
+    eval_file: &Path,
+    eval: &str,
+    entry: &ServerEntry,
+    var_value: Option<&str>,
+) -> Result<(), InitError> {
+    let binary_var = match entry {
+        ServerEntry::Binary { var, .. } => Some(var.as_str()),
+        _ => None,
+    };
+    let lookup = |name: &str| match (var_value, binary_var) {
+        (Some(value), Some(var)) if name == var => Some(value.to_owned()),
+        _ => headers::variable_value(eval, entry, name).or_else(|| std::env::var(name).ok()),
+    };
+    crate::plan::validate_eval_notes(eval_file, &lookup).map_err(|errors| InitError::Invalid {
+        file: eval_file.to_owned(),
+        errors: errors.to_string(),
+    })?;
+    Ok(())
 }
 
 /// The eval's name: `--name`, else the server's name made a directory name.
@@ -368,6 +395,16 @@ fn tool_warnings(tools: &[super::tools::ToolSpec]) -> Vec<String> {
             format!("{problem}: {}{more}", shown.join(", "))
         })
         .collect()
+}
+
+/// A warning for a server of more than 50 tools: one agent run each.
+fn size_warning(tools: usize) -> Option<String> {
+    (tools > 50).then(|| {
+        format!(
+            "{tools} tools, one task each: delete the tasks of tools you do not mean to test (each \
+             task is one agent run)"
+        )
+    })
 }
 
 /// Writes a file that must not exist yet (its directories created).
