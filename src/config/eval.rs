@@ -11,6 +11,7 @@ use serde::de::IgnoredAny;
 use super::agent::definition::Agent;
 use super::agent::file::RawAgentRef;
 use super::agent::skills::{RawSkillsConfig, check_skills_agent, skill_sources};
+use super::assertions::Assertions;
 use super::extensions::{ExtensionSpec, RawExtension, validate_extensions};
 use super::files::check::{Checker, dir_of};
 use super::files::error::{ConfigError, ConfigErrors, did_you_mean};
@@ -171,22 +172,8 @@ pub fn load_eval_with(
     let parsed = read_file::<RawEval>(path)?;
     let raw = parsed.value;
     let mut check = Checker::new(path, &parsed.locations);
-    if raw.kind != "Eval" {
-        check.error(
-            "kind",
-            format!("expected `kind: Eval`, found `{}`", raw.kind),
-        );
-    }
-    let name = check.test_name_part(raw.metadata.name.as_deref());
+    let name = eval_name(&mut check, &raw);
     let config = raw.config;
-    let unsupported = [("sources", config.sources.is_some())];
-    for (key, _) in unsupported.into_iter().filter(|(_, present)| *present) {
-        check.error(
-            format!("config.{key}"),
-            format!("`{key}` of mcpchecker is not supported by mcpeval yet"),
-        );
-    }
-
     let skill_sources = skill_sources(&mut check, config.skills);
     let has_skills = !skill_sources.is_empty();
     let mcp = load_mcp(
@@ -195,16 +182,7 @@ pub fn load_eval_with(
         has_skills,
         lookup,
     );
-    let agent = match config.agent {
-        Some(agent) => agent.validate(&mut check),
-        None => {
-            check.error(
-                "config.agent",
-                "missing required field; expected e.g. `type: builtin.claude-code`",
-            );
-            None
-        }
-    };
+    let agent = eval_agent(&mut check, config.agent);
     let llm_judge = config.llm_judge.and_then(|j| j.validate(&mut check));
     let default_limits = config
         .default_task_limits
@@ -212,29 +190,12 @@ pub fn load_eval_with(
         .unwrap_or_default();
 
     let snapshot = snapshot_mode(&mut check, config.snapshot.as_deref());
-    let replay_ignore = config
-        .replay
-        .unwrap_or_default()
-        .ignore
-        .iter()
-        .enumerate()
-        .filter_map(|(i, pattern)| check.regex(&format!("config.replay.ignore[{i}]"), pattern))
-        .collect();
-    let runs = match config.runs {
-        Some(0) => {
-            check.error("config.runs", "must be 1 or more");
-            None
-        }
-        Some(n) => check.count("config.runs", n),
-        None => None,
-    };
+    let replay_ignore = replay_ignore(&mut check, config.replay.unwrap_or_default());
+    let runs = runs(&mut check, config.runs);
     let server_names = mcp.as_ref().map(McpConfig::server_names);
     let task_sets = task_sets(&mut check, config.task_sets, server_names.as_deref());
     if let Some(agent) = &agent {
-        let sets = task_sets
-            .iter()
-            .map(|set| (set.key_path.as_str(), &set.assertions));
-        check_skills_agent(&mut check, agent, !skill_sources.is_empty(), sets);
+        check_skills_agent(&mut check, agent, has_skills, assertions_of(&task_sets));
     }
     let extensions = validate_extensions(&mut check, config.extensions, dir_of(path));
     let mcp_file = config.mcp_config_file.as_deref();
@@ -263,10 +224,7 @@ pub fn load_eval_with(
     let variants = variants(&mut check, config.variants, &context);
     // A variant's own agent must be able to run the eval's skills, as `config.agent` must.
     for agent in variants.iter().filter_map(|v| v.agent.as_ref()) {
-        let sets = task_sets
-            .iter()
-            .map(|set| (set.key_path.as_str(), &set.assertions));
-        check_skills_agent(&mut check, agent, !skill_sources.is_empty(), sets);
+        check_skills_agent(&mut check, agent, has_skills, assertions_of(&task_sets));
     }
     let locations = parsed.locations.clone();
     let (Some(name), Some(agent), Some(mcp)) = (name, agent, mcp) else {
@@ -290,6 +248,66 @@ pub fn load_eval_with(
         variant: None,
         locations,
     })
+}
+
+/// The eval's name (`metadata.name`), its `kind` checked and mcpchecker's keys mcpeval does
+/// not support refused.
+fn eval_name(check: &mut Checker<'_>, raw: &RawEval) -> Option<String> {
+    if raw.kind != "Eval" {
+        check.error(
+            "kind",
+            format!("expected `kind: Eval`, found `{}`", raw.kind),
+        );
+    }
+    let name = check.test_name_part(raw.metadata.name.as_deref());
+    let unsupported = [("sources", raw.config.sources.is_some())];
+    for (key, _) in unsupported.into_iter().filter(|(_, present)| *present) {
+        check.error(
+            format!("config.{key}"),
+            format!("`{key}` of mcpchecker is not supported by mcpeval yet"),
+        );
+    }
+    name
+}
+
+/// `config.agent`, validated; required.
+fn eval_agent(check: &mut Checker<'_>, agent: Option<RawAgentRef>) -> Option<Agent> {
+    match agent {
+        Some(agent) => agent.validate(check),
+        None => {
+            check.error(
+                "config.agent",
+                "missing required field; expected e.g. `type: builtin.claude-code`",
+            );
+            None
+        }
+    }
+}
+
+/// `config.replay.ignore`: each pattern compiled.
+fn replay_ignore(check: &mut Checker<'_>, replay: RawReplay) -> Vec<Regex> {
+    (replay.ignore.iter().enumerate())
+        .filter_map(|(i, pattern)| check.regex(&format!("config.replay.ignore[{i}]"), pattern))
+        .collect()
+}
+
+/// `config.runs`: 1 or more, when given.
+fn runs(check: &mut Checker<'_>, runs: Option<i64>) -> Option<u32> {
+    match runs {
+        Some(0) => {
+            check.error("config.runs", "must be 1 or more");
+            None
+        }
+        Some(n) => check.count("config.runs", n),
+        None => None,
+    }
+}
+
+/// Each task set's assertions with its key path, for the checks of the agent's skills.
+fn assertions_of(task_sets: &[TaskSet]) -> impl Iterator<Item = (&str, &Assertions)> {
+    task_sets
+        .iter()
+        .map(|set| (set.key_path.as_str(), &set.assertions))
 }
 
 /// The MCP config that `config.mcpConfigFile` names, loaded, or without one the config
