@@ -105,6 +105,28 @@ pub async fn run_task(
     wait_within(&shared, main, timeout).await;
     run_cleanup(&shared, &eval, &task, &options).await;
     lock(&shared.groups).clear();
+    close_run(
+        &shared,
+        &eval,
+        &options,
+        proxies,
+        &recorder,
+        faults.as_deref(),
+    )
+    .await
+}
+
+/// The end of a run: the proxies shut down (their server failures, tool rewrites and server
+/// logs kept, the logs redacted), the agent's working directory removed, and the report
+/// completed from the trace (schema checks, tokens, the variant's decoys, the faults).
+async fn close_run(
+    shared: &TimedRun,
+    eval: &Eval,
+    options: &RunOptions,
+    proxies: Vec<ProxyHandle>,
+    recorder: &CallRecorder,
+    faults: Option<&FaultPlan>,
+) -> RunReport {
     let server_failures: Vec<ServerFailure> = proxies
         .iter()
         .flat_map(ProxyHandle::server_failures)
@@ -116,7 +138,7 @@ pub async fn run_task(
         .filter_map(|proxy| proxy.stderr_log().map(Path::to_path_buf))
         .collect();
     shutdown(proxies).await;
-    redact_files(&server_logs, &run_secrets(&eval, &options));
+    redact_files(&server_logs, &run_secrets(eval, options));
     let _ = std::fs::remove_dir_all(&shared.report().work_dir);
     let mut report = std::mem::take(&mut *shared.report());
     // After those of listing the tools for the agent, if any.
@@ -124,10 +146,10 @@ pub async fn run_task(
     report.trace = recorder.trace();
     report.schema = schema_checks::check(&report.trace, &options.schemas);
     report.tokens = TraceTokens::of(&report.trace);
-    report.decoy_calls = variant::decoy_calls(&eval, &rewrites, &report.trace);
-    report.variant_problems = variant::problems(&eval, &rewrites, &report.decoy_calls);
+    report.decoy_calls = variant::decoy_calls(eval, &rewrites, &report.trace);
+    report.variant_problems = variant::problems(eval, &rewrites, &report.decoy_calls);
     report.rewrites = rewrites;
-    if let Some(plan) = &faults {
+    if let Some(plan) = faults {
         report.fault_seed = Some(plan.seed());
         report.faults = fault_notes(plan);
     }
