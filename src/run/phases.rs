@@ -99,13 +99,7 @@ pub(crate) async fn run_main(
     .await;
     shared.report().server_failures.extend(listing_failures);
     shared.report().agent_span = Some(Span::since(agent_start));
-    let mut version = agent_version(eval.agent.options(), &run_dir, &options.vars)
-        .await
-        .or_else(|| agent.version.clone())
-        .or_else(|| builtin_version(&eval.agent));
-    if version.is_none() {
-        version = program_version(&eval.agent, &run_dir, &options.vars).await;
-    }
+    let version = version_of(eval, agent.version.clone(), &run_dir, options).await;
     shared.report().agent_version = version;
     let answer = agent.answer.clone();
     shared.report().agent = Some(agent);
@@ -113,7 +107,46 @@ pub(crate) async fn run_main(
 
     shared.set_phase(RunPhase::Verify);
     let trace = recorder.trace();
-    let judge = match start_judge_proxy(eval, task, &target, options) {
+    verify(shared, eval, task, &target, &trace, answer, options).await;
+    if !shared.report().errors.is_empty() {
+        return;
+    }
+
+    shared.set_phase(RunPhase::Assertions);
+    check_assertions(shared, eval, assertion_sets, &trace);
+    shared.set_phase(RunPhase::Done);
+}
+
+/// The agent's version: its Agent file's `getVersion` or `metadata.version`, what the agent
+/// reported, its builtin kind's, else its program's `--version`.
+async fn version_of(
+    eval: &Eval,
+    reported: Option<String>,
+    run_dir: &Path,
+    options: &RunOptions,
+) -> Option<String> {
+    let version = agent_version(eval.agent.options(), run_dir, &options.vars)
+        .await
+        .or(reported)
+        .or_else(|| builtin_version(&eval.agent));
+    match version {
+        Some(version) => Some(version),
+        None => program_version(&eval.agent, run_dir, &options.vars).await,
+    }
+}
+
+/// The verify phase: the judge's LLM proxy started when a step needs it, the verify steps
+/// run with the trace and the answer, the judge's LLM calls recorded. Errors go to the report.
+async fn verify(
+    shared: &TimedRun,
+    eval: &Eval,
+    task: &Task,
+    target: &LlmTarget<'_>,
+    trace: &CallTrace,
+    answer: String,
+    options: &RunOptions,
+) {
+    let judge = match start_judge_proxy(eval, task, target, options) {
         Ok(judge) => judge,
         Err(error) => {
             shared.report().errors.push(error);
@@ -121,7 +154,15 @@ pub(crate) async fn run_main(
         }
     };
     let judge_env = judge.as_ref().map(|j| j.env.clone()).unwrap_or_default();
-    match verify_context(eval, task, &run_dir, &trace, answer, options, &judge_env) {
+    match verify_context(
+        eval,
+        task,
+        target.run_dir,
+        trace,
+        answer,
+        options,
+        &judge_env,
+    ) {
         Ok((context, errors)) => {
             shared.report().errors.extend(errors);
             let verify = run_phase(Phase::Verify, &task.verify, &context, &mut Vec::new()).await;
@@ -133,16 +174,20 @@ pub(crate) async fn run_main(
         let record = finish_llm_proxy(LlmClient::Judge, judge).await;
         shared.report().llm.push(record);
     }
-    if !shared.report().errors.is_empty() {
-        return;
-    }
+}
 
-    shared.set_phase(RunPhase::Assertions);
-    // Without servers there are no calls to check: those assertions are skipped, never
-    // passed.
+/// The assertions of the task's sets checked on the trace, and the skill assertions on the
+/// agent's own tool calls. Without servers there are no calls to check: those assertions are
+/// skipped, never passed.
+fn check_assertions(
+    shared: &TimedRun,
+    eval: &Eval,
+    assertion_sets: &[AssertionSet],
+    trace: &CallTrace,
+) {
     let skipped = crate::run::variant::skipped_assertions(eval, assertion_sets);
     let mut failures = if skipped.is_empty() {
-        check_all(assertion_sets, &trace)
+        check_all(assertion_sets, trace)
     } else {
         Vec::new()
     };
@@ -153,7 +198,6 @@ pub(crate) async fn run_main(
         failures.extend(check_skills(assertion_sets, calls, &skills.tool_name));
     }
     shared.report().failures = failures;
-    shared.set_phase(RunPhase::Done);
 }
 
 /// What verify steps see: the trace and the answer as files and variables, the answer and
