@@ -201,20 +201,8 @@ impl Harness {
                 return ExitCode::from(crate::plumbing::exit::INVALID_CONFIG);
             }
         };
-        let named = |name: &str| trials.iter().any(|trial| trial.name() == name);
-        if let Some(name) = exact_name(&args).filter(|name| !named(name)) {
-            // `cargo test -- NAME --exact` passes NAME to every test binary, so a binary of
-            // other evals only notes it; the eval files of `mcpeval check` and the test
-            // binary nextest asks (it lists first) must have the task.
-            let must_have =
-                matches!(self.source, Source::Files(_)) || std::env::var_os("NEXTEST").is_some();
-            let what = if must_have { "error" } else { "note" };
-            eprintln!(
-                "{what}: no task is named `{name}` (--exact); `--list` shows the test names, `<eval>::<task>` (`<eval>::<task>@<variant>` in an eval with variants)"
-            );
-            if must_have {
-                return ExitCode::from(crate::plumbing::exit::INVALID_CONFIG);
-            }
+        if let Err(code) = self.check_exact_name(&args, &trials) {
+            return code;
         }
         if let Err(e) = cargo_bin::build_for_run(&bins, &args, &trials) {
             return e.stop_run();
@@ -237,27 +225,7 @@ impl Harness {
         }
         let conclusion = libtest_mimic::run(&args, trials);
         shut_down_extensions(&options);
-        let results = std::mem::take(&mut *crate::plumbing::lock::lock(&options.collected));
-        // One test per process (nextest) makes no summary; `mcpeval report` merges those.
-        if results.len() > 1 {
-            eprint!("\n{}", crate::report::Summary::of(&results).render());
-            eprintln!(
-                "  results: {}",
-                options.output_dir.join("results").display()
-            );
-        }
-        // Under nextest each process has its test's annotation; `mcpeval report` the summary.
-        actions::report(
-            &results,
-            &eval_files,
-            crate::plumbing::ci::nextest_run_id().is_none(),
-        );
-        if !results.is_empty() {
-            match crate::plumbing::ci::nextest_run_id() {
-                Some(run) => page::write_nextest_page(&run, &options.output_dir),
-                None => page::write_process_page(results, &options.output_dir),
-            }
-        }
+        report_run(&options, &eval_files);
         if let Some(signal) = crate::plumbing::interrupt::interrupted() {
             // Every run's processes are gone by now; this only catches one that is not.
             crate::plumbing::process::kill_all_groups();
@@ -265,6 +233,28 @@ impl Harness {
             return ExitCode::from(signal.exit_code());
         }
         conclusion.exit_code()
+    }
+
+    /// With `--exact NAME` that names no task: a note, or an error (returned as the exit code)
+    /// for the eval files of `mcpeval check` and the test binary nextest asks.
+    fn check_exact_name(&self, args: &Arguments, trials: &[Trial]) -> Result<(), ExitCode> {
+        let named = |name: &str| trials.iter().any(|trial| trial.name() == name);
+        let Some(name) = exact_name(args).filter(|name| !named(name)) else {
+            return Ok(());
+        };
+        // `cargo test -- NAME --exact` passes NAME to every test binary, so a binary of
+        // other evals only notes it; the eval files of `mcpeval check` and the test
+        // binary nextest asks (it lists first) must have the task.
+        let must_have =
+            matches!(self.source, Source::Files(_)) || std::env::var_os("NEXTEST").is_some();
+        let what = if must_have { "error" } else { "note" };
+        eprintln!(
+            "{what}: no task is named `{name}` (--exact); `--list` shows the test names, `<eval>::<task>` (`<eval>::<task>@<variant>` in an eval with variants)"
+        );
+        if must_have {
+            return Err(ExitCode::from(crate::plumbing::exit::INVALID_CONFIG));
+        }
+        Ok(())
     }
 
     /// The run's options; its variables: the binaries of `cargo_bin`, then those of `env`,
@@ -434,4 +424,30 @@ pub fn discover_eval_files(dir: &Path) -> Result<Vec<PathBuf>, ConfigErrors> {
         return Err(ConfigError::file(dir, "no eval file (`kind: Eval`) found here").into());
     }
     Ok(evals)
+}
+
+/// After the tests: the run's summary on stderr (one test per process, as under nextest, makes
+/// none: `mcpeval report` merges those), the GitHub Actions annotations and job summary, and
+/// the HTML report of the process or of the nextest run.
+fn report_run(options: &RunOptions, eval_files: &BTreeMap<String, PathBuf>) {
+    let results = std::mem::take(&mut *crate::plumbing::lock::lock(&options.collected));
+    if results.len() > 1 {
+        eprint!("\n{}", crate::report::Summary::of(&results).render());
+        eprintln!(
+            "  results: {}",
+            options.output_dir.join("results").display()
+        );
+    }
+    // Under nextest each process has its test's annotation; `mcpeval report` the summary.
+    actions::report(
+        &results,
+        eval_files,
+        crate::plumbing::ci::nextest_run_id().is_none(),
+    );
+    if !results.is_empty() {
+        match crate::plumbing::ci::nextest_run_id() {
+            Some(run) => page::write_nextest_page(&run, &options.output_dir),
+            None => page::write_process_page(results, &options.output_dir),
+        }
+    }
 }
