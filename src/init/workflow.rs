@@ -79,19 +79,41 @@ pub fn workflow(input: &WorkflowInput<'_>) -> (String, Option<String>) {
          jobs:\n  evals:\n    if: ${{{{ !inputs.record }}}}\n    runs-on: ubuntu-latest\n    \
          timeout-minutes: 60\n    steps:\n"
     );
-    setup_steps(&mut out, input, program.as_deref(), &install);
+    evals_job(&mut out, input, program.as_deref(), &install, &run);
+    gate_job(&mut out, &install);
+    record_job(&mut out, input, program.as_deref(), &install, &run, key);
+    (out, warning)
+}
+
+/// The `evals` job's steps (its header is the workflow's end): set up, replay the evals, keep
+/// the results for the gate.
+fn evals_job(
+    out: &mut String,
+    input: &WorkflowInput<'_>,
+    program: Option<&str>,
+    install: &str,
+    run: &str,
+) {
+    setup_steps(out, input, program, install);
     let _ = write!(
         out,
         "      - name: Replay the evals\n        env:\n          \
          MCPEVAL_OUTPUT_DIR: target/mcpeval\n        run: {run}\n      \
          - name: Keep the results for the gate\n        if: ${{{{ !cancelled() }}}}\n        \
          uses: actions/upload-artifact@v4\n        with:\n          name: mcpeval-shard\n          \
-         path: target/mcpeval\n          if-no-files-found: warn\n\
-         \n  gate:\n    needs: evals\n    if: ${{{{ !cancelled() && !inputs.record }}}}\n    \
-         runs-on: ubuntu-latest\n    permissions:\n      actions: read\n      contents: read\n      \
-         pull-requests: write\n    steps:\n"
+         path: target/mcpeval\n          if-no-files-found: warn\n"
     );
-    install_steps(&mut out, &install);
+}
+
+/// The `gate` job: install mcpeval, merge the runs, keep the report, compare with the base
+/// branch and comment.
+fn gate_job(out: &mut String, install: &str) {
+    out.push_str(
+        "\n  gate:\n    needs: evals\n    if: ${{ !cancelled() && !inputs.record }}\n    \
+         runs-on: ubuntu-latest\n    permissions:\n      actions: read\n      contents: read\n      \
+         pull-requests: write\n    steps:\n",
+    );
+    install_steps(out, install);
     out.push_str(
         "      - uses: actions/download-artifact@v4\n        with:\n          \
          pattern: mcpeval-shard*\n          path: ${{ runner.temp }}/mcpeval-action/shards\n      \
@@ -101,11 +123,25 @@ pub fn workflow(input: &WorkflowInput<'_>) -> (String, Option<String>) {
          path: ${{ runner.temp }}/mcpeval-action/report\n          overwrite: true\n      \
          - name: Compare with the base branch and comment\n        env:\n          \
          GITHUB_TOKEN: ${{ github.token }}\n          INPUT_DIFF_FLAGS: \"\"\n        \
-         run: mcpeval action gate\n\
-         \n  record:\n    if: ${{ inputs.record }}\n    runs-on: ubuntu-latest\n    \
+         run: mcpeval action gate\n",
+    );
+}
+
+/// The `record` job: set up, record against the live API with the agent's key,
+/// commit the cassettes and snapshots.
+fn record_job(
+    out: &mut String,
+    input: &WorkflowInput<'_>,
+    program: Option<&str>,
+    install: &str,
+    run: &str,
+    key: Option<&str>,
+) {
+    out.push_str(
+        "\n  record:\n    if: ${{ inputs.record }}\n    runs-on: ubuntu-latest\n    \
          timeout-minutes: 60\n    permissions:\n      contents: write\n    steps:\n",
     );
-    setup_steps(&mut out, input, program.as_deref(), &install);
+    setup_steps(out, input, program, install);
     out.push_str("      - name: Record the cassettes and snapshots against the live API\n");
     match key {
         Some(key) => {
@@ -129,7 +165,6 @@ pub fn workflow(input: &WorkflowInput<'_>) -> (String, Option<String>) {
          git commit -m \"Re-record the evals' cassettes and snapshots\" || echo \"nothing changed\"\n          \
          git push\n"
     );
-    (out, warning)
 }
 
 /// Checkout, toolchain, the agent's program, and mcpeval when the evals run through it
