@@ -16,13 +16,15 @@ mod mcp;
 mod tools;
 mod wire;
 
+use std::collections::BTreeMap;
+
 use super::contract::{AgentOutcome, AgentRun, ProxiedServer};
 use crate::llm::{ChatClient, LlmConfig, Provider, TokenUsage};
 use crate::plumbing::ended::Ended;
 use crate::plumbing::text::shorten;
 pub use conversation::{AssistantTurn, Item, ToolCall, ToolResult};
 use mcp::{McpClient, call_tool, connect};
-use tools::{by_function, parse_arguments};
+use tools::{OfferedTool, by_function, parse_arguments};
 
 /// How much of a reply, of arguments or of a result the log and reasons quote.
 const QUOTE_LIMIT: usize = 2000;
@@ -192,6 +194,36 @@ pub async fn run_llm_agent_for(
     }
 }
 
+/// What a tool call of the model gets back, and whether it is an error: the tool's result
+/// through its server's client, or the error of a tool that does not exist, arguments that
+/// are not a JSON object, or a server that is not connected.
+async fn answer_call(
+    call: &ToolCall,
+    lookup: &BTreeMap<&str, &OfferedTool>,
+    clients: &[McpClient],
+) -> (String, bool) {
+    match (
+        lookup.get(call.name.as_str()),
+        parse_arguments(&call.arguments),
+    ) {
+        (None, _) => (
+            format!(
+                "Error: there is no tool `{}`; the tools are: {}",
+                call.name,
+                lookup.keys().copied().collect::<Vec<_>>().join(", ")
+            ),
+            true,
+        ),
+        (Some(_), Err(problem)) => (format!("Error: {problem}"), true),
+        (Some(tool), Ok(arguments)) => match clients.get(tool.server_index) {
+            Some(client) => call_tool(client, &tool.tool, arguments).await,
+            None => (format!("Error: `{}` is not connected", tool.server), true),
+        },
+    }
+}
+
+/// The agent loop: the prompt, then turn after turn the model's reply and the answers to its
+/// tool calls, until a reply without calls (the answer) or `maxSteps`.
 async fn drive(
     options: &LlmAgentOptions,
     prompt: &str,
@@ -239,24 +271,7 @@ async fn drive(
         let mut results = Vec::with_capacity(calls.len());
         for call in &calls {
             run.tool_calls += 1;
-            let (text, is_error) = match (
-                lookup.get(call.name.as_str()),
-                parse_arguments(&call.arguments),
-            ) {
-                (None, _) => (
-                    format!(
-                        "Error: there is no tool `{}`; the tools are: {}",
-                        call.name,
-                        lookup.keys().copied().collect::<Vec<_>>().join(", ")
-                    ),
-                    true,
-                ),
-                (Some(_), Err(problem)) => (format!("Error: {problem}"), true),
-                (Some(tool), Ok(arguments)) => match clients.get(tool.server_index) {
-                    Some(client) => call_tool(client, &tool.tool, arguments).await,
-                    None => (format!("Error: `{}` is not connected", tool.server), true),
-                },
-            };
+            let (text, is_error) = answer_call(call, &lookup, clients).await;
             run.note(format!(
                 "turn {turn}: {} {} -> {}",
                 call.name,
