@@ -79,23 +79,7 @@ pub(super) async fn server(
         ));
     }
     if let Some(line) = &args.command {
-        let words = shlex::split(line)
-            .filter(|words| !words.is_empty())
-            .ok_or_else(|| InitError::Usage(format!("--command {line:?}: expected a command line such as \"npx -y @modelcontextprotocol/server-everything stdio\" (quotes closed)")))?;
-        let expanded = words
-            .iter()
-            .map(|word| crate::config::expand_vars(word, &env_lookup))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| InitError::Usage(format!("--command: {e}")))?;
-        let launch = Launch::Stdio {
-            program: expanded[0].clone(),
-            args: expanded[1..].to_vec(),
-            env: Vec::new(),
-        };
-        let entry = ServerEntry::Stdio {
-            command: words[0].clone(),
-            args: words[1..].to_vec(),
-        };
+        let (launch, entry) = command_server(line, &env_lookup)?;
         return Ok((launch, entry, None));
     }
     if let Some(url) = &args.url {
@@ -148,6 +132,32 @@ pub(super) async fn server(
         env: vec![(var.clone(), path.clone())],
     };
     Ok((launch, ServerEntry::Binary { bin, var }, Some(path)))
+}
+
+/// `--command LINE`: how to start it (its words with the variables expanded) and the MCP
+/// config's entry (its words as written).
+fn command_server(
+    line: &str,
+    env_lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<(Launch, ServerEntry), InitError> {
+    let words = shlex::split(line)
+        .filter(|words| !words.is_empty())
+        .ok_or_else(|| InitError::Usage(format!("--command {line:?}: expected a command line such as \"npx -y @modelcontextprotocol/server-everything stdio\" (quotes closed)")))?;
+    let expanded = words
+        .iter()
+        .map(|word| crate::config::expand_vars(word, env_lookup))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| InitError::Usage(format!("--command: {e}")))?;
+    let launch = Launch::Stdio {
+        program: expanded[0].clone(),
+        args: expanded[1..].to_vec(),
+        env: Vec::new(),
+    };
+    let entry = ServerEntry::Stdio {
+        command: words[0].clone(),
+        args: words[1..].to_vec(),
+    };
+    Ok((launch, entry))
 }
 
 /// `Cargo.toml` in DIR, when it is a package's.
