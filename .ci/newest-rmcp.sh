@@ -15,11 +15,11 @@ echo "newest-rmcp: $(grep -A1 '^name = "rmcp"$' Cargo.lock | sed -n 's/^version 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
 export MCPEVAL_PEERS_DIR="${MCPEVAL_PEERS_DIR:-$repo/.peers}"
 # The library, the binary and the examples build (what a user's crate and our tests' servers
-# compile); the proxy's tests, the harness's and every protocol version with every agent run.
-# The other test binaries are not built again (tests/support, compiled into the proxy's, is
-# most of the test code that uses rmcp; tests/cli/init/headers.rs is not built against the
-# newest here: tests/cli would not pass in this copy, its init snapshot expects the checkout
-# and the temporary directory to share only the root, and the copy is in /tmp).
+# compile); the proxy's tests, init's (its server discovery and HTTP headers talk rmcp), the
+# harness's and every protocol version with every agent run. The other test binaries are not
+# built again (tests/support, compiled into the proxy's, is most of the test code that uses
+# rmcp).
 cargo build --lib --bins --examples
 cargo test --test proxy
+cargo test --test cli -- init::
 cargo test --test run --test slow -- harness:: protocol_versions::

@@ -85,9 +85,10 @@ fn in_a_crate_init_writes_the_harness_and_keeps_cargo_toml_as_written() {
     );
     let manifest = read(dir.path().join("Cargo.toml"));
     assert!(manifest.starts_with(&original), "{manifest}");
-    // The dev-dependency is the checkout mcpeval was built from (masked: it differs per machine;
-    // the temporary directory shares only the root with it, so the path is absolute).
-    let masked = manifest.replace(env!("CARGO_MANIFEST_DIR"), "[mcpeval checkout]");
+    // The dev-dependency is the checkout mcpeval was built from: absolute, or relative to the
+    // crate when the temporary directory shares more than the root with the checkout (a
+    // checkout under /tmp). Masked: it differs per machine.
+    let masked = mask_checkout_path(&manifest, dir.path());
     insta::assert_snapshot!("crate_cargo_toml", masked);
     insta::assert_snapshot!("crate_evals_rs", read(dir.path().join("tests/evals.rs")));
     let eval = dir.path().join("evals/acme/eval.yaml");
@@ -224,4 +225,24 @@ fn dependency_version_writes_this_version_and_git_needs_a_remote() {
             assert!(!dir.path().join("evals").exists(), "nothing written");
         }
     }
+}
+
+/// `manifest` with the path of its `mcpeval-harness` dependency, which must lead from `crate_dir`
+/// to this checkout, as `[mcpeval checkout]`.
+fn mask_checkout_path(manifest: &str, crate_dir: &std::path::Path) -> String {
+    let prefix = "mcpeval-harness = { path = \"";
+    let line = manifest
+        .lines()
+        .find(|line| line.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no path dependency on mcpeval-harness:\n{manifest}"));
+    let path = &line[prefix.len()..];
+    let path = &path[..path.find('"').expect("the path's closing quote")];
+    let checkout = std::fs::canonicalize(env!("CARGO_MANIFEST_DIR")).unwrap();
+    assert_eq!(
+        std::fs::canonicalize(crate_dir.join(path)).ok(),
+        Some(checkout),
+        "the dependency's path {path:?} leads from {} to the checkout",
+        crate_dir.display()
+    );
+    manifest.replace(&format!("{prefix}{path}\""), &format!("{prefix}[mcpeval checkout]\""))
 }
