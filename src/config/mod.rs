@@ -34,9 +34,9 @@ pub(crate) use files::LocationIndex;
 
 pub use agent::{
     AcpAgent, Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, BUILTINS, BuiltinAgent,
-    BuiltinKind, CLAUDE_ACP_COMMAND, CLAUDE_ACP_PACKAGE, DEFAULT_AGENT_TIMEOUT, KindId, Program,
-    RunPrompt, VersionSource, builtin_kind, builtin_names, key_variable, llm_agent_model,
-    load_agent_file, shell_script, template,
+    BuiltinKind, CLAUDE_CODE_ACP, DEFAULT_AGENT_TIMEOUT, KindId, Program, RunPrompt, VersionSource,
+    builtin_kind, builtin_names, key_variable, llm_agent_model, load_agent_file, shell_script,
+    template,
 };
 pub use assertions::{
     AfterFault, ArgumentPattern, ArgumentsComparison, AssertionKind, Assertions, CallMatcher,

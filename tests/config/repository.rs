@@ -1,6 +1,7 @@
 //! The repository's own test sets: `cargo test-fast` (.cargo/config.toml) runs every test
 //! target but the `slow` binary, so a new test binary cannot fall out of the fast set; and a
-//! test's nested `cargo` leaves the target dir as it found it.
+//! test's nested `cargo` leaves the target dir as it found it; the agent programs' tested
+//! versions are those CI installs.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -110,4 +111,35 @@ fn no_two_types_share_a_name() {
         "types that share a name:\n{}",
         shared.join("\n")
     );
+}
+
+/// The version of each agent program the builtin kinds name (and Claude Code's ACP adapter) is
+/// the one `.ci/install-peers.sh` installs: what mcpeval's messages and `mcpeval init`'s
+/// workflow tell a user to install is what the tests ran.
+#[test]
+fn the_tested_versions_of_the_agent_programs_are_the_ones_ci_installs() {
+    let script =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/install-peers.sh"))
+            .unwrap();
+    let installed = |package: &str| {
+        script.lines().find_map(|line| {
+            let mut words = line.split_whitespace();
+            (words.next() == Some("install") && words.next() == Some(package))
+                .then(|| words.next().map(str::to_owned))
+                .flatten()
+        })
+    };
+    let programs = mcpeval::config::BUILTINS
+        .iter()
+        .filter_map(|kind| kind.program)
+        .chain([mcpeval::config::CLAUDE_CODE_ACP]);
+    for program in programs {
+        assert_eq!(
+            installed(program.package).as_deref(),
+            Some(program.tested_version),
+            "{} ({}): .ci/install-peers.sh installs another version",
+            program.display,
+            program.package
+        );
+    }
 }

@@ -616,7 +616,7 @@ fn an_acp_agent_file_loads_as_mcpchecker_writes_it() {
         agent,
         Agent::Acp(Box::new(AcpAgent {
             cmd: "claude-code-acp".into(),
-            package: None,
+            program: None,
             ..AcpAgent::claude_code(None, None)
         }))
     );

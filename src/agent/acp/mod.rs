@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use self::connection::{AcpIncoming, AcpLaunch, AgentProcess};
 use self::session::AcpSession;
 use super::contract::{AgentOutcome, AgentRun};
-use crate::config::{AcpAgent, CLAUDE_ACP_PACKAGE};
+use crate::config::AcpAgent;
 use crate::llm::TokenUsage;
 
 /// The ACP protocol version the client speaks.
@@ -36,9 +36,6 @@ const CANCEL_GRACE: Duration = Duration::from_secs(2);
 
 /// How long an agent gets to exit by itself once its stdin is closed.
 const EXIT_GRACE: Duration = Duration::from_millis(500);
-
-/// The version of `claude-agent-acp` mcpeval is tested with.
-const CLAUDE_ACP_TESTED: &str = "0.49.0";
 
 /// Runs `agent` on `run`'s prompt: one process, one session, one prompt.
 pub async fn run_acp_agent(agent: &AcpAgent, run: &AgentRun<'_>) -> AgentOutcome {
@@ -251,12 +248,12 @@ fn find_program(agent: &AcpAgent, run: &AgentRun<'_>) -> Result<PathBuf, String>
     std::env::split_paths(&path)
         .map(|dir| dir.join(cmd))
         .find(|candidate| candidate.is_file())
-        .ok_or_else(|| match &agent.package {
-            Some(_) if agent.claude_code => format!(
-                "`{cmd}` is not on PATH: builtin.claude-code over ACP runs Claude Code through \
-                 its ACP adapter, install it with `npm install -g {CLAUDE_ACP_PACKAGE}@{CLAUDE_ACP_TESTED}`"
+        .ok_or_else(|| match &agent.program {
+            Some(program) => format!(
+                "`{cmd}` is not on PATH: builtin.{} over ACP runs through {}, install it with \
+                 `npm install -g {}@{}`",
+                agent.name, program.display, program.package, program.tested_version
             ),
-            Some(package) => format!("`{cmd}` is not on PATH: install {package}"),
             None => format!("`{cmd}` (acp.cmd of the Agent file) is not on PATH"),
         })
 }

@@ -27,14 +27,14 @@ async fn a_missing_program_fails_the_run_naming_where_it_comes_from() {
     assert!(!outcome.passed());
     assert_eq!(
         outcome.reason(),
-        "`claude-agent-acp` is not on PATH: builtin.claude-code over ACP runs Claude Code \
-         through its ACP adapter, install it with \
+        "`claude-agent-acp` is not on PATH: builtin.claude-code over ACP runs through Claude \
+         Code's ACP adapter, install it with \
          `npm install -g @agentclientprotocol/claude-agent-acp@0.49.0`"
     );
     let own = AcpAgent {
         name: "mine".into(),
         cmd: "my-acp-agent".into(),
-        package: None,
+        program: None,
         claude_code: false,
         ..claude
     };

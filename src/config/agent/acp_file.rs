@@ -85,7 +85,7 @@ pub(in crate::config) fn acp_agent(
             name,
             cmd: command.0,
             args: command.1,
-            package: None,
+            program: None,
             env: BTreeMap::new(),
             timeout,
             llm,

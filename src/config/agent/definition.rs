@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::kinds::{BuiltinKind, KindId};
+use super::kinds::{BuiltinKind, CLAUDE_CODE_ACP, KindId, Program};
 use super::shell_script::ShellScript;
 use super::template::{Field, Template};
 use crate::llm::Provider;
@@ -196,9 +196,9 @@ pub struct AcpAgent {
     pub cmd: String,
     /// `acp.args`.
     pub args: Vec<String>,
-    /// Where the program comes from, for the message when it is missing (e.g. the npm
-    /// package `@agentclientprotocol/claude-agent-acp`).
-    pub package: Option<String>,
+    /// The program of a builtin kind over ACP (Claude Code's adapter), for the message when
+    /// it is missing: its npm package and the version mcpeval is tested with.
+    pub program: Option<Program>,
     /// `commands.env`: extra environment variables.
     pub env: BTreeMap<String, String>,
     /// `commands.timeout`, else the default; the task timeout bounds it too.
@@ -214,27 +214,23 @@ pub struct AcpAgent {
     pub options: AgentOptions,
 }
 
-/// The adapter mcpchecker runs for `builtin.claude-code`, and its npm package.
-pub const CLAUDE_ACP_COMMAND: &str = "claude-agent-acp";
-/// The npm package of [`CLAUDE_ACP_COMMAND`].
-pub const CLAUDE_ACP_PACKAGE: &str = "@agentclientprotocol/claude-agent-acp";
-
 impl AcpAgent {
-    /// `builtin.claude-code` over ACP: `claude-agent-acp` (or `cmd`, `args`), with `model`.
+    /// `builtin.claude-code` over ACP: its adapter ([`CLAUDE_CODE_ACP`], or `cmd`, `args`),
+    /// with `model`.
     pub fn claude_code(model: Option<String>, command: Option<(String, Vec<String>)>) -> Self {
-        let (cmd, args, package) = match command {
+        let (cmd, args, program) = match command {
             Some((cmd, args)) => (cmd, args, None),
             None => (
-                CLAUDE_ACP_COMMAND.to_owned(),
+                CLAUDE_CODE_ACP.command.to_owned(),
                 Vec::new(),
-                Some(format!("the npm package `{CLAUDE_ACP_PACKAGE}`")),
+                Some(CLAUDE_CODE_ACP),
             ),
         };
         AcpAgent {
             name: "claude-code".into(),
             cmd,
             args,
-            package,
+            program,
             env: BTreeMap::new(),
             timeout: DEFAULT_AGENT_TIMEOUT,
             llm: Some(AgentLlm {

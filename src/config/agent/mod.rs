@@ -16,10 +16,10 @@ pub mod template;
 
 pub use definition::{
     AcpAgent, Agent, AgentCommand, AgentLlm, AgentOptions, AgentSkills, BuiltinAgent,
-    CLAUDE_ACP_COMMAND, CLAUDE_ACP_PACKAGE, DEFAULT_AGENT_TIMEOUT, RunPrompt,
+    DEFAULT_AGENT_TIMEOUT, RunPrompt,
 };
 pub use file::load_agent_file;
 pub use kinds::{
-    BUILTINS, BuiltinKind, KindId, Program, VersionSource, builtin_kind, builtin_names,
-    key_variable, llm_agent_model,
+    BUILTINS, BuiltinKind, CLAUDE_CODE_ACP, KindId, Program, VersionSource, builtin_kind,
+    builtin_names, key_variable, llm_agent_model,
 };

@@ -244,5 +244,8 @@ fn mask_checkout_path(manifest: &str, crate_dir: &std::path::Path) -> String {
         "the dependency's path {path:?} leads from {} to the checkout",
         crate_dir.display()
     );
-    manifest.replace(&format!("{prefix}{path}\""), &format!("{prefix}[mcpeval checkout]\""))
+    manifest.replace(
+        &format!("{prefix}{path}\""),
+        &format!("{prefix}[mcpeval checkout]\""),
+    )
 }

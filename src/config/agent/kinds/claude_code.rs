@@ -23,3 +23,12 @@ pub(super) const KIND: BuiltinKind = BuiltinKind {
     counts_turns: true,
     skills: Some((".claude/skills", "Skill")),
 };
+
+/// Claude Code's ACP adapter, which mcpchecker runs for `builtin.claude-code` (and mcpeval with
+/// `acp: true`).
+pub const CLAUDE_CODE_ACP: Program = Program {
+    command: "claude-agent-acp",
+    display: "Claude Code's ACP adapter",
+    package: "@agentclientprotocol/claude-agent-acp",
+    tested_version: "0.49.0",
+};

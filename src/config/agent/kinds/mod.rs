@@ -14,6 +14,7 @@ mod codex;
 mod gemini_cli;
 mod llm_agent;
 
+pub use claude_code::CLAUDE_CODE_ACP;
 pub use llm_agent::llm_agent_model;
 
 use crate::llm::Provider;
@@ -74,7 +75,7 @@ pub enum VersionSource {
 }
 
 /// A program a builtin agent runs, and the npm package that installs it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Program {
     /// The command looked up on `PATH` (`codex`).
     pub command: &'static str,
