@@ -1,7 +1,8 @@
 //! Under GitHub Actions (`GITHUB_ACTIONS=true`), the end of a run: a workflow command per
 //! failed test (`::error`, at the failing assertion's line of the eval file when its first
 //! reason is an assertion's, at the failing step's or the prompt's line of the task file
-//! when it is a step's or the agent's, else line 1 of the task file) and per flaky test that passed
+//! when it is a step's or the agent's (the results file's `failedAt` says which), else line 1
+//! of the task file) and per flaky test that passed
 //! (`::warning`), on stderr, where the runner reads them too; and the run's summary as
 //! markdown appended to the job summary. Nothing of the kind elsewhere.
 
@@ -10,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::LocationIndex;
 use crate::report::github::{self, Place, workspace_path};
-use crate::report::{COMMENT_LIMIT, TaskResult, TestOutcome, merge, report_markdown};
+use crate::report::{COMMENT_LIMIT, FailedAt, TaskResult, TestOutcome, merge, report_markdown};
 
 /// The annotations of `results` and, with `job_summary`, their summary; `eval_files` holds
 /// each eval's file by name.
@@ -38,57 +39,49 @@ pub(super) fn report(
     }
 }
 
-/// Where a test's annotation points: the key of the assertion its first reason is about
-/// (`<key> (<task set>): …`) in the eval file, else the task file's first line.
+/// Where a test's annotation points: what its first reason is about (the results file's
+/// `failedAt`): an assertion's key in the eval file, a step's or the prompt's line of the
+/// task file; else the task file's first line.
 pub(super) fn place(
     test: &TestOutcome<'_>,
     eval_files: &BTreeMap<String, PathBuf>,
     workspace: Option<&Path>,
 ) -> Place {
     let run = test.first_failed().unwrap_or(test.runs[0]);
-    let reason = run.reasons.first();
-    let eval = eval_files.get(&run.eval_name);
-    if let (Some(reason), Some(eval)) = (reason, eval) {
-        for (key, assertion) in &run.assertion_results {
-            let failed = assertion.details.iter().filter(|detail| !detail.passed);
-            for detail in failed {
-                if reason.starts_with(&format!("{key} ({}):", detail.task_set)) {
-                    let key_path = format!("{}.assertions.{key}", detail.task_set);
-                    let line = std::fs::read_to_string(eval)
-                        .ok()
-                        .and_then(|source| LocationIndex::build(&source).find(&key_path));
-                    return Place {
-                        file: workspace_path(eval, workspace),
-                        line: line.map_or(1, |(line, _)| line),
-                    };
-                }
-            }
-        }
-    }
     let task_file = Path::new(&run.task_path);
+    let (file, key_paths) = match (&run.failed_at, eval_files.get(&run.eval_name)) {
+        (
+            Some(FailedAt::Assertion {
+                assertion,
+                task_set,
+            }),
+            Some(eval),
+        ) => (
+            eval.as_path(),
+            vec![format!("{task_set}.assertions.{assertion}")],
+        ),
+        (Some(FailedAt::Assertion { .. }), None) | (None, _) => (task_file, Vec::new()),
+        (Some(FailedAt::Agent), _) => {
+            (task_file, vec!["spec.prompt".into(), "steps.prompt".into()])
+        }
+        // Both task versions: `spec.verify[1]`, `steps.verify`.
+        (Some(FailedAt::Step { phase, index }), _) => (
+            task_file,
+            vec![format!("spec.{phase}[{index}]"), format!("steps.{phase}")],
+        ),
+    };
     Place {
-        file: workspace_path(task_file, workspace),
-        line: reason
-            .and_then(|reason| task_line(task_file, reason))
-            .unwrap_or(1),
+        file: workspace_path(file, workspace),
+        line: line_of(file, &key_paths).unwrap_or(1),
     }
 }
 
-/// The line of the task file a reason is about: the step of a failed setup, verify or
-/// cleanup step (`verify[1] script check.sh: …`), the prompt of a failed agent (`agent: …`);
-/// both task versions (`spec.verify[1]`, `steps.verify`).
-fn task_line(task_file: &Path, reason: &str) -> Option<u64> {
-    let key_paths: Vec<String> = if reason.starts_with("agent: ") {
-        vec!["spec.prompt".into(), "steps.prompt".into()]
-    } else {
-        let (phase, rest) = reason.split_once('[')?;
-        let (index, _) = rest.split_once(']')?;
-        if !matches!(phase, "setup" | "verify" | "cleanup") || index.parse::<usize>().is_err() {
-            return None;
-        }
-        vec![format!("spec.{phase}[{index}]"), format!("steps.{phase}")]
-    };
-    let source = std::fs::read_to_string(task_file).ok()?;
+/// The line of the first of `key_paths` that `file` has.
+fn line_of(file: &Path, key_paths: &[String]) -> Option<u64> {
+    if key_paths.is_empty() {
+        return None;
+    }
+    let source = std::fs::read_to_string(file).ok()?;
     let locations = LocationIndex::build(&source);
     key_paths
         .iter()
@@ -107,14 +100,36 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("t.yaml");
         std::fs::write(&file, TASK).unwrap();
-        let line = |reason: &str| task_line(&file, reason);
-        assert_eq!(line("verify[1] inline script: exit code 1"), Some(9));
-        assert_eq!(
-            line("verify[0] `check` inline script: exit code 1"),
-            Some(8)
-        );
-        assert_eq!(line("agent: the agent failed with exit code 1"), Some(5));
-        assert_eq!(line("toolsUsed (config.taskSets[0]): expected …"), None);
-        assert_eq!(line("verify[x] script: no"), None);
+        let run = |failed_at: Option<FailedAt>| TaskResult {
+            task_path: file.display().to_string(),
+            eval_name: "e".into(),
+            failed_at,
+            ..TaskResult::default()
+        };
+        let line = |failed_at: Option<FailedAt>| {
+            let result = run(failed_at);
+            let test = TestOutcome {
+                test_name: "e::t",
+                runs: vec![&result],
+                count: crate::report::PassCount { passed: 0, runs: 1 },
+            };
+            place(&test, &BTreeMap::new(), None).line
+        };
+        let step = |phase: &str, index| FailedAt::Step {
+            phase: phase.into(),
+            index,
+        };
+        assert_eq!(line(Some(step("verify", 1))), 9);
+        assert_eq!(line(Some(step("verify", 0))), 8);
+        assert_eq!(line(Some(FailedAt::Agent)), 5);
+        // A step the file lacks: the nearest key it has (`spec`).
+        assert_eq!(line(Some(step("setup", 0))), 4);
+        // An assertion without the eval's file, or nothing known: the first line.
+        let assertion = FailedAt::Assertion {
+            assertion: "toolsUsed".into(),
+            task_set: "taskSets[0]".into(),
+        };
+        assert_eq!(line(Some(assertion)), 1);
+        assert_eq!(line(None), 1);
     }
 }

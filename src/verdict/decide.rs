@@ -8,6 +8,7 @@ use crate::assert::AssertionFailure;
 use crate::config::{SchemaViolations, SnapshotMode};
 use crate::plumbing::interrupt::Interrupt;
 use crate::proxy::ServerFailure;
+use crate::report::FailedAt;
 use crate::run::report::{RunPhase, RunReport};
 use crate::schema_checks::SchemaChecks;
 use crate::snapshot::{SnapshotSettings, SnapshotStatus, Written};
@@ -29,6 +30,8 @@ pub enum AgentVerdict {
 pub struct StepFailure {
     /// `Setup` or `Verify`.
     pub phase: Phase,
+    /// Its index in the phase, from 0.
+    pub index: usize,
     /// The step as its result names it, e.g. `verify[0] script verify.sh`.
     pub label: String,
     /// Its `id:`, when written.
@@ -196,6 +199,33 @@ impl Verdict {
 }
 
 impl Verdict {
+    /// What the first of [`Verdict::reasons`] is about, when it is a step, the agent or an
+    /// assertion (none when an error, a server, the schema checks, a timeout or an interrupt
+    /// come first).
+    pub fn failed_at(&self) -> Option<FailedAt> {
+        let before = !self.errors.is_empty()
+            || !self.servers.is_empty()
+            || !self.schema_reasons().is_empty()
+            || self.timed_out.is_some()
+            || self.interrupted.is_some();
+        if before {
+            return None;
+        }
+        if let Some(step) = self.steps.iter().find(|step| !step.tolerated) {
+            return Some(FailedAt::Step {
+                phase: step.phase.name().to_owned(),
+                index: step.index,
+            });
+        }
+        if self.agent_failed() {
+            return Some(FailedAt::Agent);
+        }
+        (self.assertions.first()).map(|failure| FailedAt::Assertion {
+            assertion: failure.assertion.key().to_owned(),
+            task_set: failure.task_set.clone(),
+        })
+    }
+
     /// The schema findings that fail the run, one line each.
     fn schema_reasons(&self) -> Vec<String> {
         let schema = &self.schema;
@@ -230,17 +260,16 @@ pub(crate) fn step_failures(
     phase: Phase,
     results: &[StepResult],
 ) -> impl Iterator<Item = StepFailure> + '_ {
-    results
-        .iter()
-        .filter_map(move |result| match &result.ended {
-            Ended::Passed => None,
-            Ended::Failed(reason) => Some(StepFailure {
-                phase,
-                label: result.label.clone(),
-                id: result.id.clone(),
-                reason: reason.clone(),
-                output: result.output.clone(),
-                tolerated: result.continue_on_error,
-            }),
-        })
+    (results.iter().enumerate()).filter_map(move |(index, result)| match &result.ended {
+        Ended::Passed => None,
+        Ended::Failed(reason) => Some(StepFailure {
+            phase,
+            index,
+            label: result.label.clone(),
+            id: result.id.clone(),
+            reason: reason.clone(),
+            output: result.output.clone(),
+            tolerated: result.continue_on_error,
+        }),
+    })
 }

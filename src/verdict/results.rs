@@ -87,6 +87,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         task_error: reasons.first().cloned(),
         failure_message,
         reasons,
+        failed_at: verdict.failed_at(),
         server_failures: verdict.servers.iter().map(server_failure).collect(),
         timed_out: verdict.timed_out.is_some(),
         agent_execution_error: verdict.agent_failed(),

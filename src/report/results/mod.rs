@@ -13,7 +13,7 @@ mod variant_details;
 pub use calls::{CallHistory, CallRecord, LlmCalls, LlmTurnTime};
 pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval};
 pub use result::{
-    AssertionDetail, AssertionResult, FaultNote, PhaseOutput, RESULTS_SCHEMA_VERSION,
+    AssertionDetail, AssertionResult, FailedAt, FaultNote, PhaseOutput, RESULTS_SCHEMA_VERSION,
     SchemaVersion, ServerFailureRecord, StepOutput, TaskResult, TokenEstimate, ToolTokens,
     run_name,
 };

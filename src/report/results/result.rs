@@ -62,6 +62,10 @@ pub struct TaskResult {
     pub task_error: Option<String>,
     /// Every reason the task failed.
     pub reasons: Vec<String>,
+    /// What the first reason is about, when it is a step, the agent or an assertion (where a
+    /// CI annotation points).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_at: Option<FailedAt>,
     /// How the servers under test failed (each fails the task).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_failures: Vec<ServerFailureRecord>,
@@ -224,6 +228,32 @@ pub struct PhaseOutput {
     pub success: bool,
     /// Its steps (for the agent: one entry).
     pub steps: Vec<StepOutput>,
+}
+
+/// What the first reason of a failed run is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum FailedAt {
+    /// A setup, verify or cleanup step: its phase's name and its index in the phase.
+    Step {
+        /// `setup`, `verify` or `cleanup`.
+        phase: String,
+        /// From 0.
+        index: usize,
+    },
+    /// The agent.
+    Agent,
+    /// An assertion of a task set.
+    Assertion {
+        /// Its key (`toolsUsed`).
+        assertion: String,
+        /// The task set's key path (`taskSets[0]`).
+        task_set: String,
+    },
 }
 
 /// One step's result.
