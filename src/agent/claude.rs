@@ -16,8 +16,8 @@ use crate::llm::TokenUsage;
 use crate::plumbing::process::{self, Finished, ProcessSpec};
 use crate::trace::AgentToolCall;
 
-/// The npm package that provides `claude`.
-pub const CLAUDE_PACKAGE: &str = CliProgram::of(KindId::ClaudeCode).program.package;
+/// The `claude` program of `builtin.claude-code`.
+const CLAUDE: CliProgram = CliProgram::of(KindId::ClaudeCode);
 
 /// What the stream-json output of one run says.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -107,22 +107,13 @@ pub fn allowed_tool_names(servers: &[ProxiedServer]) -> Vec<String> {
         .collect()
 }
 
-/// Where `program` would be found on `path` (a `PATH` value).
-fn find_on_path(program: &str, path: Option<&OsString>) -> Option<PathBuf> {
-    std::env::split_paths(path?)
-        .map(|dir| dir.join(program))
-        .find(|candidate| candidate.is_file())
-}
-
 /// Runs `claude` once in `run.work_dir`. `run.env` goes to the process (and its `PATH` is
 /// used to find `claude`); `run.private_dir` becomes its private `CLAUDE_CONFIG_DIR`.
 pub async fn run_claude_code(model: Option<&str>, run: &AgentRun<'_>) -> AgentOutcome {
     let failed = AgentOutcome::failed;
-    let path = run.var("PATH").map(OsString::from);
-    let Some(claude) = find_on_path("claude", path.as_ref()) else {
-        return failed(format!(
-            "`claude` is not on PATH: builtin.claude-code runs Claude Code, install it with `npm install -g {CLAUDE_PACKAGE}`"
-        ));
+    let claude = match CLAUDE.find(run) {
+        Ok(claude) => claude,
+        Err(missing) => return failed(missing),
     };
     let config_dir = run.private_dir.join("claude-config");
     if let Err(e) = std::fs::create_dir_all(&config_dir) {
@@ -303,7 +294,7 @@ not json
         assert!(!outcome.passed());
         assert!(
             outcome.reason().contains("`claude` is not on PATH")
-                && outcome.reason().contains(CLAUDE_PACKAGE),
+                && outcome.reason().contains(CLAUDE.program.package),
             "{}",
             outcome.reason()
         );

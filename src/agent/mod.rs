@@ -15,9 +15,7 @@ mod skills;
 mod version;
 
 pub use crate::plumbing::ended::Ended;
-pub use claude::{
-    CLAUDE_PACKAGE, ClaudeResult, allowed_tool_names, parse_stream_json, run_claude_code,
-};
+pub use claude::{ClaudeResult, allowed_tool_names, parse_stream_json, run_claude_code};
 pub use cli::package_dir;
 pub use codex::{CODEX_PACKAGE, CodexResult, codex_config, parse_codex_events, run_codex};
 pub use command_line::CommandLine;
