@@ -224,32 +224,7 @@ impl DeterministicAcpAgent {
                     self.call(&session, &call_id, &server, &tool, arguments)
                         .await?;
                 }
-                PromptDirective::ReadFile(path) => {
-                    let path = self.cwd.join(path).display().to_string();
-                    let id = self
-                        .request(
-                            "fs/read_text_file",
-                            json!({"sessionId": session, "path": path}),
-                        )
-                        .await?;
-                    let answer = self.answer_to(id).await;
-                    let text = match (answer.get("result"), answer.get("error")) {
-                        (Some(result), _) => {
-                            format!("read {path}: {}", result["content"].as_str().unwrap_or(""))
-                        }
-                        (_, Some(error)) => format!(
-                            "cannot read {path}: {}",
-                            error["message"].as_str().unwrap_or("")
-                        ),
-                        _ => format!("cannot read {path}: no answer"),
-                    };
-                    self.update(
-                        &session,
-                        json!({"sessionUpdate": "agent_message_chunk",
-                        "content": {"type": "text", "text": text}}),
-                    )
-                    .await?;
-                }
+                PromptDirective::ReadFile(path) => self.read_file(&session, &path).await?,
                 PromptDirective::Sleep(duration) => self.sleep(duration).await,
                 PromptDirective::Hang => std::future::pending::<()>().await,
                 PromptDirective::Exit(code) => {
@@ -269,6 +244,35 @@ impl DeterministicAcpAgent {
             json!({"stopReason": stop, "usage": {"inputTokens": input, "outputTokens": said_words,
             "totalTokens": input + said_words}}),
         )
+    }
+
+    /// `read-file PATH`: the client asked for the file (`fs/read_text_file`), and what it
+    /// answered said back as a message.
+    async fn read_file(&mut self, session: &Value, path: &str) -> anyhow::Result<()> {
+        let path = self.cwd.join(path).display().to_string();
+        let id = self
+            .request(
+                "fs/read_text_file",
+                json!({"sessionId": session, "path": path}),
+            )
+            .await?;
+        let answer = self.answer_to(id).await;
+        let text = match (answer.get("result"), answer.get("error")) {
+            (Some(result), _) => {
+                format!("read {path}: {}", result["content"].as_str().unwrap_or(""))
+            }
+            (_, Some(error)) => format!(
+                "cannot read {path}: {}",
+                error["message"].as_str().unwrap_or("")
+            ),
+            _ => format!("cannot read {path}: no answer"),
+        };
+        self.update(
+            session,
+            json!({"sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": text}}),
+        )
+        .await
     }
 
     /// A tool call: announced, permission asked, then made when allowed.
