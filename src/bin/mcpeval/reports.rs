@@ -96,13 +96,9 @@ pub fn report(args: ReportArgs) -> ExitCode {
         Ok(results) if !results.is_empty() => results,
         Ok(_) => {
             let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-            eprintln!("mcpeval: no results files in {}", shown.join(", "));
-            return ExitCode::from(exit::REPORT_ERROR);
+            return report_error(format!("no results files in {}", shown.join(", ")));
         }
-        Err(e) => {
-            eprintln!("mcpeval: {e}");
-            return ExitCode::from(exit::REPORT_ERROR);
-        }
+        Err(e) => return report_error(e),
     };
     let report = mcpeval::report::merge(results);
     let output = args.output.unwrap_or_else(|| {
@@ -113,30 +109,15 @@ pub fn report(args: ReportArgs) -> ExitCode {
             PathBuf::from("report.json")
         }
     });
-    let json = match serde_json::to_string_pretty(&report) {
-        Ok(text) => text + "\n",
-        Err(e) => {
-            eprintln!("mcpeval: cannot serialise the report: {e}");
-            return ExitCode::from(exit::REPORT_ERROR);
-        }
+    let json = match write_report_files(
+        &report,
+        &output,
+        args.junit.as_deref(),
+        args.html.as_deref(),
+    ) {
+        Ok(json) => json,
+        Err(message) => return report_error(message),
     };
-    let written = std::fs::write(&output, &json);
-    if let Err(e) = written {
-        eprintln!("mcpeval: cannot write {}: {e}", output.display());
-        return ExitCode::from(exit::REPORT_ERROR);
-    }
-    if let Some(junit) = &args.junit
-        && let Err(e) = std::fs::write(junit, mcpeval::report::junit_xml(&report))
-    {
-        eprintln!("mcpeval: cannot write {}: {e}", junit.display());
-        return ExitCode::from(exit::REPORT_ERROR);
-    }
-    if let Some(html) = &args.html
-        && let Err(e) = mcpeval::report::write_html(&report, "mcpeval report", html)
-    {
-        eprintln!("mcpeval: {e}");
-        return ExitCode::from(exit::REPORT_ERROR);
-    }
     let checks: Vec<BudgetCheck> = (args.min_coverage.iter())
         .map(|&minimum| mcpeval::report::budgets::min_coverage(&report, minimum))
         .collect();
@@ -168,6 +149,34 @@ pub fn report(args: ReportArgs) -> ExitCode {
         Some(minimum) => coverage_gate(&report.summary, minimum),
         None => ExitCode::SUCCESS,
     }
+}
+
+/// `message` on stderr; the exit code of a report that could not be made.
+fn report_error(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("mcpeval: {message}");
+    ExitCode::from(exit::REPORT_ERROR)
+}
+
+/// The merged report written to `output` (its JSON returned), and to `--junit` and `--html`
+/// when given.
+fn write_report_files(
+    report: &Report,
+    output: &Path,
+    junit: Option<&Path>,
+    html: Option<&Path>,
+) -> Result<String, String> {
+    let json = serde_json::to_string_pretty(report)
+        .map(|text| text + "\n")
+        .map_err(|e| format!("cannot serialise the report: {e}"))?;
+    std::fs::write(output, &json).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    if let Some(junit) = junit {
+        std::fs::write(junit, mcpeval::report::junit_xml(report))
+            .map_err(|e| format!("cannot write {}: {e}", junit.display()))?;
+    }
+    if let Some(html) = html {
+        mcpeval::report::write_html(report, "mcpeval report", html).map_err(|e| e.to_string())?;
+    }
+    Ok(json)
 }
 
 /// Under GitHub Actions, appends `markdown` to the job summary (a note when it cannot).
