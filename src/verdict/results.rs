@@ -91,13 +91,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         server_failures: verdict.servers.iter().map(server_failure).collect(),
         timed_out: verdict.timed_out.is_some(),
         agent_execution_error: verdict.agent_failed(),
-        difficulty: match task.difficulty {
-            Some(Difficulty::Easy) => "easy",
-            Some(Difficulty::Medium) => "medium",
-            Some(Difficulty::Hard) => "hard",
-            None => "",
-        }
-        .to_owned(),
+        difficulty: difficulty(task.difficulty),
         labels: task.labels.clone(),
         snapshot_diff,
         assertion_results,
@@ -108,26 +102,9 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
             .collect(),
         tool_errors: report.trace.tool_errors(),
         schema_violations: report.schema.clone(),
-        tool_tokens: (!report.tokens.servers.is_empty()).then(|| ToolTokens {
-            tokenizer: TOKENIZER.to_owned(),
-            servers: report.tokens.servers.clone(),
-        }),
+        tool_tokens: tool_tokens(report),
         setup_output: phase(&report.setup, offsets),
-        agent_output: match &report.agent {
-            Some(agent) => PhaseOutput {
-                success: agent.passed(),
-                steps: vec![StepOutput {
-                    id: None,
-                    label: "agent".into(),
-                    passed: agent.passed(),
-                    reason: agent.reason().to_owned(),
-                    output: format!("{}{}", agent.stdout, agent.stderr),
-                    start_offset_ms: offsets.start_ms(report.agent_span),
-                    duration_ms: offsets.duration_ms(report.agent_span),
-                }],
-            },
-            None => PhaseOutput::default(),
-        },
+        agent_output: agent_output(report, offsets),
         verify_output: phase(&report.verify, offsets),
         cleanup_output: phase(&report.cleanup, offsets),
         llm_calls: (report.llm.iter())
@@ -144,6 +121,44 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         faults: report.faults.clone(),
         fault_seed: report.fault_seed,
     }
+}
+
+/// The agent as the one step of `agentOutput` (none when it did not run).
+fn agent_output(report: &RunReport, offsets: Offsets) -> PhaseOutput {
+    let Some(agent) = &report.agent else {
+        return PhaseOutput::default();
+    };
+    PhaseOutput {
+        success: agent.passed(),
+        steps: vec![StepOutput {
+            id: None,
+            label: "agent".into(),
+            passed: agent.passed(),
+            reason: agent.reason().to_owned(),
+            output: format!("{}{}", agent.stdout, agent.stderr),
+            start_offset_ms: offsets.start_ms(report.agent_span),
+            duration_ms: offsets.duration_ms(report.agent_span),
+        }],
+    }
+}
+
+/// The tokens of the servers' tool definitions and results, when a server had any.
+fn tool_tokens(report: &RunReport) -> Option<ToolTokens> {
+    (!report.tokens.servers.is_empty()).then(|| ToolTokens {
+        tokenizer: TOKENIZER.to_owned(),
+        servers: report.tokens.servers.clone(),
+    })
+}
+
+/// `easy`, `medium`, `hard`, or empty when the task says none.
+fn difficulty(difficulty: Option<Difficulty>) -> String {
+    match difficulty {
+        Some(Difficulty::Easy) => "easy",
+        Some(Difficulty::Medium) => "medium",
+        Some(Difficulty::Hard) => "hard",
+        None => "",
+    }
+    .to_owned()
 }
 
 /// The results file of a task whose file does not load: failed, with the error as its
