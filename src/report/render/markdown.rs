@@ -160,6 +160,45 @@ fn rate(runs: Option<Runs>) -> String {
 
 /// The diff as a pull-request comment of at most `limit` bytes.
 pub fn diff_markdown(diff: &ReportDiff, limit: usize) -> String {
+    let mut parts = vec![Part::Fixed(diff_head(diff))];
+    parts.push(Part::List {
+        priority: 0,
+        head: "**Budgets**\n\n".into(),
+        rows: (diff.budgets.iter())
+            .map(|b| {
+                let mark = if b.passed { "✅" } else { "❌" };
+                format!("- {mark} {}", shorten(&b.describe("→"), 2 * CELL))
+            })
+            .collect(),
+        tail: "\n".into(),
+        what: "budgets",
+    });
+    parts.extend(changed_parts(diff));
+    parts.push(Part::List {
+        priority: 2,
+        head: "\n**Flaky** (runs both passed and failed; not counted as regressions or fixes):\n\n\
+               | task | runs passed | pass rate (95% Wilson interval) | pass rate moved |\n|---|---|---|---|\n"
+            .into(),
+        rows: diff.with(Change::Flaky).map(flaky_row).collect(),
+        tail: String::new(),
+        what: "flaky tasks",
+    });
+    parts.push(Part::List {
+        priority: 3,
+        head: "\n**Servers**\n\n".into(),
+        rows: (diff.server_lines("→").into_iter())
+            .map(|line| format!("- {}", shorten(&line, 2 * CELL)))
+            .collect(),
+        tail: String::new(),
+        what: "server lines",
+    });
+    parts.push(unclear_part(diff));
+    parts.push(unchanged_part(diff));
+    fitted(parts, limit)
+}
+
+/// The comment's marker, the pass rate before and after, and the count of each change.
+fn diff_head(diff: &ReportDiff) -> String {
     let (before, after) = diff.pass_rate;
     let (delta, token_delta) = diff.deltas();
     let counts = diff.counts();
@@ -182,19 +221,12 @@ pub fn diff_markdown(diff: &ReportDiff, limit: usize) -> String {
         count(Change::Lower) + count(Change::Higher),
         count(Change::Unchanged),
     );
-    let mut parts = vec![Part::Fixed(head)];
-    parts.push(Part::List {
-        priority: 0,
-        head: "**Budgets**\n\n".into(),
-        rows: (diff.budgets.iter())
-            .map(|b| {
-                let mark = if b.passed { "✅" } else { "❌" };
-                format!("- {mark} {}", shorten(&b.describe("→"), 2 * CELL))
-            })
-            .collect(),
-        tail: "\n".into(),
-        what: "budgets",
-    });
+    head
+}
+
+/// The table of the tasks that changed their verdict (regressed, fixed, new, removed), after a
+/// line saying none did when none did.
+fn changed_parts(diff: &ReportDiff) -> Vec<Part> {
     let changed: Vec<String> = [
         (Change::Regressed, "❌ regressed"),
         (Change::Fixed, "✅ fixed"),
@@ -204,6 +236,7 @@ pub fn diff_markdown(diff: &ReportDiff, limit: usize) -> String {
     .into_iter()
     .flat_map(|(change, label)| diff.with(change).map(move |task| changed_row(label, task)))
     .collect();
+    let mut parts = Vec::new();
     if changed.is_empty() {
         parts.push(Part::Fixed("No task changed its verdict.\n".into()));
     }
@@ -214,27 +247,14 @@ pub fn diff_markdown(diff: &ReportDiff, limit: usize) -> String {
         tail: String::new(),
         what: "tasks",
     });
-    parts.push(Part::List {
-        priority: 2,
-        head: "\n**Flaky** (runs both passed and failed; not counted as regressions or fixes):\n\n\
-               | task | runs passed | pass rate (95% Wilson interval) | pass rate moved |\n|---|---|---|---|\n"
-            .into(),
-        rows: diff.with(Change::Flaky).map(flaky_row).collect(),
-        tail: String::new(),
-        what: "flaky tasks",
-    });
-    parts.push(Part::List {
-        priority: 3,
-        head: "\n**Servers**\n\n".into(),
-        rows: (diff.server_lines("→").into_iter())
-            .map(|line| format!("- {}", shorten(&line, 2 * CELL)))
-            .collect(),
-        tail: String::new(),
-        what: "server lines",
-    });
+    parts
+}
+
+/// The folded table of tasks whose pass rate moved, but not clearly.
+fn unclear_part(diff: &ReportDiff) -> Part {
     let unclear = (diff.with(Change::Lower)).chain(diff.with(Change::Higher));
     let unclear: Vec<String> = unclear.map(unclear_row).collect();
-    parts.push(Part::List {
+    Part::List {
         priority: 4,
         head: format!(
             "\n<details><summary>Lower or higher, not clearly ({}): the one-sided Fisher test finds the change may be chance</summary>\n\n\
@@ -244,7 +264,11 @@ pub fn diff_markdown(diff: &ReportDiff, limit: usize) -> String {
         rows: unclear,
         tail: "\n</details>\n".into(),
         what: "tasks",
-    });
+    }
+}
+
+/// The folded list of unchanged tasks, each with what changed besides its verdict.
+fn unchanged_part(diff: &ReportDiff) -> Part {
     let unchanged: Vec<String> = (diff.with(Change::Unchanged))
         .map(|task| match task.changes.is_empty() {
             true => format!("- {}", code(&task.test_name)),
@@ -255,7 +279,7 @@ pub fn diff_markdown(diff: &ReportDiff, limit: usize) -> String {
             ),
         })
         .collect();
-    parts.push(Part::List {
+    Part::List {
         priority: 5,
         head: format!(
             "\n<details><summary>Unchanged ({})</summary>\n\n",
@@ -264,8 +288,7 @@ pub fn diff_markdown(diff: &ReportDiff, limit: usize) -> String {
         rows: unchanged,
         tail: "\n</details>\n".into(),
         what: "tasks",
-    });
-    fitted(parts, limit)
+    }
 }
 
 fn changed_row(label: &str, task: &TaskDiff) -> String {
