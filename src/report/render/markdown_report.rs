@@ -6,10 +6,10 @@
 use std::fmt::Write;
 
 use super::markdown::{MARKER, Part, cell, code, fitted};
-use super::outcome::test_outcomes;
+use super::outcome::{TestOutcome, test_outcomes};
 use crate::plumbing::text::shorten;
 use crate::report::diff::BudgetCheck;
-use crate::report::summary::{Report, ToolTokenSummary};
+use crate::report::summary::{Report, Summary, ToolTokenSummary};
 
 /// The report as markdown of at most `limit` bytes, with the `checks` made on it.
 pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) -> String {
@@ -68,20 +68,7 @@ pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) ->
         head: "\n**Flaky** (runs both passed and failed):\n\n\
                | task | runs passed | pass rate (95% Wilson interval) |\n|---|---|---|\n"
             .into(),
-        rows: (flaky.iter())
-            .map(|t| {
-                let (low, high) = t.count.interval();
-                format!(
-                    "| {} | {} of {} | {:.0}% ({:.0}%–{:.0}%) |",
-                    code(t.test_name),
-                    t.count.passed,
-                    t.count.runs,
-                    t.count.rate() * 100.0,
-                    low * 100.0,
-                    high * 100.0
-                )
-            })
-            .collect(),
+        rows: flaky.iter().map(|t| flaky_row(t)).collect(),
         tail: String::new(),
         what: "flaky tests",
     });
@@ -95,16 +82,7 @@ pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) ->
         tail: "\n</details>\n".into(),
         what: "evals",
     });
-    let mut servers: Vec<String> = summary.schema.render();
-    servers.extend(
-        summary
-            .tool_tokens
-            .iter()
-            .flat_map(ToolTokenSummary::render),
-    );
-    for (server, coverage) in &summary.coverage {
-        servers.extend(coverage.render(server));
-    }
+    let servers = server_lines(summary);
     parts.push(Part::List {
         priority: 4,
         head: "\n<details><summary>Servers: schema findings, tool tokens, coverage</summary>\n\n```text\n"
@@ -116,4 +94,33 @@ pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) ->
         what: "lines",
     });
     fitted(parts, limit)
+}
+
+/// A flaky test's row: its runs passed and its pass rate with the 95% Wilson interval.
+fn flaky_row(test: &TestOutcome<'_>) -> String {
+    let (low, high) = test.count.interval();
+    format!(
+        "| {} | {} of {} | {:.0}% ({:.0}%–{:.0}%) |",
+        code(test.test_name),
+        test.count.passed,
+        test.count.runs,
+        test.count.rate() * 100.0,
+        low * 100.0,
+        high * 100.0
+    )
+}
+
+/// The servers' lines: schema findings, tool tokens, then each server's coverage.
+fn server_lines(summary: &Summary) -> Vec<String> {
+    let mut servers: Vec<String> = summary.schema.render();
+    servers.extend(
+        summary
+            .tool_tokens
+            .iter()
+            .flat_map(ToolTokenSummary::render),
+    );
+    for (server, coverage) in &summary.coverage {
+        servers.extend(coverage.render(server));
+    }
+    servers
 }
