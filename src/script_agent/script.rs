@@ -123,100 +123,108 @@ pub fn parse_script(prompt: &str) -> Result<Vec<Directive>, ScriptError> {
     for (number, line) in prompt.lines().enumerate() {
         let line = line.trim();
         let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-        let rest = rest.trim();
-        let error = |reason: String| ScriptError {
+        let directive = directive(word, rest.trim()).map_err(|reason| ScriptError {
             number: number + 1,
             line: line.to_owned(),
             reason,
-        };
-        let json = |text: &str| -> Result<Option<Value>, ScriptError> {
-            if text.is_empty() {
-                Ok(None)
-            } else {
-                serde_json::from_str(text)
-                    .map(Some)
-                    .map_err(|e| error(format!("arguments are not JSON: {e}")))
-            }
-        };
-        let two = |text: &str| -> Result<(String, String, String), ScriptError> {
-            let mut parts = text.splitn(3, char::is_whitespace);
-            match (parts.next(), parts.next()) {
-                (Some(a), Some(b)) if !a.is_empty() && !b.is_empty() => Ok((
-                    a.to_owned(),
-                    b.to_owned(),
-                    parts.next().unwrap_or("").trim().to_owned(),
-                )),
-                _ => Err(error("expected a server and a name".into())),
-            }
-        };
-        let directive = match word {
-            "call" => {
-                let (server, tool, args) = two(rest)?;
-                Directive::Call {
-                    server,
-                    tool,
-                    arguments: json(&args)?,
-                }
-            }
-            "read" => {
-                let (server, uri, extra) = two(rest)?;
-                if !extra.is_empty() {
-                    return Err(error("expected a server and one URI".into()));
-                }
-                Directive::Read { server, uri }
-            }
-            "prompt" => {
-                let (server, name, args) = two(rest)?;
-                Directive::Prompt {
-                    server,
-                    name,
-                    arguments: json(&args)?,
-                }
-            }
-            "pick" => {
-                let (server, rest) = (rest.split_once(char::is_whitespace))
-                    .ok_or_else(|| error("expected a server and /REGEX/".into()))?;
-                let (pattern, args) = slashed(rest.trim_start())
-                    .ok_or_else(|| error("expected /REGEX/ after the server".into()))?;
-                let pattern = Regex::new(pattern)
-                    .map_err(|e| error(format!("bad regex /{pattern}/: {e}")))?;
-                Directive::Pick {
-                    server: server.to_owned(),
-                    pattern: ToolPattern(pattern),
-                    arguments: json(args.trim())?,
-                }
-            }
-            "list" if !rest.is_empty() => Directive::List {
-                server: rest.to_owned(),
-            },
-            "list-all" if !rest.is_empty() => Directive::ListAll {
-                server: rest.to_owned(),
-            },
-            "reconnect" if !rest.is_empty() => Directive::Reconnect {
-                server: rest.to_owned(),
-            },
-            "say" => Directive::Say(rest.to_owned()),
-            "sleep" => Directive::Sleep(Duration::from_secs_f64(
-                rest.parse::<f64>()
-                    .ok()
-                    .filter(|s| s.is_finite() && *s >= 0.0)
-                    .ok_or_else(|| error("expected seconds".into()))?,
-            )),
-            "give-up" => {
-                let seconds = (rest.parse::<f64>().ok())
-                    .filter(|s| s.is_finite() && *s >= 0.0)
-                    .ok_or_else(|| error("expected seconds".into()))?;
-                Directive::GiveUp((seconds > 0.0).then(|| Duration::from_secs_f64(seconds)))
-            }
-            "exit" => Directive::Exit(
-                rest.parse()
-                    .map_err(|_| error("expected an exit code".into()))?,
-            ),
-            _ => continue,
-        };
-        directives.push(directive);
+        })?;
+        directives.extend(directive);
     }
     Ok(directives)
+}
+
+/// The directive of a line whose first word is `word`, or none for a line that is not one
+/// (prose); why a directive's line is malformed.
+fn directive(word: &str, rest: &str) -> Result<Option<Directive>, String> {
+    let seconds = |text: &str| {
+        (text.parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .ok_or_else(|| "expected seconds".to_owned())
+    };
+    let directive = match word {
+        "call" => {
+            let (server, tool, args) = server_and_name(rest)?;
+            Directive::Call {
+                server,
+                tool,
+                arguments: json_arguments(&args)?,
+            }
+        }
+        "read" => {
+            let (server, uri, extra) = server_and_name(rest)?;
+            if !extra.is_empty() {
+                return Err("expected a server and one URI".into());
+            }
+            Directive::Read { server, uri }
+        }
+        "prompt" => {
+            let (server, name, args) = server_and_name(rest)?;
+            Directive::Prompt {
+                server,
+                name,
+                arguments: json_arguments(&args)?,
+            }
+        }
+        "pick" => pick(rest)?,
+        "list" if !rest.is_empty() => Directive::List {
+            server: rest.to_owned(),
+        },
+        "list-all" if !rest.is_empty() => Directive::ListAll {
+            server: rest.to_owned(),
+        },
+        "reconnect" if !rest.is_empty() => Directive::Reconnect {
+            server: rest.to_owned(),
+        },
+        "say" => Directive::Say(rest.to_owned()),
+        "sleep" => Directive::Sleep(Duration::from_secs_f64(seconds(rest)?)),
+        "give-up" => {
+            let seconds = seconds(rest)?;
+            Directive::GiveUp((seconds > 0.0).then(|| Duration::from_secs_f64(seconds)))
+        }
+        "exit" => Directive::Exit(
+            rest.parse()
+                .map_err(|_| "expected an exit code".to_owned())?,
+        ),
+        _ => return Ok(None),
+    };
+    Ok(Some(directive))
+}
+
+/// `pick SERVER /REGEX/ [ARGS]`.
+fn pick(rest: &str) -> Result<Directive, String> {
+    let (server, rest) = (rest.split_once(char::is_whitespace))
+        .ok_or_else(|| "expected a server and /REGEX/".to_owned())?;
+    let (pattern, args) =
+        slashed(rest.trim_start()).ok_or_else(|| "expected /REGEX/ after the server".to_owned())?;
+    let pattern = Regex::new(pattern).map_err(|e| format!("bad regex /{pattern}/: {e}"))?;
+    Ok(Directive::Pick {
+        server: server.to_owned(),
+        pattern: ToolPattern(pattern),
+        arguments: json_arguments(args.trim())?,
+    })
+}
+
+/// A directive's JSON arguments, none when `text` is empty.
+fn json_arguments(text: &str) -> Result<Option<Value>, String> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_str(text)
+        .map(Some)
+        .map_err(|e| format!("arguments are not JSON: {e}"))
+}
+
+/// `SERVER NAME [REST]`: the server, the name and the rest (trimmed, maybe empty).
+fn server_and_name(text: &str) -> Result<(String, String, String), String> {
+    let mut parts = text.splitn(3, char::is_whitespace);
+    match (parts.next(), parts.next()) {
+        (Some(a), Some(b)) if !a.is_empty() && !b.is_empty() => Ok((
+            a.to_owned(),
+            b.to_owned(),
+            parts.next().unwrap_or("").trim().to_owned(),
+        )),
+        _ => Err("expected a server and a name".into()),
+    }
 }
 
 /// `/REGEX/REST` split into the regex between the slashes (`\/` inside is a slash of the
