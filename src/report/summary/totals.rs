@@ -202,6 +202,52 @@ impl Summary {
             self.pass_rate * 100.0,
             self.failed
         );
+        self.render_groups(&mut out);
+        for line in render_variants(&self.variants, &self.comparisons) {
+            let _ = writeln!(out, "  {line}");
+        }
+        let _ = writeln!(
+            out,
+            "  assertions: {}/{} held ({:.1}%)",
+            self.assertions_passed,
+            self.assertions_total,
+            self.assertion_pass_rate * 100.0
+        );
+        if self.tool_errors > 0 {
+            let _ = writeln!(
+                out,
+                "  tool errors: {} in {} of {} runs (isError results and protocol errors)",
+                self.tool_errors, self.runs_with_tool_errors, self.runs
+            );
+        }
+        for line in self.schema.render() {
+            let _ = writeln!(out, "  {line}");
+        }
+        self.render_cost(&mut out);
+        if !self.slowest.is_empty() {
+            let slowest: Vec<String> = self
+                .slowest
+                .iter()
+                .map(|(name, ms)| format!("{name} {:.1}s", ms / 1000.0))
+                .collect();
+            let _ = writeln!(out, "  slowest: {}", slowest.join(", "));
+        }
+        for line in self.tool_tokens.iter().flat_map(ToolTokenSummary::render) {
+            let _ = writeln!(out, "  {line}");
+        }
+        for (server, coverage) in &self.coverage {
+            for line in coverage.render(server) {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+        for line in self.faults.render() {
+            let _ = writeln!(out, "  {line}");
+        }
+        out
+    }
+
+    /// The flaky tests, then the pass rate of each eval and of each difficulty.
+    fn render_groups(&self, out: &mut String) {
         for flaky in &self.flaky {
             let _ = writeln!(
                 out,
@@ -228,26 +274,11 @@ impl Summary {
                 tally.rate() * 100.0
             );
         }
-        for line in render_variants(&self.variants, &self.comparisons) {
-            let _ = writeln!(out, "  {line}");
-        }
-        let _ = writeln!(
-            out,
-            "  assertions: {}/{} held ({:.1}%)",
-            self.assertions_passed,
-            self.assertions_total,
-            self.assertion_pass_rate * 100.0
-        );
-        if self.tool_errors > 0 {
-            let _ = writeln!(
-                out,
-                "  tool errors: {} in {} of {} runs (isError results and protocol errors)",
-                self.tool_errors, self.runs_with_tool_errors, self.runs
-            );
-        }
-        for line in self.schema.render() {
-            let _ = writeln!(out, "  {line}");
-        }
+    }
+
+    /// The tokens (estimated, and as the agents' APIs reported them) and where the LLM calls
+    /// came from (cassettes, recorded, live).
+    fn render_cost(&self, out: &mut String) {
         let _ = writeln!(
             out,
             "  tokens (estimated): {} prompt, {} output",
@@ -268,25 +299,5 @@ impl Summary {
                 llm.replayed, llm.recorded, llm.live
             );
         }
-        if !self.slowest.is_empty() {
-            let slowest: Vec<String> = self
-                .slowest
-                .iter()
-                .map(|(name, ms)| format!("{name} {:.1}s", ms / 1000.0))
-                .collect();
-            let _ = writeln!(out, "  slowest: {}", slowest.join(", "));
-        }
-        for line in self.tool_tokens.iter().flat_map(ToolTokenSummary::render) {
-            let _ = writeln!(out, "  {line}");
-        }
-        for (server, coverage) in &self.coverage {
-            for line in coverage.render(server) {
-                let _ = writeln!(out, "  {line}");
-            }
-        }
-        for line in self.faults.render() {
-            let _ = writeln!(out, "  {line}");
-        }
-        out
     }
 }
