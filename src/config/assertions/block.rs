@@ -181,21 +181,14 @@ impl RawAssertions {
             .after_fault
             .map(|raw| raw.validate(check, &format!("{path}.{}", K::AfterFault), servers));
 
-        let min_tool_calls = self
-            .min_tool_calls
-            .and_then(|n| check.count(&format!("{path}.{}", K::MinToolCalls), n));
-        let max_tool_calls = self
-            .max_tool_calls
-            .and_then(|n| check.count(&format!("{path}.{}", K::MaxToolCalls), n));
-        let max_tool_errors = self
-            .max_tool_errors
-            .and_then(|n| check.count(&format!("{path}.{}", K::MaxToolErrors), n));
-        let max_tool_result_tokens = self
-            .max_tool_result_tokens
-            .and_then(|n| check.count(&format!("{path}.{}", K::MaxToolResultTokens), n));
-        let max_tool_definition_tokens = self
-            .max_tool_definition_tokens
-            .and_then(|n| check.count(&format!("{path}.{}", K::MaxToolDefinitionTokens), n));
+        let mut count =
+            |key: K, n: Option<i64>| n.and_then(|n| check.count(&format!("{path}.{key}"), n));
+        let min_tool_calls = count(K::MinToolCalls, self.min_tool_calls);
+        let max_tool_calls = count(K::MaxToolCalls, self.max_tool_calls);
+        let max_tool_errors = count(K::MaxToolErrors, self.max_tool_errors);
+        let max_tool_result_tokens = count(K::MaxToolResultTokens, self.max_tool_result_tokens);
+        let max_tool_definition_tokens =
+            count(K::MaxToolDefinitionTokens, self.max_tool_definition_tokens);
         if let (Some(min), Some(max)) = (min_tool_calls, max_tool_calls)
             && min > max
         {
