@@ -134,38 +134,8 @@ impl RawHttp {
                 format!("expected an http:// or https:// URL, found {url:?}"),
             );
         }
-        let method = self
-            .method
-            .unwrap_or_else(|| "GET".to_owned())
-            .to_ascii_uppercase();
-        const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
-        if !METHODS.contains(&method.as_str()) {
-            check.error(
-                format!("{path}.method"),
-                format!(
-                    "unknown method `{method}`; expected one of {}",
-                    METHODS.join(", ")
-                ),
-            );
-        }
-        let body = match self.body {
-            None => None,
-            Some(RawHttpBody {
-                raw: Some(raw),
-                json: None,
-            }) => Some(HttpBody::Raw(raw)),
-            Some(RawHttpBody {
-                raw: None,
-                json: Some(json),
-            }) => Some(HttpBody::Json(json)),
-            Some(_) => {
-                check.error(
-                    format!("{path}.body"),
-                    "expected exactly one of `raw` or `json`",
-                );
-                None
-            }
-        };
+        let method = http_method(check, path, self.method);
+        let body = self.body.and_then(|body| http_body(check, path, body));
         let timeout = match self.timeout {
             Some(text) => check.duration(&format!("{path}.timeout"), &text)?,
             None => default_timeout,
@@ -203,6 +173,45 @@ impl RawHttp {
             expect_body_match,
             expect_fields,
         })
+    }
+}
+
+/// `method`, upper-cased (`GET` when absent); an error unless it is one HTTP knows.
+fn http_method(check: &mut Checker<'_>, path: &str, method: Option<String>) -> String {
+    let method = method
+        .unwrap_or_else(|| "GET".to_owned())
+        .to_ascii_uppercase();
+    const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+    if !METHODS.contains(&method.as_str()) {
+        check.error(
+            format!("{path}.method"),
+            format!(
+                "unknown method `{method}`; expected one of {}",
+                METHODS.join(", ")
+            ),
+        );
+    }
+    method
+}
+
+/// `body`: exactly one of `raw` or `json`.
+fn http_body(check: &mut Checker<'_>, path: &str, body: RawHttpBody) -> Option<HttpBody> {
+    match body {
+        RawHttpBody {
+            raw: Some(raw),
+            json: None,
+        } => Some(HttpBody::Raw(raw)),
+        RawHttpBody {
+            raw: None,
+            json: Some(json),
+        } => Some(HttpBody::Json(json)),
+        _ => {
+            check.error(
+                format!("{path}.body"),
+                "expected exactly one of `raw` or `json`",
+            );
+            None
+        }
     }
 }
 
