@@ -10,7 +10,7 @@ use super::link::{FileLink, anchor, file_link};
 use super::shown::{Shown, millis};
 use super::timeline::{Event, timeline};
 use crate::report::results::{FaultNote, TaskResult, run_name, wilson_interval};
-use crate::report::summary::Report;
+use crate::report::summary::{Report, ServerCoverage};
 
 /// The whole page.
 #[derive(Serialize)]
@@ -170,21 +170,7 @@ pub(super) fn page(report: &Report, title: &str, base: &Path, page_dir: &Path) -
         })
         .collect();
     let coverage = (summary.coverage.iter())
-        .map(|(server, coverage)| CoverageRow {
-            server: server.clone(),
-            used: coverage.used,
-            advertised: coverage.advertised,
-            percent: percent(coverage.coverage),
-            untouched: [
-                ("tool", &coverage.untouched.tools),
-                ("resource", &coverage.untouched.resources),
-                ("template", &coverage.untouched.resource_templates),
-                ("prompt", &coverage.untouched.prompts),
-            ]
-            .into_iter()
-            .flat_map(|(kind, names)| names.iter().map(move |n| format!("{kind} {n}")))
-            .collect(),
-        })
+        .map(|(server, coverage)| coverage_row(server, coverage))
         .collect();
     let mut labels = BTreeSet::new();
     let mut agents = BTreeSet::new();
@@ -210,6 +196,25 @@ pub(super) fn page(report: &Report, title: &str, base: &Path, page_dir: &Path) -
                 task(result, flaky, base, page_dir)
             })
             .collect(),
+    }
+}
+
+/// A server's row of the coverage table: used of advertised, and what no run touched.
+fn coverage_row(server: &str, coverage: &ServerCoverage) -> CoverageRow {
+    CoverageRow {
+        server: server.to_owned(),
+        used: coverage.used,
+        advertised: coverage.advertised,
+        percent: percent(coverage.coverage),
+        untouched: [
+            ("tool", &coverage.untouched.tools),
+            ("resource", &coverage.untouched.resources),
+            ("template", &coverage.untouched.resource_templates),
+            ("prompt", &coverage.untouched.prompts),
+        ]
+        .into_iter()
+        .flat_map(|(kind, names)| names.iter().map(move |n| format!("{kind} {n}")))
+        .collect(),
     }
 }
 
