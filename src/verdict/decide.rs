@@ -163,69 +163,66 @@ impl Verdict {
         self.agent != AgentVerdict::Passed
     }
 
-    /// One line per reason the run failed (empty when it passed), for results files.
-    pub fn reasons(&self) -> Vec<String> {
-        let mut reasons = self.errors.clone();
+    /// One line per reason the run failed (empty when it passed), for results files, and
+    /// what the first one is about when it is a step, the agent or an assertion (where an
+    /// annotation points). Each reason carries its place, so the two cannot disagree.
+    pub fn reasons(&self) -> (Vec<String>, Option<FailedAt>) {
+        let unplaced = |reason: String| (reason, None);
+        let mut reasons: Vec<(String, Option<FailedAt>)> =
+            self.errors.iter().cloned().map(unplaced).collect();
         let servers = self.servers.iter();
-        reasons.extend(servers.map(|failure| format!("server failed: {}", failure.message)));
-        reasons.extend(self.schema_reasons());
+        reasons
+            .extend(servers.map(|failure| unplaced(format!("server failed: {}", failure.message))));
+        reasons.extend(self.schema_reasons().into_iter().map(unplaced));
         if let Some((phase, _)) = self.timed_out {
-            reasons.push(format!("timed out in the {phase} phase"));
+            reasons.push(unplaced(format!("timed out in the {phase} phase")));
         }
         if let Some((phase, signal)) = self.interrupted {
-            reasons.push(format!("interrupted by {signal} in the {phase} phase"));
+            reasons.push(unplaced(format!(
+                "interrupted by {signal} in the {phase} phase"
+            )));
         }
         let steps = self.steps.iter().filter(|step| !step.tolerated);
-        reasons.extend(steps.map(|step| format!("{}: {}", step.label, step.reason)));
+        reasons.extend(steps.map(|step| {
+            let place = FailedAt::Step {
+                phase: step.phase.name().to_owned(),
+                index: step.index,
+            };
+            (format!("{}: {}", step.label, step.reason), Some(place))
+        }));
         if let AgentVerdict::Failed(reason) = &self.agent {
-            reasons.push(format!("agent: {reason}"));
+            reasons.push((format!("agent: {reason}"), Some(FailedAt::Agent)));
         }
         reasons.extend(self.assertions.iter().map(|f| {
-            format!(
+            let place = FailedAt::Assertion {
+                assertion: f.assertion.key().to_owned(),
+                task_set: f.task_set.clone(),
+            };
+            let reason = format!(
                 "{} ({}): expected {}; actual {}",
                 f.assertion, f.task_set, f.expected, f.actual
-            )
+            );
+            (reason, Some(place))
         }));
         if self.snapshot.is_some() {
-            reasons.push("snapshot: the call trace is not the accepted one (strict mode)".into());
+            reasons.push(unplaced(
+                "snapshot: the call trace is not the accepted one (strict mode)".into(),
+            ));
         }
         reasons.extend(self.llm.iter().map(|failure| {
             let first = failure.lines().next().unwrap_or_default();
-            format!("llm: {first}")
+            unplaced(format!("llm: {first}"))
         }));
-        reasons.extend(self.variant.iter().cloned());
-        reasons
+        reasons.extend(self.variant.iter().cloned().map(unplaced));
+        let place = reasons.first().and_then(|(_, place)| place.clone());
+        (
+            reasons.into_iter().map(|(reason, _)| reason).collect(),
+            place,
+        )
     }
 }
 
 impl Verdict {
-    /// What the first of [`Verdict::reasons`] is about, when it is a step, the agent or an
-    /// assertion (none when an error, a server, the schema checks, a timeout or an interrupt
-    /// come first).
-    pub fn failed_at(&self) -> Option<FailedAt> {
-        let before = !self.errors.is_empty()
-            || !self.servers.is_empty()
-            || !self.schema_reasons().is_empty()
-            || self.timed_out.is_some()
-            || self.interrupted.is_some();
-        if before {
-            return None;
-        }
-        if let Some(step) = self.steps.iter().find(|step| !step.tolerated) {
-            return Some(FailedAt::Step {
-                phase: step.phase.name().to_owned(),
-                index: step.index,
-            });
-        }
-        if self.agent_failed() {
-            return Some(FailedAt::Agent);
-        }
-        (self.assertions.first()).map(|failure| FailedAt::Assertion {
-            assertion: failure.assertion.key().to_owned(),
-            task_set: failure.task_set.clone(),
-        })
-    }
-
     /// The schema findings that fail the run, one line each.
     fn schema_reasons(&self) -> Vec<String> {
         let schema = &self.schema;

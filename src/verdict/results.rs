@@ -61,7 +61,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         .as_ref()
         .map(|a| a.answer.clone())
         .unwrap_or_default();
-    let reasons = verdict.reasons();
+    let (reasons, failed_at) = verdict.reasons();
     let assertion_results =
         assertion_results(case, &verdict.assertions, &report.skipped_assertions);
     let all_assertions_passed = assertion_results.values().all(|r| r.passed);
@@ -87,7 +87,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         task_error: reasons.first().cloned(),
         failure_message,
         reasons,
-        failed_at: verdict.failed_at(),
+        failed_at,
         server_failures: verdict.servers.iter().map(server_failure).collect(),
         timed_out: verdict.timed_out.is_some(),
         agent_execution_error: verdict.agent_failed(),
