@@ -10,7 +10,6 @@ use super::definition::{
 };
 use super::kinds::KindId;
 use crate::config::files::check::Checker;
-use crate::llm_proxy::LlmApi;
 
 /// `acp` of an Agent file (mcpchecker's `AcpConfig`): the program that speaks ACP.
 #[derive(Debug, Deserialize)]
@@ -64,13 +63,13 @@ pub(in crate::config) fn acp_agent(
             kind: KindId::ClaudeCode,
             model,
             ..
-        })) => AcpAgent {
-            llm: llm.or(Some(AgentLlm {
-                api: LlmApi::Anthropic,
-                base_url_env: "ANTHROPIC_BASE_URL".into(),
-            })),
-            ..AcpAgent::claude_code(model, Some(command))
-        },
+        })) => {
+            let claude = AcpAgent::claude_code(model, Some(command));
+            AcpAgent {
+                llm: llm.or_else(|| claude.llm.clone()),
+                ..claude
+            }
+        }
         Some(other) => {
             check.error(
                 "acp",

@@ -52,6 +52,25 @@ impl BuiltinAgent {
     }
 }
 
+impl BuiltinAgent {
+    /// The LLM API it speaks and the variable of its base URL: its kind's, or its provider's
+    /// (llm-agent).
+    pub fn llm(&self) -> AgentLlm {
+        let (api, base_url_env) = self.kind.kind().llm.unwrap_or((
+            match self.provider {
+                Provider::OpenAi => LlmApi::OpenAiChat,
+                Provider::Anthropic => LlmApi::Anthropic,
+                Provider::Gemini => LlmApi::Gemini,
+            },
+            self.provider.base_url_vars()[0],
+        ));
+        AgentLlm {
+            api,
+            base_url_env: base_url_env.into(),
+        }
+    }
+}
+
 impl Agent {
     /// Its builtin kind (see `kinds/`), for a builtin agent.
     pub fn builtin(&self) -> Option<&'static BuiltinKind> {
@@ -80,20 +99,7 @@ impl Agent {
     /// model), for a command when its Agent file says `llm`.
     pub fn llm(&self) -> Option<AgentLlm> {
         match self {
-            Agent::Builtin(builtin) => {
-                let (api, base_url_env) = builtin.kind.kind().llm.unwrap_or((
-                    match builtin.provider {
-                        Provider::OpenAi => LlmApi::OpenAiChat,
-                        Provider::Anthropic => LlmApi::Anthropic,
-                        Provider::Gemini => LlmApi::Gemini,
-                    },
-                    builtin.provider.base_url_vars()[0],
-                ));
-                Some(AgentLlm {
-                    api,
-                    base_url_env: base_url_env.into(),
-                })
-            }
+            Agent::Builtin(builtin) => Some(builtin.llm()),
             Agent::Command(command) => command.llm.clone(),
             Agent::Acp(acp) => acp.llm.clone(),
         }
@@ -137,7 +143,9 @@ impl Agent {
         }
         match self {
             Agent::Builtin(builtin) => builtin.kind.kind().skills.map(AgentSkills::of),
-            Agent::Acp(acp) if acp.claude_code => Some(AgentSkills::claude_code()),
+            Agent::Acp(acp) if acp.claude_code => {
+                KindId::ClaudeCode.kind().skills.map(AgentSkills::of)
+            }
             _ => None,
         }
     }
@@ -227,16 +235,13 @@ impl AcpAgent {
             ),
         };
         AcpAgent {
-            name: "claude-code".into(),
+            name: KindId::ClaudeCode.kind().name.into(),
             cmd,
             args,
             program,
             env: BTreeMap::new(),
             timeout: DEFAULT_AGENT_TIMEOUT,
-            llm: Some(AgentLlm {
-                api: LlmApi::Anthropic,
-                base_url_env: "ANTHROPIC_BASE_URL".into(),
-            }),
+            llm: Some(BuiltinAgent::of(KindId::ClaudeCode).llm()),
             claude_code: true,
             model,
             options: AgentOptions::default(),
@@ -275,11 +280,6 @@ impl AgentSkills {
             mount_path: mount_path.into(),
             tool_name: tool_name.into(),
         }
-    }
-
-    /// Claude Code's: `.claude/skills`, loaded by its `Skill` tool (mcpchecker's default).
-    pub fn claude_code() -> Self {
-        Self::of(KindId::ClaudeCode.kind().skills.unwrap_or_default())
     }
 }
 
