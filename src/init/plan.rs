@@ -154,7 +154,10 @@ pub async fn run(args: &InitArgs) -> Result<InitReport, InitError> {
         })?;
     }
     let eval_file = dir.join(&eval_dir).join("eval.yaml");
-    validate_written(&eval_file, &eval, &entry, var_value.as_deref())?;
+    let binary_value = binary
+        .zip(var_value.as_deref())
+        .map(|((var, _), value)| (var, value));
+    validate_written(&eval_file, &eval, &entry, binary_value)?;
     report.warnings = warnings;
     Ok(report)
 }
@@ -211,19 +214,16 @@ fn scaffold_files(scaffold: &Scaffold<'_>, eval_dir: &Path) -> Vec<(PathBuf, Str
 }
 
 /// The written eval validated as `mcpeval validate` would, its variables taken from what
-/// init was given (the server binary's path, the headers' secrets) or the environment.
+/// init was given (`binary`: the server binary's variable and the value it was given here; the
+/// headers' secrets) or the environment.
 fn validate_written(
     eval_file: &Path,
     eval: &str,
     entry: &ServerEntry,
-    var_value: Option<&str>,
+    binary: Option<(&str, &str)>,
 ) -> Result<(), InitError> {
-    let binary_var = match entry {
-        ServerEntry::Binary { var, .. } => Some(var.as_str()),
-        _ => None,
-    };
-    let lookup = |name: &str| match (var_value, binary_var) {
-        (Some(value), Some(var)) if name == var => Some(value.to_owned()),
+    let lookup = |name: &str| match binary {
+        Some((var, value)) if name == var => Some(value.to_owned()),
         _ => headers::variable_value(eval, entry, name).or_else(|| std::env::var(name).ok()),
     };
     crate::plan::validate_eval_notes(eval_file, &lookup).map_err(|errors| InitError::Invalid {
