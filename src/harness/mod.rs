@@ -3,6 +3,7 @@
 mod actions;
 mod cargo_bin;
 mod case;
+mod end_of_run;
 mod page;
 mod self_agent;
 mod stale;
@@ -224,8 +225,8 @@ impl Harness {
             eprintln!("note: {e}; SIGINT and SIGTERM will end the run without cleanup");
         }
         let conclusion = libtest_mimic::run(&args, trials);
-        shut_down_extensions(&options);
-        report_run(&options, &eval_files);
+        end_of_run::shut_down_extensions(&options);
+        end_of_run::report_run(&options, &eval_files);
         if let Some(signal) = crate::plumbing::interrupt::interrupted() {
             // Every run's processes are gone by now; this only catches one that is not.
             crate::plumbing::process::kill_all_groups();
@@ -346,20 +347,6 @@ impl Harness {
     }
 }
 
-/// Shuts down the extensions the trials started (once all of them ended, also under
-/// `--exact` and nextest's one test per process); notes on those that did not go cleanly.
-fn shut_down_extensions(options: &RunOptions) {
-    if !options.extensions.any_started() {
-        return;
-    }
-    // Without a runtime no extension ran; dropping the registry kills any left.
-    if let Ok(runtime) = case::runtime() {
-        for note in runtime.block_on(options.extensions.shutdown_all()) {
-            eprintln!("note: {note}");
-        }
-    }
-}
-
 /// The test name `--exact` asks for, if it does.
 fn exact_name(args: &Arguments) -> Option<&str> {
     args.exact.then_some(args.filter.as_deref()).flatten()
@@ -424,30 +411,4 @@ pub fn discover_eval_files(dir: &Path) -> Result<Vec<PathBuf>, ConfigErrors> {
         return Err(ConfigError::file(dir, "no eval file (`kind: Eval`) found here").into());
     }
     Ok(evals)
-}
-
-/// After the tests: the run's summary on stderr (one test per process, as under nextest, makes
-/// none: `mcpeval report` merges those), the GitHub Actions annotations and job summary, and
-/// the HTML report of the process or of the nextest run.
-fn report_run(options: &RunOptions, eval_files: &BTreeMap<String, PathBuf>) {
-    let results = std::mem::take(&mut *crate::plumbing::lock::lock(&options.collected));
-    if results.len() > 1 {
-        eprint!("\n{}", crate::report::Summary::of(&results).render());
-        eprintln!(
-            "  results: {}",
-            options.output_dir.join("results").display()
-        );
-    }
-    // Under nextest each process has its test's annotation; `mcpeval report` the summary.
-    actions::report(
-        &results,
-        eval_files,
-        crate::plumbing::ci::nextest_run_id().is_none(),
-    );
-    if !results.is_empty() {
-        match crate::plumbing::ci::nextest_run_id() {
-            Some(run) => page::write_nextest_page(&run, &options.output_dir),
-            None => page::write_process_page(results, &options.output_dir),
-        }
-    }
 }
