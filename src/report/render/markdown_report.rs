@@ -17,6 +17,21 @@ pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) ->
     let tests = test_outcomes(&report.results);
     let failed: Vec<_> = tests.iter().filter(|t| !t.passed()).collect();
     let flaky: Vec<_> = tests.iter().filter(|t| t.is_flaky()).collect();
+    let head = tally(summary, tests.len(), failed.len(), flaky.len());
+    let parts = vec![
+        Part::Fixed(head),
+        budgets_part(checks),
+        failed_part(&failed),
+        flaky_part(&flaky),
+        evals_part(summary),
+        servers_part(summary),
+    ];
+    fitted(parts, limit)
+}
+
+/// The heading with the task runs passed, then the line of tests failed, flaky, tool errors
+/// and tokens.
+fn tally(summary: &Summary, tests: usize, failed: usize, flaky: usize) -> String {
     let mut head = format!(
         "{MARKER}\n### mcpeval: {} of {} task runs passed ({:.1}%)\n\n",
         summary.passed,
@@ -25,16 +40,15 @@ pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) ->
     );
     let _ = writeln!(
         head,
-        "{} of {} tests failed · {} flaky · tool errors {} · tokens (estimated) {} prompt, {} output\n",
-        failed.len(),
-        tests.len(),
-        flaky.len(),
-        summary.tool_errors,
-        summary.prompt_tokens,
-        summary.output_tokens
+        "{failed} of {tests} tests failed · {flaky} flaky · tool errors {} · tokens (estimated) {} prompt, {} output\n",
+        summary.tool_errors, summary.prompt_tokens, summary.output_tokens
     );
-    let mut parts = vec![Part::Fixed(head)];
-    parts.push(Part::List {
+    head
+}
+
+/// The budgets checked, each marked passed or failed.
+fn budgets_part(checks: &[BudgetCheck]) -> Part {
+    Part::List {
         priority: 0,
         head: "**Budgets**\n\n".into(),
         rows: (checks.iter())
@@ -45,8 +59,12 @@ pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) ->
             .collect(),
         tail: "\n".into(),
         what: "budgets",
-    });
-    parts.push(Part::List {
+    }
+}
+
+/// The table of failed tests: the runs passed and the first reason of each.
+fn failed_part(failed: &[&TestOutcome<'_>]) -> Part {
+    Part::List {
         priority: 1,
         head: "| failed test | runs passed | first reason |\n|---|---|---|\n".into(),
         rows: (failed.iter())
@@ -62,8 +80,12 @@ pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) ->
             .collect(),
         tail: String::new(),
         what: "failed tests",
-    });
-    parts.push(Part::List {
+    }
+}
+
+/// The table of flaky tests, whose runs both passed and failed.
+fn flaky_part(flaky: &[&TestOutcome<'_>]) -> Part {
+    Part::List {
         priority: 2,
         head: "\n**Flaky** (runs both passed and failed):\n\n\
                | task | runs passed | pass rate (95% Wilson interval) |\n|---|---|---|\n"
@@ -71,8 +93,12 @@ pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) ->
         rows: flaky.iter().map(|t| flaky_row(t)).collect(),
         tail: String::new(),
         what: "flaky tests",
-    });
-    parts.push(Part::List {
+    }
+}
+
+/// The folded table of the runs passed per eval.
+fn evals_part(summary: &Summary) -> Part {
+    Part::List {
         priority: 3,
         head: "\n<details><summary>Per eval</summary>\n\n| eval | runs passed |\n|---|---|\n"
             .into(),
@@ -81,19 +107,21 @@ pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) ->
             .collect(),
         tail: "\n</details>\n".into(),
         what: "evals",
-    });
-    let servers = server_lines(summary);
-    parts.push(Part::List {
+    }
+}
+
+/// The folded block of the servers' lines: schema findings, tool tokens, coverage.
+fn servers_part(summary: &Summary) -> Part {
+    Part::List {
         priority: 4,
         head: "\n<details><summary>Servers: schema findings, tool tokens, coverage</summary>\n\n```text\n"
             .into(),
-        rows: (servers.iter())
+        rows: (server_lines(summary).iter())
             .map(|line| shorten(&line.replace("```", "'''"), 600))
             .collect(),
         tail: "```\n\n</details>\n".into(),
         what: "lines",
-    });
-    fitted(parts, limit)
+    }
 }
 
 /// A flaky test's row: its runs passed and its pass rate with the 95% Wilson interval.
