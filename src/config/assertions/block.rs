@@ -189,25 +189,8 @@ impl RawAssertions {
         let max_tool_result_tokens = count(K::MaxToolResultTokens, self.max_tool_result_tokens);
         let max_tool_definition_tokens =
             count(K::MaxToolDefinitionTokens, self.max_tool_definition_tokens);
-        if let (Some(min), Some(max)) = (min_tool_calls, max_tool_calls)
-            && min > max
-        {
-            check.error(
-                format!("{path}.{}", K::MinToolCalls),
-                format!(
-                    "minToolCalls ({min}) is greater than maxToolCalls ({max}); no run can pass"
-                ),
-            );
-        }
-
-        let call_order = self
-            .call_order
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, entry)| {
-                entry.validate(check, &format!("{path}.{}[{i}]", K::CallOrder), servers)
-            })
-            .collect();
+        check_call_bounds(check, path, min_tool_calls, max_tool_calls);
+        let call_order = call_order(check, path, servers, self.call_order);
 
         Assertions {
             tools_used,
@@ -292,6 +275,34 @@ impl RawAfterFault {
             tools_used,
         }
     }
+}
+
+/// Reports a `minToolCalls` greater than `maxToolCalls` (of the assertions at `path`),
+/// which no run can pass.
+fn check_call_bounds(check: &mut Checker<'_>, path: &str, min: Option<u32>, max: Option<u32>) {
+    if let (Some(min), Some(max)) = (min, max)
+        && min > max
+    {
+        check.error(
+            format!("{path}.{}", AssertionKind::MinToolCalls),
+            format!("minToolCalls ({min}) is greater than maxToolCalls ({max}); no run can pass"),
+        );
+    }
+}
+
+/// Validates the entries of `callOrder` of the assertions at `path`.
+fn call_order(
+    check: &mut Checker<'_>,
+    path: &str,
+    servers: Option<&[&str]>,
+    raw: Vec<RawCallOrder>,
+) -> Vec<OrderedCall> {
+    (raw.into_iter().enumerate())
+        .filter_map(|(i, entry)| {
+            let at = format!("{path}.{}[{i}]", AssertionKind::CallOrder);
+            entry.validate(check, &at, servers)
+        })
+        .collect()
 }
 
 /// Validates the entries of `skillsLoaded` / `skillsNotLoaded` written at `path`: each has
