@@ -10,7 +10,7 @@ use super::link::{FileLink, anchor, file_link};
 use super::shown::{Shown, millis};
 use super::timeline::{Event, timeline};
 use crate::report::results::{FaultNote, TaskResult, run_name, wilson_interval};
-use crate::report::summary::{Report, ServerCoverage};
+use crate::report::summary::{Report, ServerCoverage, Summary};
 
 /// The whole page.
 #[derive(Serialize)]
@@ -130,17 +130,36 @@ struct DiffLine {
 pub(super) fn page(report: &Report, title: &str, base: &Path, page_dir: &Path) -> Page {
     let summary = &report.summary;
     let flaky: BTreeSet<&str> = summary.flaky.iter().map(|f| f.test_name.as_str()).collect();
-    let flaky_in = |eval: &str| {
-        let prefix = format!("{eval}::");
-        flaky.iter().filter(|t| t.starts_with(&prefix)).count()
-    };
+    Page {
+        title: title.to_owned(),
+        version: crate::VERSION,
+        summary: summary_figures(report, flaky.len()),
+        evals: eval_rows(summary, &flaky),
+        coverage: (summary.coverage.iter())
+            .map(|(server, coverage)| coverage_row(server, coverage))
+            .collect(),
+        variants: super::variants::variants(report),
+        filters: filters(report),
+        tasks: (report.results.iter())
+            .map(|result| {
+                let flaky = flaky.contains(result.test_name.as_str());
+                task(result, flaky, base, page_dir)
+            })
+            .collect(),
+    }
+}
+
+/// The figures at the top of the page: runs, pass rate with its interval, assertions,
+/// duration, tokens, LLM runs, tool errors and the slowest tests.
+fn summary_figures(report: &Report, flaky: usize) -> SummaryFigures {
+    let summary = &report.summary;
     let (low, high) = wilson_interval(summary.passed, summary.runs);
     let total_ms: f64 = report.results.iter().map(|r| r.duration_ms).sum();
-    let figures = SummaryFigures {
+    SummaryFigures {
         runs: summary.runs,
         passed: summary.passed,
         failed: summary.failed,
-        flaky: flaky.len(),
+        flaky,
         pass_rate: percent(summary.pass_rate),
         interval: interval(low, high),
         assertions: format!("{}/{}", summary.assertions_passed, summary.assertions_total),
@@ -154,8 +173,16 @@ pub(super) fn page(report: &Report, title: &str, base: &Path, page_dir: &Path) -
         slowest: (summary.slowest.iter())
             .map(|(name, ms)| (name.clone(), millis(*ms)))
             .collect(),
+    }
+}
+
+/// The rows of the per-eval table, each with its flaky tests among the `flaky` ones.
+fn eval_rows(summary: &Summary, flaky: &BTreeSet<&str>) -> Vec<EvalRow> {
+    let flaky_in = |eval: &str| {
+        let prefix = format!("{eval}::");
+        flaky.iter().filter(|t| t.starts_with(&prefix)).count()
     };
-    let evals = (summary.by_eval.iter())
+    (summary.by_eval.iter())
         .map(|(name, tally)| {
             let (low, high) = wilson_interval(tally.passed, tally.runs);
             EvalRow {
@@ -168,34 +195,21 @@ pub(super) fn page(report: &Report, title: &str, base: &Path, page_dir: &Path) -
                 interval: interval(low, high),
             }
         })
-        .collect();
-    let coverage = (summary.coverage.iter())
-        .map(|(server, coverage)| coverage_row(server, coverage))
-        .collect();
+        .collect()
+}
+
+/// The page's filters: the evals, and the agents and labels of the results.
+fn filters(report: &Report) -> Filters {
     let mut labels = BTreeSet::new();
     let mut agents = BTreeSet::new();
     for result in &report.results {
         labels.extend(result.labels.iter().map(|(k, v)| format!("{k}={v}")));
         agents.insert(agent_of(result));
     }
-    Page {
-        title: title.to_owned(),
-        version: crate::VERSION,
-        summary: figures,
-        evals,
-        coverage,
-        variants: super::variants::variants(report),
-        filters: Filters {
-            evals: summary.by_eval.keys().cloned().collect(),
-            agents: agents.into_iter().collect(),
-            labels: labels.into_iter().collect(),
-        },
-        tasks: (report.results.iter())
-            .map(|result| {
-                let flaky = flaky.contains(result.test_name.as_str());
-                task(result, flaky, base, page_dir)
-            })
-            .collect(),
+    Filters {
+        evals: report.summary.by_eval.keys().cloned().collect(),
+        agents: agents.into_iter().collect(),
+        labels: labels.into_iter().collect(),
     }
 }
 
