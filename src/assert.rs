@@ -4,6 +4,7 @@
 mod after_fault;
 mod closest;
 mod duplicates;
+mod elicitations;
 mod order;
 mod tokens;
 
@@ -152,6 +153,9 @@ pub fn check(task_set: &str, assertions: &Assertions, trace: &CallTrace) -> Vec<
         (a.after_fault.as_ref()).and_then(|after| after_fault::check(after, trace))
     {
         check.fail(AssertionKind::AfterFault, expected, actual);
+    }
+    for (kind, expected, actual) in elicitations::check(a, trace) {
+        check.fail(kind, expected, actual);
     }
     check.failures
 }

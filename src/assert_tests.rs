@@ -37,6 +37,7 @@ pub(super) fn trace(calls: Vec<RecordedCall>) -> CallTrace {
         calls,
         discovery: vec![],
         advertised: Default::default(),
+        elicitations: Vec::new(),
     }
 }
 
@@ -339,6 +340,7 @@ fn several_task_sets_each_apply_and_are_named_in_failures() {
             }
             .into(),
             faults: Vec::new().into(),
+            elicitation: None,
         },
         AssertionSet {
             task_set: "config.taskSets[2]".into(),
@@ -348,6 +350,7 @@ fn several_task_sets_each_apply_and_are_named_in_failures() {
             }
             .into(),
             faults: Vec::new().into(),
+            elicitation: None,
         },
         AssertionSet {
             task_set: "config.taskSets[3]".into(),
@@ -357,6 +360,7 @@ fn several_task_sets_each_apply_and_are_named_in_failures() {
             }
             .into(),
             faults: Vec::new().into(),
+            elicitation: None,
         },
     ];
     let all = check_all(&sets, &t);

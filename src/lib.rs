@@ -93,6 +93,8 @@ pub mod tokens;
 #[doc(hidden)]
 pub mod trace;
 #[doc(hidden)]
+pub mod user;
+#[doc(hidden)]
 pub mod verdict;
 
 mod plumbing;

@@ -10,6 +10,7 @@
 //! order is kept.
 
 mod advertised;
+mod elicitation;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -18,6 +19,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use advertised::Advertised;
+pub use elicitation::{
+    AnsweredBy, During, ElicitationAction, ElicitationMode, RecordedElicitation,
+};
 
 /// Everything the proxies of one task run recorded, in the order they received it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -33,6 +37,10 @@ pub struct CallTrace {
     /// JSON when nothing was listed).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub advertised: BTreeMap<String, Advertised>,
+    /// The servers' `elicitation/create` requests, in the order received (absent from the
+    /// JSON when there were none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub elicitations: Vec<RecordedElicitation>,
 }
 
 impl CallTrace {
@@ -353,6 +361,7 @@ mod tests {
             }],
             discovery: vec![],
             advertised: BTreeMap::new(),
+            elicitations: Vec::new(),
         };
         let text = trace.to_json_pretty();
         assert!(!text.contains("advertised"), "{text}");

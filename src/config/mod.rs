@@ -40,7 +40,7 @@ pub use agent::{
 };
 pub use assertions::{
     AfterFault, ArgumentPattern, ArgumentsComparison, AssertionKind, Assertions, CallMatcher,
-    Difference, OrderedCall, SkillMatcher, ValueType, kind_name,
+    Difference, ElicitationMatcher, OrderedCall, SkillMatcher, ValueType, kind_name,
 };
 pub use eval::{Eval, SnapshotMode, duplicate_eval_names, load_eval, load_eval_with};
 pub use extensions::{

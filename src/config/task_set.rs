@@ -10,8 +10,10 @@ use serde::de::IgnoredAny;
 use super::assertions::block::{Assertions, RawAssertions};
 use super::files::check::Checker;
 use super::files::error::did_you_mean;
+use super::task::elicitation::{RawElicitation, elicitation_script};
 use super::task::faults::{RawFaultRule, fault_rules};
 use crate::fault::FaultRule;
+use crate::user::ElicitationScript;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -25,6 +27,7 @@ pub(super) struct RawTaskSet {
     assertions: Option<RawAssertions>,
     #[serde(default)]
     faults: Vec<RawFaultRule>,
+    elicitation: Option<RawElicitation>,
     source: Option<IgnoredAny>,
 }
 
@@ -46,6 +49,9 @@ pub struct TaskSet {
     pub assertions: Assertions,
     /// `faults`: what the proxy does to chosen calls of every task of the set.
     pub faults: Vec<FaultRule>,
+    /// `elicitation`: how the scripted user answers the servers' elicitations in every
+    /// task of the set (after the task's own rules).
+    pub elicitation: Option<ElicitationScript>,
 }
 
 /// What tool calls whose arguments break the tool's `inputSchema` mean for a task (a task
@@ -185,8 +191,11 @@ impl RawTaskSet {
             servers,
         );
         let faults = fault_rules(check, &format!("{key_path}.faults"), self.faults, servers);
+        let elicitation_key = format!("{key_path}.elicitation");
+        let elicitation = elicitation_script(check, &elicitation_key, self.elicitation, servers);
         Some(TaskSet {
             faults,
+            elicitation,
             key_path,
             source: source?,
             label_selector: self.label_selector,

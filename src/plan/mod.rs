@@ -16,6 +16,7 @@ use crate::config::{
     load_task,
 };
 use crate::fault::FaultRule;
+use crate::user::ElicitationScript;
 
 /// The planned cases of one eval, in task-set order (files sorted within a glob).
 #[derive(Debug, Clone)]
@@ -55,6 +56,8 @@ pub struct AssertionSet {
     pub assertions: Arc<Assertions>,
     /// Its `faults` rules.
     pub faults: Arc<[FaultRule]>,
+    /// Its `elicitation` (the scripted user's rules), when it has one.
+    pub elicitation: Option<Arc<ElicitationScript>>,
 }
 
 impl TaskCase {

@@ -269,6 +269,7 @@ impl<'e> SetPlan<'e> {
                 task_set: set.key_path.clone(),
                 assertions: Arc::new(set.assertions.clone()),
                 faults: Arc::from(set.faults.clone()),
+                elicitation: set.elicitation.clone().map(Arc::new),
             },
         }
     }

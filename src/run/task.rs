@@ -21,6 +21,7 @@ use crate::run::variant;
 use crate::schema_checks;
 use crate::steps::{Phase, StepResult, run_phase};
 use crate::tokens::{self, TraceTokens};
+use crate::user::ScriptedUser;
 
 /// Bound on setup + agent + verify when neither the task nor the eval sets one.
 pub const DEFAULT_TASK_TIMEOUT: Duration = Duration::from_secs(600);
@@ -61,7 +62,15 @@ pub async fn run_task(
             return report;
         }
     };
-    let started = start_proxies(&eval, &options, &recorder, &run_dir, faults.as_ref()).await;
+    let user = scripted_user(case, &task).map(Arc::new);
+    let started = start_proxies(
+        &eval,
+        &options,
+        &recorder,
+        &run_dir,
+        (faults.as_ref(), user.as_ref()),
+    )
+    .await;
     let proxies = match started {
         Ok(proxies) => proxies,
         Err(errors) => {
@@ -181,6 +190,16 @@ fn fault_plan(
     Ok(Some(Arc::new(FaultPlan::new(rules, seed, name))))
 }
 
+/// The run's scripted user: the task's `elicitation` rules, then its task sets'. `None` when
+/// none of them has `elicitation` (the agent answers, as it would).
+fn scripted_user(case: &TaskCase, task: &Task) -> Option<ScriptedUser> {
+    let sets = case.assertion_sets.iter();
+    ScriptedUser::of(
+        task.elicitation.as_ref(),
+        sets.filter_map(|set| set.elicitation.as_deref()),
+    )
+}
+
 /// What each rule did, for the results.
 fn fault_notes(plan: &FaultPlan) -> Vec<FaultNote> {
     (plan.rules().iter().zip(plan.notes()))
@@ -200,7 +219,7 @@ async fn start_proxies(
     options: &RunOptions,
     recorder: &CallRecorder,
     run_dir: &Path,
-    faults: Option<&Arc<FaultPlan>>,
+    (faults, user): (Option<&Arc<FaultPlan>>, Option<&Arc<ScriptedUser>>),
 ) -> Result<Vec<ProxyHandle>, Vec<String>> {
     let mut proxies = Vec::new();
     let mut errors = Vec::new();
@@ -209,6 +228,7 @@ async fn start_proxies(
         let proxy_options = ProxyOptions {
             tools: variant::tool_rewrite(eval, &server.name),
             faults: faults.cloned(),
+            user: user.cloned(),
             ..ProxyOptions::default()
         };
         match Proxy::start_with_options(&server.name, upstream, recorder, run_dir, proxy_options)

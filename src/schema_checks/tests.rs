@@ -13,6 +13,7 @@ fn trace(tools: Vec<Value>, calls: Vec<RecordedCall>) -> CallTrace {
         calls,
         discovery: Vec::new(),
         advertised: [("demo".to_owned(), advertised)].into(),
+        elicitations: Vec::new(),
     }
 }
 

@@ -20,7 +20,8 @@ use crate::config::kind_name;
 use crate::plumbing::text::shorten;
 use crate::tokens::describe;
 use crate::trace::{
-    CallTrace, DiscoveryEvent, Injected, ListKind, Outcome, RecordedCall, result_text,
+    AnsweredBy, CallTrace, DiscoveryEvent, Injected, ListKind, Outcome, RecordedCall,
+    RecordedElicitation, result_text,
 };
 
 /// The snapshot text of a trace: one YAML entry per call, in order, without timestamps,
@@ -28,17 +29,19 @@ use crate::trace::{
 /// directories `dirs`, temporary directories: see [`Normalizer`]). Arguments are compact
 /// JSON with sorted keys. A fault the proxy injected (a task's `faults`) is an `injected:`
 /// line of its call; a list call with one (`tools/list`, …; other list calls are not in
-/// snapshots) is an entry of its own, where it came among the calls.
+/// snapshots) is an entry of its own, where it came among the calls. A server's
+/// elicitations are listed under the call they came during (with the answer and the rule
+/// that gave it), any outside a call at the end.
 pub fn render_snapshot(trace: &CallTrace, dirs: &RunDirs) -> String {
     let entries = entries(trace);
-    if entries.is_empty() {
+    if entries.is_empty() && trace.elicitations.is_empty() {
         return "[] # no calls\n".to_owned();
     }
     let mut normalizer = Normalizer::new(dirs);
     let mut out = String::new();
     for entry in entries {
-        let call = match entry {
-            Entry::Call(_, call) => call,
+        let (i, call) = match entry {
+            Entry::Call(i, call) => (i, call),
             Entry::List(event) => {
                 out.push_str(&list_entry(event, &mut normalizer));
                 continue;
@@ -65,8 +68,59 @@ pub fn render_snapshot(trace: &CallTrace, dirs: &RunDirs) -> String {
         if let Some(injected) = &call.injected {
             out.push_str(&injected_line(injected));
         }
+        let asked: Vec<&RecordedElicitation> = asked_during(trace, Some(i)).collect();
+        if !asked.is_empty() {
+            out.push_str("  elicitations:\n");
+            for elicitation in asked {
+                let line = normalizer.text(&asked_line(elicitation));
+                out.push_str(&format!("  - {}\n", yaml_scalar(&line)));
+            }
+        }
+    }
+    for elicitation in asked_during(trace, None) {
+        let line = normalizer.text(&format!(
+            "{} {}",
+            elicitation.server,
+            asked_line(elicitation)
+        ));
+        out.push_str(&format!("- elicitation: {}\n", yaml_scalar(&line)));
     }
     out
+}
+
+/// The elicitations that came during the call at index `call` of the trace (`None`:
+/// outside any call).
+fn asked_during(
+    trace: &CallTrace,
+    call: Option<usize>,
+) -> impl Iterator<Item = &RecordedElicitation> {
+    let position = call.map(|i| i + 1);
+    (trace.elicitations.iter())
+        .filter(move |elicitation| elicitation.during.as_ref().and_then(|d| d.position) == position)
+}
+
+/// `form "Delete notes.txt?" → accept (spec.elicitation.rules[0])`: an elicitation under its
+/// call, in snapshots and failure messages (`→ cancel, failed (unmatched)` when the scripted
+/// user could not answer as the task wants).
+fn asked_line(elicitation: &RecordedElicitation) -> String {
+    let mut answer = elicitation
+        .action
+        .map_or("no answer", |a| a.as_str())
+        .to_owned();
+    if elicitation.failure.is_some() {
+        // The failure message says why, above the trace; results files keep it whole.
+        answer.push_str(", failed");
+    }
+    let by = match (&elicitation.rule, elicitation.answered_by) {
+        (Some(rule), _) => format!(" ({rule})"),
+        (None, AnsweredBy::Agent) => " (the agent)".to_owned(),
+        (None, AnsweredBy::Script) => " (unmatched)".to_owned(),
+    };
+    format!(
+        "{} {:?} → {answer}{by}",
+        elicitation.mode.as_str(),
+        elicitation.message
+    )
 }
 
 /// A call, or a list call the proxy injected a fault into, in the order the proxies
@@ -160,17 +214,28 @@ fn yaml_scalar(text: &str) -> String {
 /// never as the server's; a list call with an injected fault is a line without a number.
 pub fn render_call_lines(trace: &CallTrace, result_tokens: &[Option<usize>]) -> String {
     let entries = entries(trace);
-    if entries.is_empty() {
+    if entries.is_empty() && trace.elicitations.is_empty() {
         return "  (no calls)".to_owned();
     }
     (entries.into_iter())
         .map(|entry| match entry {
             Entry::Call(i, call) => {
                 let tokens = result_tokens.get(i).copied().flatten();
-                format!("  #{} {}", i + 1, call_line(call, tokens))
+                let mut line = format!("  #{} {}", i + 1, call_line(call, tokens));
+                for elicitation in asked_during(trace, Some(i)) {
+                    line.push_str(&format!("\n       asked: {}", asked_line(elicitation)));
+                }
+                line
             }
             Entry::List(event) => format!("  - {}", list_line(event)),
         })
+        .chain(asked_during(trace, None).map(|elicitation| {
+            format!(
+                "  - {} asked: {}",
+                elicitation.server,
+                asked_line(elicitation)
+            )
+        }))
         .collect::<Vec<_>>()
         .join("\n")
 }

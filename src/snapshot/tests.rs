@@ -66,6 +66,7 @@ fn sample() -> CallTrace {
         ],
         discovery: vec![],
         advertised: Default::default(),
+        elicitations: Vec::new(),
     }
 }
 
@@ -113,6 +114,7 @@ fn calls_on_different_paths_under_one_temporary_directory_render_apart() {
         ],
         discovery: vec![],
         advertised: Default::default(),
+        elicitations: Vec::new(),
     };
     let dirs = RunDirs::new(
         Path::new("/work/out/runs/e__t"),
@@ -394,6 +396,7 @@ fn faulted() -> CallTrace {
             ),
         ],
         advertised: Default::default(),
+        elicitations: Vec::new(),
     }
 }
 
@@ -439,4 +442,72 @@ fn call_lines_say_an_injected_answer_is_not_the_servers() {
             "  #3 tool demo/echo → ok (12ms, 1 token)",
         ]
     );
+}
+
+fn elicitation(
+    position: Option<usize>,
+    action: crate::trace::ElicitationAction,
+    rule: Option<&str>,
+    failure: Option<&str>,
+) -> crate::trace::RecordedElicitation {
+    crate::trace::RecordedElicitation {
+        server: "kubernetes".into(),
+        mode: crate::trace::ElicitationMode::Form,
+        message: "Delete pod web-1?".into(),
+        requested_schema: Some(json!({"type": "object"})),
+        url: None,
+        during: position.map(|position| crate::trace::During {
+            kind: CallKind::Tool,
+            name: "pods_delete".into(),
+            position: Some(position),
+        }),
+        answered_by: crate::trace::AnsweredBy::Script,
+        rule: rule.map(str::to_owned),
+        action: Some(action),
+        content: None,
+        failure: failure.map(str::to_owned),
+        start_offset: Duration::from_millis(7),
+    }
+}
+
+#[test]
+fn elicitations_are_shown_under_the_call_they_came_during() {
+    use crate::trace::ElicitationAction::{Accept, Cancel};
+    let mut trace = sample();
+    trace.elicitations = vec![
+        elicitation(Some(3), Accept, Some("spec.elicitation.rules[0]"), None),
+        elicitation(None, Cancel, None, Some("no `elicitation` rule answers …")),
+    ];
+    let snapshot = render_snapshot(&trace, &RunDirs::new(Path::new("/r"), Path::new("/w")));
+    assert!(
+        snapshot.contains(
+            "- tool: kubernetes/pods_delete\n  outcome: is_error\n  elicitations:\n  - form \"Delete pod web-1?\" → accept (spec.elicitation.rules[0])\n"
+        ),
+        "{snapshot}"
+    );
+    assert!(
+        snapshot.ends_with(
+            "- elicitation: kubernetes form \"Delete pod web-1?\" → cancel, failed (unmatched)\n"
+        ),
+        "{snapshot}"
+    );
+    let lines = render_call_lines(&trace, &[]);
+    assert!(
+        lines.contains(
+            "\n       asked: form \"Delete pod web-1?\" → accept (spec.elicitation.rules[0])\n  #4 "
+        ),
+        "{lines}"
+    );
+    assert!(
+        lines.ends_with(
+            "  - kubernetes asked: form \"Delete pod web-1?\" → cancel, failed (unmatched)"
+        ),
+        "{lines}"
+    );
+    let asked_only = CallTrace {
+        elicitations: trace.elicitations.split_off(1),
+        ..CallTrace::default()
+    };
+    let dirs = RunDirs::new(Path::new("/r"), Path::new("/w"));
+    assert!(render_snapshot(&asked_only, &dirs).starts_with("- elicitation: "));
 }

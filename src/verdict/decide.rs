@@ -13,6 +13,7 @@ use crate::run::report::{RunPhase, RunReport};
 use crate::schema_checks::SchemaChecks;
 use crate::snapshot::{SnapshotSettings, SnapshotStatus, Written};
 use crate::steps::{Ended, Phase, StepResult};
+use crate::trace::AnsweredBy;
 
 /// How the agent's part of the run went.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,6 +87,9 @@ pub struct Verdict {
     /// What fails the run in its variant (`config.variants`): calls of decoy tools,
     /// overrides of tools the server does not advertise.
     pub variant: Vec<String>,
+    /// Elicitations the scripted user could not answer as the task wants (no rule matched
+    /// under `unmatched: fail`, content the requested schema refuses), one line each.
+    pub elicitations: Vec<String>,
 }
 
 impl Verdict {
@@ -131,6 +135,10 @@ impl Verdict {
                 .filter_map(|record| record.failure.clone())
                 .collect(),
             variant: report.variant_problems.clone(),
+            elicitations: (report.trace.elicitations.iter())
+                .filter(|e| e.answered_by == AnsweredBy::Script)
+                .filter_map(|e| e.failure.clone())
+                .collect(),
         }
     }
 
@@ -148,6 +156,7 @@ impl Verdict {
             && self.snapshot.is_none()
             && self.llm.is_empty()
             && self.variant.is_empty()
+            && self.elicitations.is_empty()
     }
 
     /// The schema checks fail the run: a broken tool definition or a result that breaks its
@@ -214,6 +223,10 @@ impl Verdict {
             unplaced(format!("llm: {first}"))
         }));
         reasons.extend(self.variant.iter().cloned().map(unplaced));
+        reasons.extend((self.elicitations.iter()).map(|failure| {
+            let first = failure.lines().next().unwrap_or_default();
+            unplaced(format!("elicitation: {first}"))
+        }));
         let place = reasons.first().and_then(|(_, place)| place.clone());
         (
             reasons.into_iter().map(|(reason, _)| reason).collect(),

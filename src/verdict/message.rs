@@ -120,6 +120,9 @@ fn write_reasons(out: &mut String, report: &RunReport, verdict: &Verdict) {
     for problem in &verdict.variant {
         let _ = writeln!(out, "{problem}");
     }
+    for failure in &verdict.elicitations {
+        let _ = writeln!(out, "elicitation: {}", failure.replace('\n', "\n  "));
+    }
 }
 
 /// What the schema checks found: broken definitions and results (always failures), and

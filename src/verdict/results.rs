@@ -255,7 +255,10 @@ fn phase(results: &[StepResult], offsets: Offsets) -> PhaseOutput {
 }
 
 fn call_history(report: &RunReport) -> CallHistory {
-    let mut history = CallHistory::default();
+    let mut history = CallHistory {
+        elicitations: report.trace.elicitations.clone(),
+        ..CallHistory::default()
+    };
     for (i, call) in report.trace.calls.iter().enumerate() {
         let (outcome, result) = match &call.outcome {
             Outcome::Ok { result } => ("ok", result.clone()),

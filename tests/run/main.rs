@@ -6,6 +6,7 @@ mod support;
 
 mod assertion_runs;
 mod coverage;
+mod elicitation;
 mod faults;
 mod harness;
 mod llm_agent;

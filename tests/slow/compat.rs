@@ -535,6 +535,7 @@ fn skill_assertions_match_the_serialized_input_of_the_skill_tool() {
         }
         .into(),
         faults: Vec::new().into(),
+        elicitation: None,
     };
     let calls = [
         AgentToolCall {

@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 
+use super::elicitation::{ElicitationMatcher, RawElicitationMatcher};
 use super::kind::AssertionKind;
 use super::matchers::{CallMatcher, OrderedCall, RawCallOrder, RawMatcher};
 use crate::config::files::check::Checker;
@@ -40,6 +41,11 @@ pub struct RawAssertions {
     skills_loaded: Vec<RawSkillMatcher>,
     #[serde(default)]
     skills_not_loaded: Vec<RawSkillMatcher>,
+    #[serde(default)]
+    elicitations: Vec<RawElicitationMatcher>,
+    max_elicitations: Option<i64>,
+    #[serde(default)]
+    no_elicitation: bool,
 }
 
 /// `afterFault` as written: what the agent must do after the first fault injected into a
@@ -139,6 +145,12 @@ pub struct Assertions {
     pub skills_loaded: Vec<SkillMatcher>,
     /// `skillsNotLoaded`: no entry matches one.
     pub skills_not_loaded: Vec<SkillMatcher>,
+    /// `elicitations`: every entry matches an elicitation of the run.
+    pub elicitations: Vec<ElicitationMatcher>,
+    /// `maxElicitations`: elicitations over all servers.
+    pub max_elicitations: Option<u32>,
+    /// `noElicitation`: no server asked the user anything.
+    pub no_elicitation: bool,
 }
 
 impl RawAssertions {
@@ -189,7 +201,13 @@ impl RawAssertions {
         let max_tool_result_tokens = count(K::MaxToolResultTokens, self.max_tool_result_tokens);
         let max_tool_definition_tokens =
             count(K::MaxToolDefinitionTokens, self.max_tool_definition_tokens);
+        let max_elicitations = count(K::MaxElicitations, self.max_elicitations);
         check_call_bounds(check, path, min_tool_calls, max_tool_calls);
+        let elicitations = (self.elicitations.into_iter().enumerate())
+            .filter_map(|(i, raw)| {
+                raw.validate(check, &format!("{path}.{}[{i}]", K::Elicitations), servers)
+            })
+            .collect();
         let call_order = call_order(check, path, servers, self.call_order);
 
         Assertions {
@@ -210,6 +228,9 @@ impl RawAssertions {
             after_fault,
             skills_loaded,
             skills_not_loaded,
+            elicitations,
+            max_elicitations,
+            no_elicitation: self.no_elicitation,
         }
     }
 }
@@ -242,6 +263,9 @@ impl Assertions {
             (K::AfterFault, self.after_fault.is_some()),
             (K::SkillsLoaded, !self.skills_loaded.is_empty()),
             (K::SkillsNotLoaded, !self.skills_not_loaded.is_empty()),
+            (K::Elicitations, !self.elicitations.is_empty()),
+            (K::MaxElicitations, self.max_elicitations.is_some()),
+            (K::NoElicitation, self.no_elicitation),
         ]
         .into_iter()
         .filter_map(|(kind, on)| on.then_some(kind))

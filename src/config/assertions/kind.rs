@@ -38,6 +38,12 @@ pub enum AssertionKind {
     SkillsLoaded,
     /// `skillsNotLoaded`
     SkillsNotLoaded,
+    /// `elicitations`
+    Elicitations,
+    /// `maxElicitations`
+    MaxElicitations,
+    /// `noElicitation`
+    NoElicitation,
 }
 
 impl AssertionKind {
@@ -61,6 +67,9 @@ impl AssertionKind {
             AssertionKind::AfterFault => "afterFault",
             AssertionKind::SkillsLoaded => "skillsLoaded",
             AssertionKind::SkillsNotLoaded => "skillsNotLoaded",
+            AssertionKind::Elicitations => "elicitations",
+            AssertionKind::MaxElicitations => "maxElicitations",
+            AssertionKind::NoElicitation => "noElicitation",
         }
     }
 }

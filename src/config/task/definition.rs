@@ -11,6 +11,7 @@ use super::steps::{Step, TaskStep};
 use crate::config::extensions::ExtensionStep;
 use crate::config::files::check::Checker;
 use crate::fault::FaultRule;
+use crate::user::ElicitationScript;
 
 /// `limits` of a task, or `defaultTaskLimits` of an eval, as written.
 #[derive(Debug, Deserialize)]
@@ -95,6 +96,9 @@ pub struct Task {
     /// `spec.faults` (v1alpha2 only): faults on purpose in this task's calls, after its
     /// task sets' rules.
     pub faults: Vec<FaultRule>,
+    /// `spec.elicitation` (v1alpha2 only): how the scripted user answers the servers'
+    /// elicitations in this task, before its task sets' rules.
+    pub elicitation: Option<ElicitationScript>,
 }
 
 impl Task {

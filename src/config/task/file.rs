@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use super::definition::{Difficulty, Limits, RawLimits, Task, TaskContext, TaskVersion};
+use super::elicitation::{RawElicitation, elicitation_script};
 use super::faults::{RawFaultRule, fault_rules};
 use super::steps::{RawJudge, RawScript, RawStepEntry, Step, TaskStep};
 use crate::config::extensions::{RawRequirement, validate_requires};
@@ -80,6 +81,7 @@ struct RawSpecV2 {
     prompt: Option<RawPrompt>,
     #[serde(default)]
     faults: Vec<RawFaultRule>,
+    elicitation: Option<RawElicitation>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -208,6 +210,12 @@ fn load_v2(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
     let servers: Option<Vec<&str>> =
         (context.servers.as_ref()).map(|names| names.iter().map(String::as_str).collect());
     let faults = fault_rules(&mut check, "spec.faults", spec.faults, servers.as_deref());
+    let elicitation = elicitation_script(
+        &mut check,
+        "spec.elicitation",
+        spec.elicitation,
+        servers.as_deref(),
+    );
     let meta = check.finish(meta)?.ok_or_else(ConfigErrors::default)?;
     Ok(Task {
         prompt: prompt.unwrap_or_default(),
@@ -215,6 +223,7 @@ fn load_v2(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
         verify,
         cleanup,
         faults,
+        elicitation,
         ..meta.into_task(path, TaskVersion::V1Alpha2, limits)
     })
 }
@@ -248,6 +257,7 @@ impl TaskMetadata {
             cleanup: Vec::new(),
             limits,
             faults: Vec::new(),
+            elicitation: None,
         }
     }
 }

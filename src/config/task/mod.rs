@@ -4,6 +4,7 @@
 //! and its `faults` rules (`faults`, shared with the task sets of an eval).
 
 pub(crate) mod definition;
+pub(crate) mod elicitation;
 pub(crate) mod faults;
 pub(crate) mod file;
 mod header;

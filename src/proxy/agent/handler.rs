@@ -27,8 +27,8 @@ use super::listing::{Listing, cursor};
 use super::shared::ProxyState;
 use crate::plumbing::lock::lock;
 use crate::proxy::inputs::{Delayed, ToolRewrite};
-use crate::proxy::record::{PendingList, call_outcome, json, list_outcome};
-use crate::proxy::server::{Connection, connect, forward, result_as};
+use crate::proxy::record::{PendingCall, PendingList, call_outcome, json, list_outcome};
+use crate::proxy::server::{Asking, CallOrigin, Connection, connect, forward, result_as};
 use crate::trace::{CallKind, Injected};
 
 /// The proxy as one agent session sees it: an MCP server that mirrors the real one.
@@ -110,6 +110,22 @@ fn injected(context: &RequestContext<RoleServer>) -> Option<Injected> {
     context.extensions.get::<Injected>().cloned()
 }
 
+/// The request's context marked with the recorded call it is, so that what the server asks
+/// while answering it (an elicitation) names the call.
+fn with_origin(
+    mut context: RequestContext<RoleServer>,
+    pending: &PendingCall,
+    kind: CallKind,
+    name: &str,
+) -> RequestContext<RoleServer> {
+    context.extensions.insert(CallOrigin {
+        seq: pending.seq(),
+        kind,
+        name: name.to_owned(),
+    });
+    context
+}
+
 impl ServerHandler for AgentSession {
     fn get_info(&self) -> ServerConfig {
         match self.upstream.get() {
@@ -143,6 +159,11 @@ impl ServerHandler for AgentSession {
                     &shared.log,
                     request,
                     context.peer.clone(),
+                    Asking {
+                        server: shared.server.clone(),
+                        recorder: shared.recorder.clone(),
+                        user: shared.options.user.clone(),
+                    },
                     shared.options.startup_timeout,
                 )
                 .await
@@ -199,6 +220,7 @@ impl ServerHandler for AgentSession {
             request.arguments.clone().map(serde_json::Value::Object),
         );
         pending.inject(injected(&context));
+        let context = with_origin(context, &pending, CallKind::Prompt, &request.name);
         let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(request));
         let response = match self.send(request, context).await {
             Ok(ServerResult::GetPromptResult(result)) => Ok(GetPromptResponse::Complete(result)),
@@ -252,6 +274,7 @@ impl ServerHandler for AgentSession {
             None,
         );
         pending.inject(injected(&context));
+        let context = with_origin(context, &pending, CallKind::Resource, &request.uri);
         let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(request));
         let response = match self.send(request, context).await {
             Ok(ServerResult::ReadResourceResult(result)) => {
@@ -311,6 +334,7 @@ impl ServerHandler for AgentSession {
             pending.finish(crate::trace::Outcome::IsError { result });
             return Ok(CallToolResponse::Complete(answer));
         }
+        let context = with_origin(context, &pending, CallKind::Tool, &request.name);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(request));
         let response = match self.send(request, context).await {
             Ok(ServerResult::CallToolResult(result)) => Ok(CallToolResponse::Complete(result)),

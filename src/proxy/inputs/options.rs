@@ -1,11 +1,12 @@
 //! A proxy's tunables ([`ProxyOptions`]): how long its server may take to start, what the
-//! agent is shown of the server's tools, and the run's faults on purpose.
+//! agent is shown of the server's tools, the run's faults on purpose and its scripted user.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::fault_plan::FaultPlan;
 use super::tool_rewrite::ToolRewrite;
+use crate::user::ScriptedUser;
 
 /// Tunables of a proxy.
 #[derive(Debug, Clone)]
@@ -18,6 +19,9 @@ pub struct ProxyOptions {
     /// The run's faults on purpose (a task's `faults` rules), shared by its proxies
     /// (default: none).
     pub faults: Option<Arc<FaultPlan>>,
+    /// The run's scripted user (a task's `elicitation` rules), answering the server's
+    /// elicitations instead of the agent (default: none; the agent answers).
+    pub user: Option<Arc<ScriptedUser>>,
 }
 
 impl Default for ProxyOptions {
@@ -26,6 +30,7 @@ impl Default for ProxyOptions {
             startup_timeout: Duration::from_secs(60),
             tools: ToolRewrite::default(),
             faults: None,
+            user: None,
         }
     }
 }

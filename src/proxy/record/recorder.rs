@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use crate::plumbing::lock::lock;
 use crate::trace::{
     Advertised, CallKind, CallTrace, DiscoveryEvent, Injected, ListKind, Outcome, RecordedCall,
+    RecordedElicitation,
 };
 
 /// JSON-RPC code recorded for a call that never got an answer (the agent cancelled it or
@@ -32,6 +33,8 @@ struct RecorderState {
     calls: Vec<(u64, RecordedCall)>,
     discovery: Vec<(u64, DiscoveryEvent)>,
     advertised: BTreeMap<String, Advertised>,
+    /// Each with its place, and the place of the call it came during.
+    elicitations: Vec<(u64, Option<u64>, RecordedElicitation)>,
 }
 
 impl Default for CallRecorder {
@@ -69,10 +72,22 @@ impl CallRecorder {
         calls.sort_by_key(|(seq, _)| *seq);
         let mut discovery = state.discovery.clone();
         discovery.sort_by_key(|(seq, _)| *seq);
+        let mut elicitations = state.elicitations.clone();
+        elicitations.sort_by_key(|(seq, _, _)| *seq);
+        let elicitations = (elicitations.into_iter())
+            .map(|(_, call_seq, mut elicitation)| {
+                if let Some(during) = elicitation.during.as_mut() {
+                    let index = call_seq.and_then(|n| calls.iter().position(|(seq, _)| *seq == n));
+                    during.position = index.map(|i| i + 1);
+                }
+                elicitation
+            })
+            .collect();
         CallTrace {
             calls: calls.into_iter().map(|(_, call)| call).collect(),
             discovery: discovery.into_iter().map(|(_, event)| event).collect(),
             advertised: state.advertised.clone(),
+            elicitations,
         }
     }
 
@@ -122,6 +137,24 @@ impl CallRecorder {
         }
     }
 
+    /// The place and start offset of something received now (an elicitation), to pass to
+    /// [`record_elicitation`](Self::record_elicitation) once it is answered.
+    pub(crate) fn stamp(&self) -> (u64, Duration) {
+        let (seq, _, offset) = self.next_seq();
+        (seq, offset)
+    }
+
+    /// Records an elicitation received at `seq` (see [`stamp`](Self::stamp)), during the call
+    /// received at `call_seq` if any.
+    pub(crate) fn record_elicitation(
+        &self,
+        seq: u64,
+        call_seq: Option<u64>,
+        elicitation: RecordedElicitation,
+    ) {
+        self.lock().elicitations.push((seq, call_seq, elicitation));
+    }
+
     /// Notes that a list call was received.
     pub(crate) fn begin_list(
         &self,
@@ -158,6 +191,11 @@ pub(crate) struct PendingCall {
 }
 
 impl PendingCall {
+    /// Its place among what the recorder received.
+    pub(crate) fn seq(&self) -> u64 {
+        self.seq
+    }
+
     /// Marks the call with the fault the proxy injected into it.
     pub(crate) fn inject(&mut self, injected: Option<Injected>) {
         if let Some(call) = self.call.as_mut() {

@@ -11,8 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CancelledNotification, CancelledNotificationParam, ClientInfo, ClientResult, ErrorCode,
-    InitializeResult, ProtocolVersion, ServerNotification, ServerPeerInfo, ServerRequest,
+    CancelledNotification, CancelledNotificationParam, ClientInfo, ClientResult,
+    ElicitationCapability, ErrorCode, FormElicitationCapability, InitializeResult, ProtocolVersion,
+    ServerNotification, ServerPeerInfo, ServerRequest, UrlElicitationCapability,
 };
 use rmcp::service::{
     InboundStreamOrigin, NotificationContext, OriginatingRequestId, PeerRequestOptions,
@@ -20,6 +21,7 @@ use rmcp::service::{
 };
 use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, ServiceError};
 
+use super::asking::Asking;
 use super::routes::Routes;
 use super::versions::agent_version;
 use crate::proxy::inputs::Upstream;
@@ -80,22 +82,31 @@ impl Drop for Connection {
 }
 
 /// Starts or reaches the server and runs the MCP handshake with the agent's own client
-/// info and capabilities. A server answering a protocol version mcpeval does not speak
+/// info and capabilities (and elicitation, when the run's scripted user answers it). A server answering a protocol version mcpeval does not speak
 /// fails.
 pub(crate) async fn connect(
     server: &str,
     upstream: &Upstream,
     log: &Path,
-    agent_info: ClientInfo,
+    mut agent_info: ClientInfo,
     agent: Peer<RoleServer>,
+    asking: Asking,
     timeout: Duration,
 ) -> Result<Connection, ProxyError> {
     let routes = Arc::new(Routes::default());
     let requested = agent_info.protocol_version.clone();
+    if asking.user.is_some() {
+        // The scripted user answers both kinds, whatever the agent declares.
+        let both = ElicitationCapability::new()
+            .with_form(FormElicitationCapability::new())
+            .with_url(UrlElicitationCapability::new());
+        agent_info.capabilities.elicitation = Some(both);
+    }
     let relay = Relay {
         agent_info,
         agent,
         routes: routes.clone(),
+        asking,
     };
     let stdio = matches!(upstream, Upstream::Stdio { .. });
     let stderr_log = stdio.then(|| log.to_owned());
@@ -218,11 +229,12 @@ fn header_map(
 }
 
 /// The rmcp client service: presents the agent's identity to the server and relays the
-/// server's own messages to the agent.
+/// server's own messages to the agent (an elicitation the scripted user answers stays here).
 pub(crate) struct Relay {
     agent_info: ClientInfo,
     agent: Peer<RoleServer>,
     routes: Arc<Routes>,
+    asking: Asking,
 }
 
 impl Service<RoleClient> for Relay {
@@ -236,15 +248,50 @@ impl Service<RoleClient> for Relay {
             Some(InboundStreamOrigin::OutboundRequest(id)) => Some(id.clone()),
             _ => None,
         };
-        if let Some(agent_id) = self
-            .routes
-            .originating_agent_request(upstream_origin.as_ref())
-        {
+        let (agent_id, call) = self.routes.originating(upstream_origin.as_ref()).unzip();
+        let relayed = match &request {
+            ServerRequest::ElicitRequest(elicit) => {
+                match self.asking.receive(&elicit.params, call.flatten()) {
+                    Ok(answer) => return Ok(answer),
+                    Err(relayed) => Some(relayed),
+                }
+            }
+            _ => None,
+        };
+        if let Some(agent_id) = agent_id {
             // Rides the agent request's own response stream, not the standalone GET stream.
             request
                 .extensions_mut()
                 .insert(OriginatingRequestId(agent_id));
         }
+        let response = self.relay(request, context).await;
+        if let Some(relayed) = relayed {
+            relayed.finish(&response);
+        }
+        response
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: ServerNotification,
+        _context: NotificationContext<RoleClient>,
+    ) -> Result<(), McpError> {
+        self.relay_notification(notification).await
+    }
+
+    fn get_info(&self) -> ClientInfo {
+        self.agent_info.clone()
+    }
+}
+
+impl Relay {
+    /// Sends a server's request to the agent and waits for its answer (or the server's
+    /// cancellation, passed on).
+    async fn relay(
+        &self,
+        request: ServerRequest,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ClientResult, McpError> {
         // Sent from a task of its own: inside this handler rmcp would stamp the request
         // with the *server's* request id as its origin (a task-local), overriding ours.
         let agent = self.agent.clone();
@@ -270,11 +317,8 @@ impl Service<RoleClient> for Relay {
         }
     }
 
-    async fn handle_notification(
-        &self,
-        notification: ServerNotification,
-        _context: NotificationContext<RoleClient>,
-    ) -> Result<(), McpError> {
+    /// Passes a server's notification on to the agent (progress under the agent's token).
+    async fn relay_notification(&self, notification: ServerNotification) -> Result<(), McpError> {
         let notification = match notification {
             ServerNotification::ProgressNotification(mut progress) => {
                 // Only progress of a request still open, under the agent's own token.
@@ -295,10 +339,6 @@ impl Service<RoleClient> for Relay {
         // The agent may be gone already; nothing to do then.
         let _ = self.agent.send_notification(notification).await;
         Ok(())
-    }
-
-    fn get_info(&self) -> ClientInfo {
-        self.agent_info.clone()
     }
 }
 

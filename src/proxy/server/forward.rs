@@ -11,6 +11,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServiceError};
 use serde::de::DeserializeOwned;
 
 use super::connection::Connection;
+use super::routes::CallOrigin;
 use crate::proxy::record::CANCELLED_CODE;
 use crate::proxy::transport::describe_request;
 
@@ -39,6 +40,7 @@ pub(crate) async fn forward(
     connection.routes.open(
         upstream_id.clone(),
         context.id.clone(),
+        context.extensions.get::<CallOrigin>().cloned(),
         agent_token.map(|agent_token| (upstream_token.clone(), agent_token)),
     );
     let outcome = tokio::select! {

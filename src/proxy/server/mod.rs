@@ -2,12 +2,16 @@
 //! during that session's `initialize` with the agent's own client info and capabilities
 //! (`connection.rs`); the protocol version spoken with the agent, given the server's
 //! (`versions.rs`); each agent request forwarded and its answer brought back ([`forward`]),
-//! with the progress tokens and request ids of the two hops translated (`routes.rs`).
+//! with the progress tokens and request ids of the two hops translated (`routes.rs`); a
+//! server's elicitations answered by the scripted user or relayed, and recorded (`asking.rs`).
 
+mod asking;
 mod connection;
 mod forward;
 mod routes;
 mod versions;
 
+pub(crate) use asking::Asking;
 pub(crate) use connection::{Connection, connect, log_path};
 pub(crate) use forward::{forward, result_as, tool_list_as};
+pub(crate) use routes::CallOrigin;

@@ -11,6 +11,20 @@ use std::sync::{Mutex, MutexGuard};
 use rmcp::model::{ProgressToken, RequestId};
 
 use crate::plumbing::lock::lock;
+use crate::trace::CallKind;
+
+/// The recorded call an agent request is (a tool call, a resource read, a prompt get): put
+/// in the request's extensions by the session, so that what the server sends while
+/// answering it (an elicitation) names the call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CallOrigin {
+    /// The call's place in the recorder.
+    pub(crate) seq: u64,
+    /// What is called.
+    pub(crate) kind: CallKind,
+    /// The tool name, resource URI or prompt name.
+    pub(crate) name: String,
+}
 
 /// The translation tables of one agent session.
 #[derive(Debug, Default)]
@@ -22,10 +36,17 @@ pub(crate) struct Routes {
 struct RouteTable {
     /// upstream progress token → the agent's token.
     progress: HashMap<ProgressToken, ProgressToken>,
-    /// upstream request id → agent request id, oldest first.
-    in_flight: Vec<(RequestId, RequestId)>,
+    /// upstream request id → agent request id (and the call it is), oldest first.
+    in_flight: Vec<InFlight>,
     /// Tokens of answered requests, oldest first, still translated for a while.
     retired: VecDeque<ProgressToken>,
+}
+
+#[derive(Debug)]
+struct InFlight {
+    upstream: RequestId,
+    agent: RequestId,
+    call: Option<CallOrigin>,
 }
 
 /// How many answered requests keep their progress token translation. rmcp handles each
@@ -38,15 +59,21 @@ impl Routes {
         lock(&self.state)
     }
 
-    /// Notes an upstream request made on behalf of agent request `agent_id`.
+    /// Notes an upstream request made on behalf of agent request `agent_id` (the recorded
+    /// `call`, if it is one).
     pub(crate) fn open(
         &self,
         upstream_id: RequestId,
         agent_id: RequestId,
+        call: Option<CallOrigin>,
         progress: Option<(ProgressToken, ProgressToken)>,
     ) {
         let mut state = self.lock();
-        state.in_flight.push((upstream_id, agent_id));
+        state.in_flight.push(InFlight {
+            upstream: upstream_id,
+            agent: agent_id,
+            call,
+        });
         if let Some((upstream_token, agent_token)) = progress {
             state.progress.insert(upstream_token, agent_token);
         }
@@ -56,7 +83,7 @@ impl Routes {
     /// translated until [`RETIRED_TOKENS`] later requests have closed.
     pub(crate) fn close(&self, upstream_id: &RequestId, upstream_token: Option<&ProgressToken>) {
         let mut state = self.lock();
-        state.in_flight.retain(|(id, _)| id != upstream_id);
+        state.in_flight.retain(|open| open.upstream != *upstream_id);
         if let Some(token) = upstream_token
             && state.progress.contains_key(token)
         {
@@ -74,19 +101,17 @@ impl Routes {
         self.lock().progress.get(upstream).cloned()
     }
 
-    /// The agent request a server→client request belongs to: the one whose upstream
-    /// request it came with when the transport knows (HTTP), else the most recent open
-    /// request (stdio carries no association).
-    pub(crate) fn originating_agent_request(
+    /// The agent request a server→client request belongs to, and the recorded call it is:
+    /// the one whose upstream request it came with when the transport knows (HTTP), else
+    /// the most recent open request (stdio carries no association).
+    pub(crate) fn originating(
         &self,
         upstream_id: Option<&RequestId>,
-    ) -> Option<RequestId> {
+    ) -> Option<(RequestId, Option<CallOrigin>)> {
         let state = self.lock();
-        if let Some(upstream_id) = upstream_id
-            && let Some((_, agent_id)) = state.in_flight.iter().find(|(id, _)| id == upstream_id)
-        {
-            return Some(agent_id.clone());
-        }
-        state.in_flight.last().map(|(_, agent_id)| agent_id.clone())
+        let known = upstream_id.and_then(|id| state.in_flight.iter().find(|o| o.upstream == *id));
+        known
+            .or(state.in_flight.last())
+            .map(|open| (open.agent.clone(), open.call.clone()))
     }
 }

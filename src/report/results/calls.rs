@@ -1,4 +1,5 @@
-//! What the proxies recorded of a run: the MCP calls by kind (`callHistory`) and what the
+//! What the proxies recorded of a run: the MCP calls by kind and the servers' elicitations
+//! (`callHistory`), and what the
 //! LLM proxies did with their cassettes (`llmCalls`).
 
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,10 @@ pub struct CallHistory {
     pub resource_reads: Vec<CallRecord>,
     /// `prompts/get`s.
     pub prompt_gets: Vec<CallRecord>,
+    /// The servers' `elicitation/create` requests, who answered and how (absent when there
+    /// were none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub elicitations: Vec<crate::trace::RecordedElicitation>,
 }
 
 /// One recorded call.

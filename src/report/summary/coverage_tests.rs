@@ -23,6 +23,7 @@ fn result(test: &str, surface: Surface, tools: &[&str], reads: &[&str]) -> TaskR
             tool_calls: tools.iter().map(record).collect(),
             resource_reads: reads.iter().map(record).collect(),
             prompt_gets: vec![],
+            elicitations: vec![],
         },
         ..TaskResult::default()
     }

@@ -1,0 +1,171 @@
+//! A server asking the user back (`elicitation/create`): answered by the run's scripted
+//! user (a task's `elicitation` rules) or relayed to the agent, and recorded either way.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{ClientResult, ElicitRequestParams, ElicitResult};
+
+use super::routes::CallOrigin;
+use crate::proxy::record::CallRecorder;
+use crate::trace::{AnsweredBy, During, ElicitationAction, ElicitationMode, RecordedElicitation};
+use crate::user::{Asked, Decision, ScriptedUser, Unmatched};
+
+/// What a connection needs to answer and record the elicitations of its server.
+#[derive(Debug, Clone)]
+pub(crate) struct Asking {
+    /// The server's name in the MCP config.
+    pub(crate) server: String,
+    /// The run's recorder.
+    pub(crate) recorder: CallRecorder,
+    /// The run's scripted user, when its task scripts elicitations.
+    pub(crate) user: Option<Arc<ScriptedUser>>,
+}
+
+/// An elicitation relayed to the agent, recorded once the agent answered.
+pub(crate) struct Relayed {
+    recorder: CallRecorder,
+    seq: u64,
+    call_seq: Option<u64>,
+    record: RecordedElicitation,
+}
+
+impl Asking {
+    /// Notes an elicitation the server sent while `call` was in flight: the scripted
+    /// user's answer, recorded, or (no script, or `unmatched: agent`) the record to finish
+    /// once the agent answered.
+    pub(crate) fn receive(
+        &self,
+        params: &ElicitRequestParams,
+        call: Option<CallOrigin>,
+    ) -> Result<ClientResult, Box<Relayed>> {
+        let (seq, start_offset) = self.recorder.stamp();
+        let call_seq = call.as_ref().map(|call| call.seq);
+        // Read as the wire has it: rmcp's enum of the modes may grow.
+        let wire = serde_json::to_value(params).unwrap_or_default();
+        let text = |key: &str| wire[key].as_str().map(str::to_owned);
+        let mode = match wire["mode"].as_str() {
+            Some("url") => ElicitationMode::Url,
+            _ => ElicitationMode::Form,
+        };
+        let message = text("message").unwrap_or_default();
+        let requested_schema = Some(wire["requestedSchema"].clone()).filter(|s| !s.is_null());
+        let url = text("url");
+        let mut record = RecordedElicitation {
+            server: self.server.clone(),
+            mode,
+            message,
+            requested_schema,
+            url,
+            during: call.map(|call| During {
+                kind: call.kind,
+                name: call.name,
+                position: None,
+            }),
+            answered_by: AnsweredBy::Script,
+            rule: None,
+            action: None,
+            content: None,
+            failure: None,
+            start_offset,
+        };
+        let relayed = |mut record: RecordedElicitation| {
+            record.answered_by = AnsweredBy::Agent;
+            Box::new(Relayed {
+                recorder: self.recorder.clone(),
+                seq,
+                call_seq,
+                record,
+            })
+        };
+        let Some(user) = &self.user else {
+            return Err(relayed(record));
+        };
+        let asked = Asked {
+            server: &record.server,
+            tool: record.tool(),
+            mode,
+            message: &record.message,
+            schema: record.requested_schema.as_ref(),
+        };
+        let (action, content, rule, failure) = match user.decide(&asked) {
+            Decision::Rule(rule) => match rule.content_for(&asked) {
+                Ok(content) => (rule.action, content, Some(rule), None),
+                Err(why) => {
+                    let failure = format!("{}: {why}", rule.key_path);
+                    (ElicitationAction::Cancel, None, Some(rule), Some(failure))
+                }
+            },
+            Decision::Unmatched(Unmatched::Agent) => return Err(relayed(record)),
+            Decision::Unmatched(Unmatched::Fail) => {
+                let failure = format!("no `elicitation` rule answers {}", describe_asked(&asked));
+                (ElicitationAction::Cancel, None, None, Some(failure))
+            }
+            Decision::Unmatched(Unmatched::Decline) => {
+                (ElicitationAction::Decline, None, None, None)
+            }
+            Decision::Unmatched(Unmatched::Cancel) => (ElicitationAction::Cancel, None, None, None),
+        };
+        record.rule = rule.map(|rule| rule.key_path.clone());
+        record.action = Some(action);
+        record.content.clone_from(&content);
+        record.failure = failure;
+        self.recorder.record_elicitation(seq, call_seq, record);
+        let mut result = ElicitResult::new(rmcp_action(action));
+        result.content = content;
+        Ok(ClientResult::ElicitResult(result))
+    }
+}
+
+impl Relayed {
+    /// Records the elicitation with the agent's answer.
+    pub(crate) fn finish(mut self, response: &Result<ClientResult, McpError>) {
+        match response {
+            Ok(ClientResult::ElicitResult(result)) => {
+                self.record.action = our_action(&result.action);
+                self.record.content.clone_from(&result.content);
+            }
+            Ok(_) => self.record.failure = Some("the agent answered with another result".into()),
+            Err(error) => {
+                self.record.failure = Some(format!("the agent answered: {}", error.message))
+            }
+        }
+        self.recorder
+            .record_elicitation(self.seq, self.call_seq, self.record);
+    }
+}
+
+/// `server `files` (form) "Delete notes.txt?" during tool `delete_file`, properties
+/// confirm`: what a server asked, as an unanswered elicitation's failure says it.
+fn describe_asked(asked: &Asked<'_>) -> String {
+    let mut text = format!(
+        "server `{}` ({}) {:?}",
+        asked.server,
+        asked.mode.as_str(),
+        asked.message
+    );
+    if let Some(tool) = asked.tool {
+        text.push_str(&format!(" during tool `{tool}`"));
+    }
+    let properties = asked
+        .schema
+        .and_then(|schema| schema["properties"].as_object());
+    if let Some(properties) = properties.filter(|props| !props.is_empty()) {
+        let names: Vec<&str> = properties.keys().map(String::as_str).collect();
+        text.push_str(&format!(", properties {}", names.join(", ")));
+    }
+    text
+}
+
+fn rmcp_action(action: ElicitationAction) -> rmcp::model::ElicitationAction {
+    match action {
+        ElicitationAction::Accept => rmcp::model::ElicitationAction::Accept,
+        ElicitationAction::Decline => rmcp::model::ElicitationAction::Decline,
+        ElicitationAction::Cancel => rmcp::model::ElicitationAction::Cancel,
+    }
+}
+
+fn our_action(action: &rmcp::model::ElicitationAction) -> Option<ElicitationAction> {
+    let name = serde_json::to_value(action).ok()?;
+    name.as_str().and_then(ElicitationAction::from_name)
+}
