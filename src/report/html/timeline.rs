@@ -11,12 +11,13 @@ use serde_json::Value;
 use super::shown::{MAX_SHOWN, MAX_SHOWN_PASSED, Shown, millis};
 use crate::llm_proxy::{RecordedTurn, recorded_turns};
 use crate::report::results::{CallRecord, LlmTurnTime, PhaseOutput, TaskResult};
-use crate::trace::Injected;
+use crate::trace::{AnsweredBy, Injected, RecordedElicitation};
 
 /// One entry of a timeline.
 #[derive(Serialize)]
 pub(super) struct Event {
-    /// `setup`, `agent`, `llm`, `mcp`, `verify`, `cleanup` or `note`.
+    /// `setup`, `agent`, `llm`, `mcp`, `ask` (a server's elicitation), `verify`, `cleanup`
+    /// or `note`.
     kind: &'static str,
     title: String,
     /// `ok`, `fail`, `is_error` (an MCP call the server answered with `isError`), `error`,
@@ -62,7 +63,7 @@ pub(super) fn timeline(result: &TaskResult, base: &Path) -> Vec<Event> {
                 for tool in asked {
                     match calls.front() {
                         Some(call) if same_tool(&tool, &call.name) => {
-                            events.push(call_event(call, (span, limit)));
+                            push_call(&mut events, result, call, (span, limit));
                             calls.pop_front();
                         }
                         _ => {}
@@ -73,11 +74,12 @@ pub(super) fn timeline(result: &TaskResult, base: &Path) -> Vec<Event> {
         Ok(None) => {}
         Err(note) => events.push(note_event(note)),
     }
-    events.extend(
-        calls
-            .into_iter()
-            .map(|call| call_event(call, (span, limit))),
-    );
+    for call in calls {
+        push_call(&mut events, result, call, (span, limit));
+    }
+    let outside = (result.call_history.elicitations.iter())
+        .filter(|asked| asked.during.as_ref().and_then(|d| d.position).is_none());
+    events.extend(outside.map(|asked| ask_event(asked, (span, limit))));
     steps(&mut events, "verify", &result.verify_output, (span, limit));
     match turns(result, "judge", base) {
         Ok(Some((turns, times))) => {
@@ -157,6 +159,58 @@ fn steps(
             reason: step.reason.clone(),
             blocks,
         });
+    }
+}
+
+/// An MCP call's event, then those of the elicitations its server sent while answering it.
+fn push_call(
+    events: &mut Vec<Event>,
+    result: &TaskResult,
+    call: &CallRecord,
+    (span, limit): (TimelineSpan, usize),
+) {
+    events.push(call_event(call, (span, limit)));
+    let during = (result.call_history.elicitations.iter())
+        .filter(|asked| asked.during.as_ref().and_then(|d| d.position) == Some(call.position));
+    events.extend(during.map(|asked| ask_event(asked, (span, limit))));
+}
+
+/// A server's elicitation: what it asked, who answered and how; failed when the scripted
+/// user could not answer as the task wants.
+fn ask_event(asked: &RecordedElicitation, (span, limit): (TimelineSpan, usize)) -> Event {
+    let mut blocks = Vec::new();
+    if let Some(schema) = &asked.requested_schema {
+        blocks.push(("requested schema", Shown::json(schema, limit)));
+    }
+    if let Some(url) = &asked.url {
+        blocks.push(("url", Shown::up_to(url, limit)));
+    }
+    if let Some(content) = &asked.content {
+        blocks.push(("content", Shown::json(content, limit)));
+    }
+    let answer = asked.action.map_or("no answer", |action| action.as_str());
+    let by = match (&asked.rule, asked.answered_by) {
+        (Some(rule), _) => rule.clone(),
+        (None, AnsweredBy::Agent) => "the agent".to_owned(),
+        (None, AnsweredBy::Script) => "unmatched".to_owned(),
+    };
+    let failed = asked.failure.is_some() && asked.answered_by == AnsweredBy::Script;
+    let start_ms = asked.start_offset.as_secs_f64() * 1000.0;
+    Event {
+        kind: "ask",
+        title: format!(
+            "{} asks ({}): {} → {answer} ({by})",
+            asked.server,
+            asked.mode.as_str(),
+            asked.message
+        ),
+        status: if failed { "fail" } else { "ok" },
+        injected: String::new(),
+        at: at_text(start_ms),
+        took: String::new(),
+        bar: Some(span.bar(start_ms, 0.0)),
+        reason: asked.failure.clone().unwrap_or_default(),
+        blocks,
     }
 }
 
@@ -305,7 +359,63 @@ fn at_text(ms: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::TimelineSpan;
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::trace::{CallKind, During, ElicitationAction, ElicitationMode};
+
+    #[test]
+    fn a_servers_elicitation_follows_the_call_it_came_during() {
+        let call = CallRecord {
+            server_name: "files".into(),
+            name: "delete_file".into(),
+            position: 1,
+            arguments: Some(json!({"path": "notes.txt"})),
+            outcome: "ok".into(),
+            result: json!({"content": [{"type": "text", "text": "kept notes.txt"}]}),
+            start_offset_ms: 10.0,
+            duration_ms: 5.0,
+            result_tokens: None,
+            injected: None,
+        };
+        let asked = |position: Option<usize>, failure: Option<&str>| RecordedElicitation {
+            server: "files".into(),
+            mode: ElicitationMode::Form,
+            message: "Delete notes.txt?".into(),
+            requested_schema: Some(json!({"type": "object"})),
+            url: None,
+            during: position.map(|position| During {
+                kind: CallKind::Tool,
+                name: "delete_file".into(),
+                position: Some(position),
+            }),
+            answered_by: AnsweredBy::Script,
+            rule: None,
+            action: Some(ElicitationAction::Cancel),
+            content: None,
+            failure: failure.map(str::to_owned),
+            start_offset: Duration::from_millis(12),
+        };
+        let mut result = TaskResult::default();
+        result.call_history.tool_calls.push(call);
+        result.call_history.elicitations = vec![
+            asked(Some(1), Some("no `elicitation` rule answers it")),
+            asked(None, None),
+        ];
+        let events = timeline(&result, Path::new("."));
+        let kinds: Vec<&str> = events.iter().map(|event| event.kind).collect();
+        assert_eq!(kinds, ["mcp", "ask", "ask"]);
+        assert_eq!(
+            events[1].title,
+            "files asks (form): Delete notes.txt? → cancel (unmatched)"
+        );
+        assert_eq!(events[1].status, "fail");
+        assert_eq!(events[1].reason, "no `elicitation` rule answers it");
+        assert_eq!(events[1].at, "+12 ms");
+        assert_eq!(events[2].status, "ok");
+    }
 
     #[test]
     fn bars_stay_inside_the_span_even_at_its_very_end() {
