@@ -79,6 +79,11 @@ pub enum FaultAction {
     /// `toolsChanged: {add, remove}`: after this call (answered by the server), the tool
     /// list changes and the agent is told.
     ToolsChanged(ToolsChange),
+    /// `decline: true` (`method: elicitation/create`): the user declines this elicitation,
+    /// whatever the task's `elicitation` rules say.
+    Decline,
+    /// `cancel: true` (`method: elicitation/create`): the user dismisses it.
+    Cancel,
 }
 
 /// How a `toolsChanged` rule changes a server's tool list.
@@ -90,7 +95,11 @@ pub struct ToolsChange {
     pub remove: Vec<String>,
 }
 
-/// The MCP methods a `method` rule may name.
+/// The server's request a `method` rule may name besides [`METHODS`]: the user is asked
+/// (`decline`, `cancel`, or `timeout`: never answered).
+pub const ELICITATION: &str = "elicitation/create";
+
+/// The MCP methods of the agent's requests a `method` rule may name.
 pub const METHODS: &[&str] = &[
     "tools/call",
     "tools/list",
@@ -118,6 +127,8 @@ impl FaultAction {
             FaultAction::Malformed => FaultKind::Malformed,
             FaultAction::Replace(_) => FaultKind::Replace,
             FaultAction::ToolsChanged(_) => FaultKind::ToolsChanged,
+            FaultAction::Decline => FaultKind::Decline,
+            FaultAction::Cancel => FaultKind::Cancel,
         }
     }
 }

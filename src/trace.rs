@@ -157,6 +157,10 @@ pub enum FaultKind {
     ToolsChanged,
     /// A call of a tool that a `toolsChanged` rule removed: answered "unknown tool".
     RemovedTool,
+    /// `decline`: a server's elicitation declined on the user's behalf.
+    Decline,
+    /// `cancel`: a server's elicitation dismissed on the user's behalf.
+    Cancel,
 }
 
 impl FaultKind {
@@ -172,6 +176,8 @@ impl FaultKind {
             FaultKind::Replace => "replace",
             FaultKind::ToolsChanged => "toolsChanged",
             FaultKind::RemovedTool => "removedTool",
+            FaultKind::Decline => "decline",
+            FaultKind::Cancel => "cancel",
         }
     }
 }

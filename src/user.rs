@@ -103,7 +103,7 @@ pub struct Asked<'a> {
 
 /// How the scripted user answers one elicitation.
 #[derive(Debug, Clone, Copy)]
-pub enum Decision<'a> {
+pub enum UserDecision<'a> {
     /// The first rule that matches.
     Rule(&'a UserRule),
     /// No rule matched.
@@ -134,10 +134,10 @@ impl ScriptedUser {
     }
 
     /// How the user answers `asked`.
-    pub fn decide(&self, asked: &Asked<'_>) -> Decision<'_> {
+    pub fn decide(&self, asked: &Asked<'_>) -> UserDecision<'_> {
         match self.rules.iter().find(|rule| rule.matches(asked)) {
-            Some(rule) => Decision::Rule(rule),
-            None => Decision::Unmatched(self.unmatched),
+            Some(rule) => UserDecision::Rule(rule),
+            None => UserDecision::Unmatched(self.unmatched),
         }
     }
 }
@@ -267,7 +267,7 @@ mod tests {
         let user = ScriptedUser::of(Some(&task), [&set]).unwrap();
         assert!(matches!(
             user.decide(&asked(None)),
-            Decision::Rule(UserRule {
+            UserDecision::Rule(UserRule {
                 action: ElicitationAction::Accept,
                 ..
             })
@@ -277,7 +277,7 @@ mod tests {
         let unmatched = ScriptedUser::of(None, [&ElicitationScript::default()]).unwrap();
         assert!(matches!(
             unmatched.decide(&asked(None)),
-            Decision::Unmatched(Unmatched::Fail)
+            UserDecision::Unmatched(Unmatched::Fail)
         ));
     }
 

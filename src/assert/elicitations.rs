@@ -92,6 +92,7 @@ mod tests {
             rule: None,
             action: Some(action),
             content: None,
+            injected: None,
             failure: None,
             start_offset: Duration::ZERO,
         }

@@ -112,6 +112,16 @@ fn asked_line(elicitation: &RecordedElicitation) -> String {
         answer.push_str(", failed");
     }
     let by = match (&elicitation.rule, elicitation.answered_by) {
+        _ if elicitation.injected.is_some() => {
+            format!(
+                " ({})",
+                elicitation
+                    .injected
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
+            )
+        }
         (Some(rule), _) => format!(" ({rule})"),
         (None, AnsweredBy::Agent) => " (the agent)".to_owned(),
         (None, AnsweredBy::Script) => " (unmatched)".to_owned(),

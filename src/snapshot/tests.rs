@@ -465,6 +465,7 @@ fn elicitation(
         rule: rule.map(str::to_owned),
         action: Some(action),
         content: None,
+        injected: None,
         failure: failure.map(str::to_owned),
         start_offset: Duration::from_millis(7),
     }

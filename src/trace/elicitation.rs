@@ -39,6 +39,10 @@ pub struct RecordedElicitation {
     /// What an `accept` filled in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<Value>,
+    /// The fault a `faults` rule on `elicitation/create` made of it: the user declined,
+    /// cancelled or never answered whatever the task's rules say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injected: Option<super::Injected>,
     /// Why the scripted user could not answer as the task wants (no rule matched, content
     /// the requested schema refuses), or the agent's error: this fails the run when the
     /// scripted user answered.

@@ -43,7 +43,7 @@ fn the_scripted_user_answers_and_each_answer_is_recorded_and_asserted() {
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(101), "{stdout}");
     assert!(
-        stdout.contains("test result: FAILED. 6 passed; 4 failed;"),
+        stdout.contains("test result: FAILED. 8 passed; 4 failed;"),
         "{stdout}"
     );
 
@@ -154,6 +154,30 @@ fn the_scripted_user_answers_and_each_answer_is_recorded_and_asserted() {
         "cannot delete: this client cannot ask its user"
     );
     assert!(elicitations(&unscripted).is_empty());
+
+    // Faults on `elicitation/create`: the first question declined whatever the rules say
+    // (the second answered by them), and a question never answered until the server gives
+    // up; each marked with its rule. A fault alone makes the proxy declare elicitation.
+    let declined = result(output.path(), "fault-decline");
+    assert_eq!(declined["taskPassed"], true, "{declined:#}");
+    assert_eq!(answer(&declined, 0), "kept notes.txt (decline)");
+    assert_eq!(answer(&declined, 1), "deleted notes.txt");
+    let asked = elicitations(&declined);
+    assert_eq!(
+        asked[0]["injected"],
+        serde_json::json!({"fault": "decline", "rule": "spec.faults[0]"})
+    );
+    assert_eq!(asked[0]["action"], "decline");
+    assert!(asked[1].get("injected").is_none(), "{asked:#?}");
+    assert_eq!(asked[1]["rule"], "spec.elicitation.rules[0]");
+    let never = result(output.path(), "fault-never");
+    assert_eq!(
+        answer(&never, 0),
+        "kept notes.txt (no answer from the user)"
+    );
+    let asked = &elicitations(&never)[0];
+    assert_eq!(asked["injected"]["fault"], "timeout");
+    assert!(asked.get("action").is_none(), "{asked:#}");
 }
 
 #[test]
@@ -183,7 +207,9 @@ fn bad_elicitation_rules_and_entries_are_load_errors_at_their_key_paths() {
     let bad_task = "  elicitation:\n    rules:\n      - {tool: delete_file, action: accpet}\n      \
         - {action: decline, content: {confirm: true}}\n      \
         - {mode: url, action: accept, content: {a: 1}}\n      \
-        - {action: accept, content: {nested: {a: 1}}}\n      - {tool: delete_file}\n";
+        - {action: accept, content: {nested: {a: 1}}}\n      - {tool: delete_file}\n  \
+        faults:\n    - {tool: delete_file, call: 1, decline: true}\n    \
+        - {method: elicitation/create, call: 1, toolError: no}\n";
     let eval_file = dir.path().join("eval.yaml");
     let validate = |eval_text: String, task_text: String| {
         std::fs::write(&eval_file, eval_text).unwrap();
@@ -207,6 +233,8 @@ fn bad_elicitation_rules_and_entries_are_load_errors_at_their_key_paths() {
         "spec.elicitation.rules[2].content: a URL-mode elicitation is accepted without content",
         "spec.elicitation.rules[3].content.nested: expected a string, a number, a boolean or a list of strings",
         "spec.elicitation.rules[4].action: a rule needs `action`: accept, decline or cancel",
+        "spec.faults[0].decline: `decline` answers a server's elicitation; expected `method: elicitation/create`",
+        "spec.faults[1].toolError: a rule on `elicitation/create` answers for the user; expected decline, cancel or timeout (never answered), not `toolError`",
     ] {
         assert!(all.contains(expected), "lacks {expected:?}:\n{all}");
     }

@@ -556,6 +556,10 @@ fn the_claude_code_faults_eval_recorded_each_fault_as_the_model_saw_it() {
                     assert!(!offered.contains(&name), "{stem}: {name} offered");
                 }
             }
+            // The user's answers hit elicitations, never this tool call.
+            FaultAction::Decline | FaultAction::Cancel => {
+                panic!("{stem}: a user's answer hit a tool call")
+            }
         }
     }
     let every_kind = [

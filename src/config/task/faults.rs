@@ -15,7 +15,9 @@ use serde_json::{Map, Value};
 use crate::config::files::check::Checker;
 use crate::config::files::error::did_you_mean;
 use crate::config::files::tagged::{FieldName, TaggedEntry, listed, variant_names};
-use crate::fault::{FaultAction, FaultRule, FaultTarget, FaultWhen, METHODS, ToolsChange};
+use crate::fault::{
+    ELICITATION, FaultAction, FaultRule, FaultTarget, FaultWhen, METHODS, ToolsChange,
+};
 
 /// One rule as written: where, and the `when` and `what` entries given (null ones are
 /// left out, as keys not written).
@@ -50,6 +52,8 @@ enum RawAction {
     Malformed(bool),
     Replace(Value),
     ToolsChanged(RawToolsChanged),
+    Decline(bool),
+    Cancel(bool),
 }
 
 #[derive(Debug, Deserialize)]
@@ -174,7 +178,7 @@ fn target(
             .non_empty(&format!("{key}.tool"), Some(&tool))
             .is_some()
             .then(|| FaultTarget::Tool(tool.clone())),
-        (None, Some(method)) if METHODS.contains(&method.as_str()) => {
+        (None, Some(method)) if METHODS.contains(&method.as_str()) || method == ELICITATION => {
             Some(FaultTarget::Method(method))
         }
         (None, Some(method)) => {
@@ -186,9 +190,9 @@ fn target(
             check.error(
                 format!("{key}.method"),
                 format!(
-                    "unknown MCP method `{method}`{why}; expected one of {}{}",
+                    "unknown MCP method `{method}`{why}; expected one of {}, {ELICITATION}{}",
                     METHODS.join(", "),
-                    did_you_mean(&method, METHODS.iter().copied())
+                    did_you_mean(&method, METHODS.iter().chain([&ELICITATION]).copied())
                 ),
             );
             None
@@ -302,6 +306,22 @@ fn action(
         Some(FaultTarget::Method(method)) => Some(method == "tools/call"),
         None => None,
     };
+    let asks = matches!(target, Some(FaultTarget::Method(method)) if method == ELICITATION);
+    let for_user = matches!(action, RawAction::Decline(_) | RawAction::Cancel(_));
+    if asks && !for_user && !matches!(action, RawAction::Timeout(_)) {
+        check.error(
+            &at,
+            format!("a rule on `{ELICITATION}` answers for the user; expected decline, cancel or timeout (never answered), not `{name}`"),
+        );
+        return None;
+    }
+    if for_user && !asks && target.is_some() {
+        check.error(
+            &at,
+            format!("`{name}` answers a server's elicitation; expected `method: {ELICITATION}`"),
+        );
+        return None;
+    }
     let flag = |check: &mut Checker<'_>, on: bool, action: FaultAction| {
         if !on {
             check.error(
@@ -328,6 +348,8 @@ fn action(
         RawAction::Malformed(on) => flag(check, on, FaultAction::Malformed),
         RawAction::Replace(result) => replacement(check, &at, result, tool_call),
         RawAction::ToolsChanged(change) => tools_changed(check, &at, change),
+        RawAction::Decline(on) => flag(check, on, FaultAction::Decline),
+        RawAction::Cancel(on) => flag(check, on, FaultAction::Cancel),
     }
 }
 

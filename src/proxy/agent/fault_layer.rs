@@ -151,9 +151,12 @@ impl FaultLayer {
                     None,
                 ))
             }
-            FaultAction::Delay(_) | FaultAction::ToolsChanged(_) => {
-                Err(McpError::internal_error("not an answering fault", None))
-            }
+            // Delays and tool-list changes let the server answer; the user's answers are for
+            // a server's elicitation (`proxy/server/asking.rs`), never an agent's request.
+            FaultAction::Delay(_)
+            | FaultAction::ToolsChanged(_)
+            | FaultAction::Decline
+            | FaultAction::Cancel => Err(McpError::internal_error("not an answering fault", None)),
         }
     }
 }

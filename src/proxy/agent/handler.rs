@@ -163,6 +163,7 @@ impl ServerHandler for AgentSession {
                         server: shared.server.clone(),
                         recorder: shared.recorder.clone(),
                         user: shared.options.user.clone(),
+                        faults: shared.options.faults.clone(),
                     },
                     shared.options.startup_timeout,
                 )

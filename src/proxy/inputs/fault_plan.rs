@@ -120,6 +120,14 @@ impl FaultPlan {
         })
     }
 
+    /// Whether a rule on `elicitation/create` may hit `server`: its proxy then declares
+    /// that the user can be asked.
+    pub(crate) fn answers_user(&self, server: &str) -> bool {
+        self.rules
+            .iter()
+            .any(|rule| rule.matches(server, crate::fault::ELICITATION, None))
+    }
+
     /// Applies `rule`'s tool-list change to `server`.
     pub(crate) fn change_tools(&self, server: &str, rule: &FaultRule) {
         let FaultAction::ToolsChanged(change) = &rule.action else {

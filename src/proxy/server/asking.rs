@@ -7,9 +7,13 @@ use rmcp::ErrorData as McpError;
 use rmcp::model::{ClientResult, ElicitRequestParams, ElicitResult};
 
 use super::routes::CallOrigin;
+use crate::fault::{ELICITATION, FaultAction};
+use crate::proxy::inputs::FaultPlan;
 use crate::proxy::record::CallRecorder;
-use crate::trace::{AnsweredBy, During, ElicitationAction, ElicitationMode, RecordedElicitation};
-use crate::user::{Asked, Decision, ScriptedUser, Unmatched};
+use crate::trace::{
+    AnsweredBy, During, ElicitationAction, ElicitationMode, Injected, RecordedElicitation,
+};
+use crate::user::{Asked, ScriptedUser, Unmatched, UserDecision};
 
 /// What a connection needs to answer and record the elicitations of its server.
 #[derive(Debug, Clone)]
@@ -20,6 +24,18 @@ pub(crate) struct Asking {
     pub(crate) recorder: CallRecorder,
     /// The run's scripted user, when its task scripts elicitations.
     pub(crate) user: Option<Arc<ScriptedUser>>,
+    /// The run's faults: a rule on `elicitation/create` answers for the user.
+    pub(crate) faults: Option<Arc<FaultPlan>>,
+}
+
+/// How an elicitation is answered.
+pub(crate) enum Answer {
+    /// Now, by the scripted user or a fault.
+    Now(ClientResult),
+    /// Never (a `timeout` fault): the server waits until it gives up.
+    Never,
+    /// By the agent; recorded once it answered.
+    Relay(Box<Relayed>),
 }
 
 /// An elicitation relayed to the agent, recorded once the agent answered.
@@ -31,14 +47,10 @@ pub(crate) struct Relayed {
 }
 
 impl Asking {
-    /// Notes an elicitation the server sent while `call` was in flight: the scripted
-    /// user's answer, recorded, or (no script, or `unmatched: agent`) the record to finish
-    /// once the agent answered.
-    pub(crate) fn receive(
-        &self,
-        params: &ElicitRequestParams,
-        call: Option<CallOrigin>,
-    ) -> Result<ClientResult, Box<Relayed>> {
+    /// Notes an elicitation the server sent while `call` was in flight: the answer of a
+    /// `faults` rule that hits it or of the scripted user, recorded, or (no script, or
+    /// `unmatched: agent`) the record to finish once the agent answered.
+    pub(crate) fn receive(&self, params: &ElicitRequestParams, call: Option<CallOrigin>) -> Answer {
         let (seq, start_offset) = self.recorder.stamp();
         let call_seq = call.as_ref().map(|call| call.seq);
         // Read as the wire has it: rmcp's enum of the modes may grow.
@@ -66,9 +78,32 @@ impl Asking {
             rule: None,
             action: None,
             content: None,
+            injected: None,
             failure: None,
             start_offset,
         };
+        let fault = (self.faults.as_ref())
+            .and_then(|plan| plan.hit(&self.server, ELICITATION, None).cloned());
+        if let Some(rule) = fault {
+            record.injected = Some(Injected {
+                fault: rule.action.kind(),
+                rule: rule.key_path.clone(),
+            });
+            let action = match rule.action {
+                FaultAction::Decline => ElicitationAction::Decline,
+                FaultAction::Cancel => ElicitationAction::Cancel,
+                // `timeout`: the only other action a rule on `elicitation/create` may have.
+                _ => {
+                    self.recorder.record_elicitation(seq, call_seq, record);
+                    return Answer::Never;
+                }
+            };
+            record.action = Some(action);
+            self.recorder.record_elicitation(seq, call_seq, record);
+            return Answer::Now(ClientResult::ElicitResult(ElicitResult::new(rmcp_action(
+                action,
+            ))));
+        }
         let relayed = |mut record: RecordedElicitation| {
             record.answered_by = AnsweredBy::Agent;
             Box::new(Relayed {
@@ -79,7 +114,7 @@ impl Asking {
             })
         };
         let Some(user) = &self.user else {
-            return Err(relayed(record));
+            return Answer::Relay(relayed(record));
         };
         let asked = Asked {
             server: &record.server,
@@ -89,22 +124,24 @@ impl Asking {
             schema: record.requested_schema.as_ref(),
         };
         let (action, content, rule, failure) = match user.decide(&asked) {
-            Decision::Rule(rule) => match rule.content_for(&asked) {
+            UserDecision::Rule(rule) => match rule.content_for(&asked) {
                 Ok(content) => (rule.action, content, Some(rule), None),
                 Err(why) => {
                     let failure = format!("{}: {why}", rule.key_path);
                     (ElicitationAction::Cancel, None, Some(rule), Some(failure))
                 }
             },
-            Decision::Unmatched(Unmatched::Agent) => return Err(relayed(record)),
-            Decision::Unmatched(Unmatched::Fail) => {
+            UserDecision::Unmatched(Unmatched::Agent) => return Answer::Relay(relayed(record)),
+            UserDecision::Unmatched(Unmatched::Fail) => {
                 let failure = format!("no `elicitation` rule answers {}", describe_asked(&asked));
                 (ElicitationAction::Cancel, None, None, Some(failure))
             }
-            Decision::Unmatched(Unmatched::Decline) => {
+            UserDecision::Unmatched(Unmatched::Decline) => {
                 (ElicitationAction::Decline, None, None, None)
             }
-            Decision::Unmatched(Unmatched::Cancel) => (ElicitationAction::Cancel, None, None, None),
+            UserDecision::Unmatched(Unmatched::Cancel) => {
+                (ElicitationAction::Cancel, None, None, None)
+            }
         };
         record.rule = rule.map(|rule| rule.key_path.clone());
         record.action = Some(action);
@@ -113,7 +150,7 @@ impl Asking {
         self.recorder.record_elicitation(seq, call_seq, record);
         let mut result = ElicitResult::new(rmcp_action(action));
         result.content = content;
-        Ok(ClientResult::ElicitResult(result))
+        Answer::Now(ClientResult::ElicitResult(result))
     }
 }
 

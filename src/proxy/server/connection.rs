@@ -21,7 +21,7 @@ use rmcp::service::{
 };
 use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, ServiceError};
 
-use super::asking::Asking;
+use super::asking::{Answer, Asking};
 use super::routes::Routes;
 use super::versions::agent_version;
 use crate::proxy::inputs::Upstream;
@@ -82,7 +82,8 @@ impl Drop for Connection {
 }
 
 /// Starts or reaches the server and runs the MCP handshake with the agent's own client
-/// info and capabilities (and elicitation, when the run's scripted user answers it). A server answering a protocol version mcpeval does not speak
+/// info and capabilities (and elicitation, when the run's scripted user or a fault answers
+/// it). A server answering a protocol version mcpeval does not speak
 /// fails.
 pub(crate) async fn connect(
     server: &str,
@@ -95,7 +96,8 @@ pub(crate) async fn connect(
 ) -> Result<Connection, ProxyError> {
     let routes = Arc::new(Routes::default());
     let requested = agent_info.protocol_version.clone();
-    if asking.user.is_some() {
+    let faulted = (asking.faults.as_ref()).is_some_and(|plan| plan.answers_user(server));
+    if asking.user.is_some() || faulted {
         // The scripted user answers both kinds, whatever the agent declares.
         let both = ElicitationCapability::new()
             .with_form(FormElicitationCapability::new())
@@ -252,8 +254,16 @@ impl Service<RoleClient> for Relay {
         let relayed = match &request {
             ServerRequest::ElicitRequest(elicit) => {
                 match self.asking.receive(&elicit.params, call.flatten()) {
-                    Ok(answer) => return Ok(answer),
-                    Err(relayed) => Some(relayed),
+                    Answer::Now(answer) => return Ok(answer),
+                    Answer::Never => {
+                        context.ct.cancelled().await;
+                        return Err(McpError::new(
+                            ErrorCode(CANCELLED_CODE),
+                            "no answer (injected timeout): the server gave up asking",
+                            None,
+                        ));
+                    }
+                    Answer::Relay(relayed) => Some(relayed),
                 }
             }
             _ => None,

@@ -190,6 +190,9 @@ fn ask_event(asked: &RecordedElicitation, (span, limit): (TimelineSpan, usize)) 
     }
     let answer = asked.action.map_or("no answer", |action| action.as_str());
     let by = match (&asked.rule, asked.answered_by) {
+        _ if asked.injected.is_some() => (asked.injected.as_ref())
+            .map(ToString::to_string)
+            .unwrap_or_default(),
         (Some(rule), _) => rule.clone(),
         (None, AnsweredBy::Agent) => "the agent".to_owned(),
         (None, AnsweredBy::Script) => "unmatched".to_owned(),
@@ -395,6 +398,7 @@ mod tests {
             rule: None,
             action: Some(ElicitationAction::Cancel),
             content: None,
+            injected: None,
             failure: failure.map(str::to_owned),
             start_offset: Duration::from_millis(12),
         };
