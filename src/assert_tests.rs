@@ -25,6 +25,7 @@ pub(super) fn call(
         start_offset: Duration::ZERO,
         duration: Duration::ZERO,
         injected: None,
+        rounds: Vec::new(),
     }
 }
 

@@ -19,6 +19,7 @@ fn call(kind: CallKind, server: &str, name: &str, outcome: Outcome) -> RecordedC
         start_offset: Duration::ZERO,
         duration: Duration::ZERO,
         injected: None,
+        rounds: Vec::new(),
     }
 }
 

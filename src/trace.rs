@@ -98,6 +98,23 @@ pub struct RecordedCall {
     /// The fault the proxy injected into this call, if any (a task's `faults` rule).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub injected: Option<Injected>,
+    /// The input rounds the proxy fulfilled before the server answered for good (a
+    /// 2026-07-28 server's `InputRequiredResult`s), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<InputRound>,
+}
+
+/// One `InputRequiredResult` a server answered a call with, which the proxy fulfilled and
+/// retried.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InputRound {
+    /// What it asked for: each input request's key and its method (`elicitation/create`,
+    /// `roots/list`, `sampling/createMessage`).
+    pub asked: BTreeMap<String, String>,
+    /// The request state the retry echoed, if the server sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
 }
 
 impl RecordedCall {
@@ -364,6 +381,7 @@ mod tests {
                 start_offset: Duration::from_micros(1500),
                 duration: Duration::from_millis(3),
                 injected: None,
+                rounds: Vec::new(),
             }],
             discovery: vec![],
             advertised: BTreeMap::new(),

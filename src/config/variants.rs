@@ -36,6 +36,9 @@ pub struct Variant {
     /// The MCP config with `${VAR}` expanded by this variant's `env` first (when it has
     /// any); the eval's otherwise.
     pub mcp: Option<McpConfig>,
+    /// `protocolVersion`: the MCP protocol version the proxy speaks to the servers (one
+    /// mcpeval speaks); the agent's own when `None`.
+    pub protocol_version: Option<String>,
 }
 
 impl Variant {
@@ -99,6 +102,7 @@ pub(super) struct RawVariant {
     tool_overrides: Option<BTreeMap<String, BTreeMap<String, RawToolOverride>>>,
     decoys: Option<BTreeMap<String, Vec<RawDecoy>>>,
     servers: Option<String>,
+    protocol_version: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -240,6 +244,7 @@ fn variant(
         for (field, present) in [
             ("toolOverrides", raw.tool_overrides.is_some()),
             ("decoys", raw.decoys.is_some()),
+            ("protocolVersion", raw.protocol_version.is_some()),
         ] {
             if present {
                 check.error(
@@ -256,6 +261,20 @@ fn variant(
     let servers = context.servers.as_deref();
     let tool_overrides = tool_overrides(check, key, raw.tool_overrides, servers);
     let decoys = decoys(check, key, raw.decoys, servers);
+    let protocol_version = raw.protocol_version.filter(|version| {
+        let known = crate::plumbing::protocol::spoken_versions();
+        let spoken = known.contains(&version.as_str());
+        if !spoken {
+            check.error(
+                format!("{key}.protocolVersion"),
+                format!(
+                    "`{version}` is not a protocol version mcpeval speaks; expected one of {}",
+                    known.join(", ")
+                ),
+            );
+        }
+        spoken
+    });
     let mcp = if env.is_empty() || no_servers {
         None
     } else {
@@ -270,6 +289,7 @@ fn variant(
         decoys,
         no_servers,
         mcp,
+        protocol_version,
     })
 }
 

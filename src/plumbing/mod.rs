@@ -14,6 +14,7 @@ pub(crate) mod json_schema;
 pub(crate) mod lock;
 pub(crate) mod loopback;
 pub(crate) mod process;
+pub(crate) mod protocol;
 pub(crate) mod rerun;
 pub(crate) mod secret;
 pub(crate) mod text;

@@ -229,6 +229,13 @@ async fn start_proxies(
             tools: variant::tool_rewrite(eval, &server.name),
             faults: faults.cloned(),
             user: user.cloned(),
+            roots: url::Url::from_directory_path(agent_work_dir(run_dir))
+                .map(String::from)
+                .into_iter()
+                .collect(),
+            protocol_version: (eval.variant.as_ref())
+                .and_then(|variant| variant.protocol_version.as_deref())
+                .and_then(crate::plumbing::protocol::spoken_version),
             ..ProxyOptions::default()
         };
         match Proxy::start_with_options(&server.name, upstream, recorder, run_dir, proxy_options)

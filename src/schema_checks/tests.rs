@@ -27,6 +27,7 @@ fn call(name: &str, arguments: Value, outcome: Outcome) -> RecordedCall {
         start_offset: Duration::ZERO,
         duration: Duration::ZERO,
         injected: None,
+        rounds: Vec::new(),
     }
 }
 

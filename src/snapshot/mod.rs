@@ -20,7 +20,7 @@ use crate::config::kind_name;
 use crate::plumbing::text::shorten;
 use crate::tokens::describe;
 use crate::trace::{
-    AnsweredBy, CallTrace, DiscoveryEvent, Injected, ListKind, Outcome, RecordedCall,
+    AnsweredBy, CallTrace, DiscoveryEvent, Injected, InputRound, ListKind, Outcome, RecordedCall,
     RecordedElicitation, result_text,
 };
 
@@ -68,6 +68,12 @@ pub fn render_snapshot(trace: &CallTrace, dirs: &RunDirs) -> String {
         if let Some(injected) = &call.injected {
             out.push_str(&injected_line(injected));
         }
+        if !call.rounds.is_empty() {
+            out.push_str("  rounds:\n");
+            for round in &call.rounds {
+                out.push_str(&format!("  - {}\n", yaml_scalar(&round_text(round))));
+            }
+        }
         let asked: Vec<&RecordedElicitation> = asked_during(trace, Some(i)).collect();
         if !asked.is_empty() {
             out.push_str("  elicitations:\n");
@@ -86,6 +92,14 @@ pub fn render_snapshot(trace: &CallTrace, dirs: &RunDirs) -> String {
         out.push_str(&format!("- elicitation: {}\n", yaml_scalar(&line)));
     }
     out
+}
+
+/// `confirm elicitation/create, roots roots/list`: what one input round asked for.
+fn round_text(round: &InputRound) -> String {
+    let asked: Vec<String> = (round.asked.iter())
+        .map(|(key, method)| format!("{key} {method}"))
+        .collect();
+    asked.join(", ")
 }
 
 /// The elicitations that came during the call at index `call` of the trace (`None`:
@@ -262,7 +276,16 @@ fn call_line(call: &RecordedCall, tokens: Option<usize>) -> String {
         }
         Outcome::Error { code, message } => format!("error {code}: {}", shorten(message, 120)),
     };
-    let tokens = tokens.map_or(String::new(), |n| format!(", {}", describe(n)));
+    let mut tokens = tokens.map_or(String::new(), |n| format!(", {}", describe(n)));
+    if !call.rounds.is_empty() {
+        let rounds: Vec<String> = call.rounds.iter().map(round_text).collect();
+        tokens.push_str(&format!(
+            ", {} input round{}: {}",
+            rounds.len(),
+            if rounds.len() == 1 { "" } else { "s" },
+            rounds.join("; ")
+        ));
+    }
     let (outcome, kept) = match &call.injected {
         Some(injected) if injected.replaces_answer() => {
             (format!("{injected}: {outcome}"), String::new())

@@ -22,6 +22,7 @@ fn call(
         start_offset: Duration::from_millis(5),
         duration: Duration::from_millis(12),
         injected: None,
+        rounds: Vec::new(),
     }
 }
 

@@ -279,6 +279,7 @@ fn call_history(report: &RunReport) -> CallHistory {
             duration_ms: call.duration.as_secs_f64() * 1000.0,
             result_tokens: report.tokens.results.get(i).copied().flatten(),
             injected: call.injected.clone(),
+            rounds: call.rounds.clone(),
         };
         match call.kind {
             CallKind::Tool => history.tool_calls.push(record),

@@ -97,6 +97,7 @@ fn task(i: usize, result_bytes: usize) -> TaskResult {
             duration_ms: 25.0,
             result_tokens: Some(result_bytes / 4),
             injected: None,
+            rounds: Vec::new(),
         })
         .collect();
     let mut assertions = BTreeMap::new();

@@ -12,6 +12,7 @@ mod harness;
 mod llm_agent;
 mod llm_agent_runs;
 mod openai_agent;
+mod protocol_eras;
 mod schema_checks;
 mod script_agent;
 mod shell_agent;

@@ -28,7 +28,9 @@ use super::shared::ProxyState;
 use crate::plumbing::lock::lock;
 use crate::proxy::inputs::{Delayed, ToolRewrite};
 use crate::proxy::record::{PendingCall, PendingList, call_outcome, json, list_outcome};
-use crate::proxy::server::{Asking, CallOrigin, Connection, connect, forward, result_as};
+use crate::proxy::server::{
+    Asking, CallOrigin, Connection, Startup, connect, forward, input_rounds, result_as,
+};
 use crate::trace::{CallKind, Injected};
 
 /// The proxy as one agent session sees it: an MCP server that mirrors the real one.
@@ -54,6 +56,8 @@ impl AgentSession {
         })
     }
 
+    /// Forwards `request` to the server and brings back its final answer: the input
+    /// rounds of a 2026-07-28 server fulfilled on the way (`server/input_rounds.rs`).
     async fn send(
         &self,
         request: ClientRequest,
@@ -65,7 +69,13 @@ impl AgentSession {
                 () = context.ct.cancelled() => {}
             }
         }
-        forward(self.connection()?, request, context).await
+        let connection = self.connection()?;
+        match forward(connection, request.clone(), context.clone()).await? {
+            ServerResult::InputRequiredResult(asked) => {
+                input_rounds::fulfil(connection, request, asked, context).await
+            }
+            answer => Ok(answer),
+        }
     }
 
     fn server(&self) -> &str {
@@ -164,8 +174,12 @@ impl ServerHandler for AgentSession {
                         recorder: shared.recorder.clone(),
                         user: shared.options.user.clone(),
                         faults: shared.options.faults.clone(),
+                        roots: shared.options.roots.clone(),
                     },
-                    shared.options.startup_timeout,
+                    Startup {
+                        timeout: shared.options.startup_timeout,
+                        version: shared.options.protocol_version.clone(),
+                    },
                 )
                 .await
                 .map(Arc::new)

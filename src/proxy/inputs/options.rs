@@ -22,6 +22,13 @@ pub struct ProxyOptions {
     /// The run's scripted user (a task's `elicitation` rules), answering the server's
     /// elicitations instead of the agent (default: none; the agent answers).
     pub user: Option<Arc<ScriptedUser>>,
+    /// The protocol version spoken to the server (a variant's `protocolVersion`), whatever
+    /// the agent asks for; a version without an `initialize` handshake (2026-07-28) is
+    /// reached with `server/discover` (default: the agent's own).
+    pub protocol_version: Option<rmcp::model::ProtocolVersion>,
+    /// The roots a server's input round (`roots/list`) gets: `file://` URIs of the agent's
+    /// working directory (default: none).
+    pub roots: Vec<String>,
 }
 
 impl Default for ProxyOptions {
@@ -31,6 +38,8 @@ impl Default for ProxyOptions {
             tools: ToolRewrite::default(),
             faults: None,
             user: None,
+            protocol_version: None,
+            roots: Vec::new(),
         }
     }
 }

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use crate::plumbing::lock::lock;
 use crate::trace::{
-    Advertised, CallKind, CallTrace, DiscoveryEvent, Injected, ListKind, Outcome, RecordedCall,
-    RecordedElicitation,
+    Advertised, CallKind, CallTrace, DiscoveryEvent, Injected, InputRound, ListKind, Outcome,
+    RecordedCall, RecordedElicitation,
 };
 
 /// JSON-RPC code recorded for a call that never got an answer (the agent cancelled it or
@@ -35,6 +35,8 @@ struct RecorderState {
     advertised: BTreeMap<String, Advertised>,
     /// Each with its place, and the place of the call it came during.
     elicitations: Vec<(u64, Option<u64>, RecordedElicitation)>,
+    /// The input rounds of calls, each with the place of its call.
+    rounds: Vec<(u64, InputRound)>,
 }
 
 impl Default for CallRecorder {
@@ -70,6 +72,10 @@ impl CallRecorder {
         let state = self.lock();
         let mut calls = state.calls.clone();
         calls.sort_by_key(|(seq, _)| *seq);
+        for (seq, call) in &mut calls {
+            let rounds = state.rounds.iter().filter(|(call_seq, _)| call_seq == seq);
+            call.rounds = rounds.map(|(_, round)| round.clone()).collect();
+        }
         let mut discovery = state.discovery.clone();
         discovery.sort_by_key(|(seq, _)| *seq);
         let mut elicitations = state.elicitations.clone();
@@ -133,6 +139,7 @@ impl CallRecorder {
                 start_offset,
                 duration: Duration::ZERO,
                 injected: None,
+                rounds: Vec::new(),
             }),
         }
     }
@@ -153,6 +160,11 @@ impl CallRecorder {
         elicitation: RecordedElicitation,
     ) {
         self.lock().elicitations.push((seq, call_seq, elicitation));
+    }
+
+    /// Records an input round of the call received at `call_seq`.
+    pub(crate) fn record_round(&self, call_seq: u64, round: InputRound) {
+        self.lock().rounds.push((call_seq, round));
     }
 
     /// Notes that a list call was received.

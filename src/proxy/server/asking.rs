@@ -26,6 +26,8 @@ pub(crate) struct Asking {
     pub(crate) user: Option<Arc<ScriptedUser>>,
     /// The run's faults: a rule on `elicitation/create` answers for the user.
     pub(crate) faults: Option<Arc<FaultPlan>>,
+    /// The roots an input round's `roots/list` gets: the agent's working directory.
+    pub(crate) roots: Vec<String>,
 }
 
 /// How an elicitation is answered.
@@ -51,6 +53,25 @@ impl Asking {
     /// `faults` rule that hits it or of the scripted user, recorded, or (no script, or
     /// `unmatched: agent`) the record to finish once the agent answered.
     pub(crate) fn receive(&self, params: &ElicitRequestParams, call: Option<CallOrigin>) -> Answer {
+        self.answer(params, call, true)
+    }
+
+    /// [`receive`](Self::receive) for an elicitation of an input round: there is no agent
+    /// request to relay it on, so one no rule answers fails as under `unmatched: fail`.
+    pub(crate) fn receive_in_round(
+        &self,
+        params: &ElicitRequestParams,
+        call: Option<CallOrigin>,
+    ) -> Answer {
+        self.answer(params, call, false)
+    }
+
+    fn answer(
+        &self,
+        params: &ElicitRequestParams,
+        call: Option<CallOrigin>,
+        relay: bool,
+    ) -> Answer {
         let (seq, start_offset) = self.recorder.stamp();
         let call_seq = call.as_ref().map(|call| call.seq);
         // Read as the wire has it: rmcp's enum of the modes may grow.
@@ -113,8 +134,11 @@ impl Asking {
                 record,
             })
         };
-        let Some(user) = &self.user else {
-            return Answer::Relay(relayed(record));
+        let unscripted = ScriptedUser::default();
+        let user = match &self.user {
+            Some(user) => user.as_ref(),
+            None if relay => return Answer::Relay(relayed(record)),
+            None => &unscripted,
         };
         let asked = Asked {
             server: &record.server,
@@ -131,8 +155,10 @@ impl Asking {
                     (ElicitationAction::Cancel, None, Some(rule), Some(failure))
                 }
             },
-            UserDecision::Unmatched(Unmatched::Agent) => return Answer::Relay(relayed(record)),
-            UserDecision::Unmatched(Unmatched::Fail) => {
+            UserDecision::Unmatched(Unmatched::Agent) if relay => {
+                return Answer::Relay(relayed(record));
+            }
+            UserDecision::Unmatched(Unmatched::Fail | Unmatched::Agent) => {
                 let failure = format!("no `elicitation` rule answers {}", describe_asked(&asked));
                 (ElicitationAction::Cancel, None, None, Some(failure))
             }

@@ -16,8 +16,8 @@ use rmcp::model::{
     ServerNotification, ServerPeerInfo, ServerRequest, UrlElicitationCapability,
 };
 use rmcp::service::{
-    InboundStreamOrigin, NotificationContext, OriginatingRequestId, PeerRequestOptions,
-    RequestContext, RunningService, serve_client,
+    ClientLifecycleMode, ClientServiceExt, InboundStreamOrigin, NotificationContext,
+    OriginatingRequestId, PeerRequestOptions, RequestContext, RunningService,
 };
 use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, ServiceError};
 
@@ -40,6 +40,8 @@ pub(crate) struct Connection {
     pub(crate) routes: Arc<Routes>,
     /// The server's failures seen on this connection.
     pub(crate) failures: Arc<ServerFailures>,
+    /// What answers the server's questions (also in input rounds) and records them.
+    pub(crate) asking: Asking,
     running: tokio::sync::Mutex<Option<RunningService<RoleClient, Relay>>>,
     process: Option<Arc<ServerProcess>>,
 }
@@ -81,6 +83,15 @@ impl Drop for Connection {
     }
 }
 
+/// How a connection starts: within `timeout`, speaking `version` when a variant fixes it
+/// (else the agent's).
+pub(crate) struct Startup {
+    /// How long the server may take to start and answer the handshake.
+    pub(crate) timeout: Duration,
+    /// The protocol version to speak to the server.
+    pub(crate) version: Option<ProtocolVersion>,
+}
+
 /// Starts or reaches the server and runs the MCP handshake with the agent's own client
 /// info and capabilities (and elicitation, when the run's scripted user or a fault answers
 /// it). A server answering a protocol version mcpeval does not speak
@@ -92,10 +103,14 @@ pub(crate) async fn connect(
     mut agent_info: ClientInfo,
     agent: Peer<RoleServer>,
     asking: Asking,
-    timeout: Duration,
+    startup: Startup,
 ) -> Result<Connection, ProxyError> {
+    let Startup { timeout, version } = startup;
     let routes = Arc::new(Routes::default());
     let requested = agent_info.protocol_version.clone();
+    if let Some(version) = version.as_ref().filter(|v| v.has_initialize()) {
+        agent_info.protocol_version = version.clone();
+    }
     let faulted = (asking.faults.as_ref()).is_some_and(|plan| plan.answers_user(server));
     if asking.user.is_some() || faulted {
         // The scripted user answers both kinds, whatever the agent declares.
@@ -108,7 +123,7 @@ pub(crate) async fn connect(
         agent_info,
         agent,
         routes: routes.clone(),
-        asking,
+        asking: asking.clone(),
     };
     let stdio = matches!(upstream, Upstream::Stdio { .. });
     let stderr_log = stdio.then(|| log.to_owned());
@@ -117,7 +132,14 @@ pub(crate) async fn connect(
         upstream.describe(),
         stderr_log.clone(),
     ));
-    let (handshake, process) = handshake(server, upstream, log, &failures, relay, timeout).await?;
+    let lifecycle = match &version {
+        Some(version) if !version.has_initialize() => ClientLifecycleMode::Discover {
+            preferred_versions: vec![version.clone()],
+        },
+        _ => ClientLifecycleMode::Initialize,
+    };
+    let start = (relay, lifecycle, timeout);
+    let (handshake, process) = handshake(server, upstream, log, &failures, start).await?;
     let failed = |message: String| match failures.take().into_iter().next() {
         Some(failure) => ProxyError::Failed(failure),
         None => ProxyError::Initialize {
@@ -130,7 +152,20 @@ pub(crate) async fn connect(
     };
     let running = match handshake {
         Ok(Ok(running)) => running,
-        Ok(Err(error)) => return Err(failed(error.to_string())),
+        Ok(Err(error)) => {
+            let why = match &version {
+                Some(version) => format!(
+                    "{error} (the variant speaks protocol version {version} to the server{})",
+                    if version.has_initialize() {
+                        ""
+                    } else {
+                        ", through server/discover"
+                    }
+                ),
+                None => error.to_string(),
+            };
+            return Err(failed(why));
+        }
         Err(_elapsed) => {
             return Err(ProxyError::InitializeTimeout {
                 server: server.to_owned(),
@@ -147,15 +182,22 @@ pub(crate) async fn connect(
     else {
         return Err(failed("the handshake left no server info".into()));
     };
-    let agent_version = match agent_version(&requested, &init.protocol_version) {
+    let spoken = agent_version(&requested, &init.protocol_version)
+        .map_err(|unknown| unknown.to_string())
+        .and_then(|spoken| match &version {
+            Some(version) if *version != init.protocol_version => Err(format!(
+                "answered protocol version `{}`; the variant asks for `{version}`",
+                init.protocol_version
+            )),
+            _ => Ok(spoken),
+        });
+    let agent_version = match spoken {
         Ok(version) => version,
-        Err(unknown) => {
+        Err(message) => {
             if let Some(process) = &process {
                 process.kill();
             }
-            return Err(ProxyError::Failed(
-                failures.note(&unknown.to_string(), String::new()),
-            ));
+            return Err(ProxyError::Failed(failures.note(&message, String::new())));
         }
     };
     Ok(Connection {
@@ -164,6 +206,7 @@ pub(crate) async fn connect(
         agent_version,
         routes,
         failures,
+        asking,
         running: tokio::sync::Mutex::new(Some(running)),
         process,
     })
@@ -175,26 +218,26 @@ type Handshake = Result<
 >;
 
 /// Starts a stdio server (its stderr into `log`) or reaches an HTTP one, and runs the
-/// handshake within `timeout`; the stdio server's process.
+/// handshake (`initialize`, or `server/discover` for a version without it) within `timeout`;
+/// the stdio server's process.
 async fn handshake(
     server: &str,
     upstream: &Upstream,
     log: &Path,
     failures: &Arc<ServerFailures>,
-    relay: Relay,
-    timeout: Duration,
+    (relay, lifecycle, timeout): (Relay, ClientLifecycleMode, Duration),
 ) -> Result<(Handshake, Option<Arc<ServerProcess>>), ProxyError> {
     match upstream {
         Upstream::Stdio { .. } => {
             let spawned = spawn_stdio(server, upstream, log)?;
             let (transport, process) = StdioTransport::new(spawned, failures.clone());
-            let handshake = tokio::time::timeout(timeout, serve_client(relay, transport));
-            Ok((handshake.await, Some(process)))
+            let start = relay.serve_with_lifecycle(transport, lifecycle);
+            Ok((tokio::time::timeout(timeout, start).await, Some(process)))
         }
         Upstream::Http { url, headers } => {
             let transport = http_transport(url, header_map(server, headers)?, failures.clone());
-            let handshake = tokio::time::timeout(timeout, serve_client(relay, transport));
-            Ok((handshake.await, None))
+            let start = relay.serve_with_lifecycle(transport, lifecycle);
+            Ok((tokio::time::timeout(timeout, start).await, None))
         }
     }
 }

@@ -8,10 +8,11 @@
 mod asking;
 mod connection;
 mod forward;
+pub(crate) mod input_rounds;
 mod routes;
 mod versions;
 
 pub(crate) use asking::Asking;
-pub(crate) use connection::{Connection, connect, log_path};
+pub(crate) use connection::{Connection, Startup, connect, log_path};
 pub(crate) use forward::{forward, result_as, tool_list_as};
 pub(crate) use routes::CallOrigin;

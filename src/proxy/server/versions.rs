@@ -53,10 +53,7 @@ impl fmt::Display for UnknownVersion {
 
 /// `2024-11-05, …, 2025-11-25 and 2026-07-28`.
 fn spoken() -> String {
-    let known: Vec<&str> = ProtocolVersion::KNOWN_VERSIONS
-        .iter()
-        .map(ProtocolVersion::as_str)
-        .collect();
+    let known = crate::plumbing::protocol::spoken_versions();
     match known.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => known.join(""),

@@ -36,6 +36,7 @@ fn with_results(tokens: &[usize]) -> Report {
         duration_ms: 0.0,
         result_tokens: Some(t),
         injected: None,
+        rounds: Vec::new(),
     };
     let result = TaskResult {
         call_history: CallHistory {

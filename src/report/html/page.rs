@@ -133,6 +133,7 @@ mod tests {
             duration_ms: 1.0,
             result_tokens: None,
             injected,
+            rounds: Vec::new(),
         };
         let fault = Injected {
             fault: FaultKind::ToolError,

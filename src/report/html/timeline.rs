@@ -382,6 +382,7 @@ mod tests {
             duration_ms: 5.0,
             result_tokens: None,
             injected: None,
+            rounds: Vec::new(),
         };
         let asked = |position: Option<usize>, failure: Option<&str>| RecordedElicitation {
             server: "files".into(),

@@ -48,6 +48,10 @@ pub struct CallRecord {
     /// The fault the proxy injected into the call (a `faults` rule), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub injected: Option<crate::trace::Injected>,
+    /// The input rounds the proxy fulfilled before the server's final answer (a 2026-07-28
+    /// server's `InputRequiredResult`s).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<crate::trace::InputRound>,
 }
 
 /// What one LLM proxy of a run did with its cassette.

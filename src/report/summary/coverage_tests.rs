@@ -15,6 +15,7 @@ fn result(test: &str, surface: Surface, tools: &[&str], reads: &[&str]) -> TaskR
         duration_ms: 0.0,
         result_tokens: None,
         injected: None,
+        rounds: Vec::new(),
     };
     TaskResult {
         test_name: test.into(),

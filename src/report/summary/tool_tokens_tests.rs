@@ -17,6 +17,7 @@ fn tool_call(position: usize, name: &str, tokens: Option<usize>) -> CallRecord {
         duration_ms: 0.0,
         result_tokens: tokens,
         injected: None,
+        rounds: Vec::new(),
     }
 }
 
