@@ -13,4 +13,5 @@ mod lifecycle;
 mod llm;
 mod passthrough;
 mod recording;
+mod scripted_user;
 mod tls;

@@ -88,7 +88,7 @@ async fn tool_results_pass_through_with_key_order() {
     let setup = Proxied::start().await;
     let agents = pair(&setup).await;
     let listed = agents.same("tools/list", json!({})).await.unwrap();
-    assert_eq!(listed["tools"].as_array().unwrap().len(), 9);
+    assert_eq!(listed["tools"].as_array().unwrap().len(), 11);
     let echo = agents
         .same(
             "tools/call",

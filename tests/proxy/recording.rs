@@ -80,7 +80,7 @@ async fn calls_are_recorded_in_order_with_their_outcomes() {
     assert_eq!(
         lists,
         [
-            (ListKind::Tools, None, Some(9)),
+            (ListKind::Tools, None, Some(11)),
             (ListKind::Resources, Some("2"), Some(2)),
             (ListKind::Prompts, None, Some(1)),
         ]

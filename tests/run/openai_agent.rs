@@ -134,7 +134,8 @@ async fn one_tool_call_goes_through_the_proxy_and_its_result_is_fed_back() {
     assert_eq!(
         offered(first),
         [
-            "echo", "fail", "broken", "slow", "ask", "confirm", "withdraw", "notify", "ordered"
+            "echo", "fail", "broken", "slow", "ask", "confirm", "withdraw", "notify", "ordered",
+            "deploy", "sign_in"
         ]
     );
     assert_eq!(

@@ -112,6 +112,8 @@ impl ServerHandler for TestServer {
             tool("withdraw", "Asks the client for a sampling, then cancels it"),
             tool("notify", "Sends notifications"),
             tool("ordered", "Returns JSON whose keys are not sorted"),
+            tool("deploy", "Deploys after the user confirms (rmcp's typed elicitation)"),
+            tool("sign_in", "Sends the user to a sign-in page (URL elicitation)"),
         ]})))
     }
 
@@ -143,6 +145,8 @@ impl ServerHandler for TestServer {
             "ask" => return self.ask(context).await,
             "confirm" => return self.confirm(context).await,
             "withdraw" => return self.withdraw(context).await,
+            "deploy" => deploy(&context).await,
+            "sign_in" => sign_in(&context).await,
             "notify" => {
                 let peer = &context.peer;
                 let _ = peer
@@ -393,6 +397,51 @@ impl TestServer {
             "content": [{"type": "text", "text": "confirmed"}],
             "structuredContent": {"answer": answer}
         }))))
+    }
+}
+
+/// What `deploy` asks the user to fill in.
+#[derive(Debug, serde::Deserialize, rmcp::schemars::JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+struct Deployment {
+    /// Deploy now.
+    confirm: bool,
+    /// Where to.
+    target: Option<String>,
+}
+
+rmcp::elicit_safe!(Deployment);
+
+/// `deploy`: rmcp's typed elicitation (`Peer::elicit`); the answer as text.
+async fn deploy(context: &RequestContext<RoleServer>) -> CallToolResult {
+    let answer = match context
+        .peer
+        .elicit::<Deployment>("Deploy to production?")
+        .await
+    {
+        Ok(Some(Deployment {
+            confirm: true,
+            target,
+        })) => {
+            format!("deployed to {}", target.as_deref().unwrap_or("production"))
+        }
+        Ok(Some(_)) => "not deployed: not confirmed".to_owned(),
+        Ok(None) => "not deployed: no content".to_owned(),
+        Err(error) => format!("not deployed: {error}"),
+    };
+    text_result(&answer)
+}
+
+/// `sign_in`: rmcp's URL elicitation (`Peer::elicit_url`); the user's action as text.
+async fn sign_in(context: &RequestContext<RoleServer>) -> CallToolResult {
+    let url = url::Url::parse("https://example.test/sign-in").expect("a URL");
+    match context
+        .peer
+        .elicit_url("Sign in to deploy", url, "sign-in-1")
+        .await
+    {
+        Ok(action) => text_result(&format!("sign-in: {action:?}")),
+        Err(error) => text_result(&format!("sign-in failed: {error}")),
     }
 }
 
