@@ -26,6 +26,7 @@ pub(super) fn call(
         duration: Duration::ZERO,
         injected: None,
         rounds: Vec::new(),
+        task: Vec::new(),
     }
 }
 

@@ -20,6 +20,7 @@ fn call(kind: CallKind, server: &str, name: &str, outcome: Outcome) -> RecordedC
         duration: Duration::ZERO,
         injected: None,
         rounds: Vec::new(),
+        task: Vec::new(),
     }
 }
 

@@ -102,6 +102,23 @@ pub struct RecordedCall {
     /// 2026-07-28 server's `InputRequiredResult`s), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rounds: Vec<InputRound>,
+    /// The statuses of the task the server answered the call with (the 2026-07-28 Tasks
+    /// extension), as the proxy followed it to the result the call records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub task: Vec<TaskStep>,
+}
+
+/// One status of a task a call was answered with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskStep {
+    /// The task's id.
+    pub task_id: String,
+    /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
+    pub status: String,
+    /// The server's status message, or the proxy's note.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// One `InputRequiredResult` a server answered a call with, which the proxy fulfilled and
@@ -382,6 +399,7 @@ mod tests {
                 duration: Duration::from_millis(3),
                 injected: None,
                 rounds: Vec::new(),
+                task: Vec::new(),
             }],
             discovery: vec![],
             advertised: BTreeMap::new(),

@@ -28,6 +28,7 @@ fn call(name: &str, arguments: Value, outcome: Outcome) -> RecordedCall {
         duration: Duration::ZERO,
         injected: None,
         rounds: Vec::new(),
+        task: Vec::new(),
     }
 }
 

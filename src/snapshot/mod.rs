@@ -68,6 +68,9 @@ pub fn render_snapshot(trace: &CallTrace, dirs: &RunDirs) -> String {
         if let Some(injected) = &call.injected {
             out.push_str(&injected_line(injected));
         }
+        if !call.task.is_empty() {
+            out.push_str(&format!("  task: {}\n", yaml_scalar(&task_text(call))));
+        }
         if !call.rounds.is_empty() {
             out.push_str("  rounds:\n");
             for round in &call.rounds {
@@ -92,6 +95,18 @@ pub fn render_snapshot(trace: &CallTrace, dirs: &RunDirs) -> String {
         out.push_str(&format!("- elicitation: {}\n", yaml_scalar(&line)));
     }
     out
+}
+
+/// `working → input_required → completed`: the statuses of the task a call was answered
+/// with, a status repeated by the next poll shown once.
+fn task_text(call: &RecordedCall) -> String {
+    let mut statuses: Vec<&str> = Vec::new();
+    for step in &call.task {
+        if statuses.last() != Some(&step.status.as_str()) {
+            statuses.push(&step.status);
+        }
+    }
+    statuses.join(" → ")
 }
 
 /// `confirm elicitation/create, roots roots/list`: what one input round asked for.
@@ -277,6 +292,9 @@ fn call_line(call: &RecordedCall, tokens: Option<usize>) -> String {
         Outcome::Error { code, message } => format!("error {code}: {}", shorten(message, 120)),
     };
     let mut tokens = tokens.map_or(String::new(), |n| format!(", {}", describe(n)));
+    if !call.task.is_empty() {
+        tokens.push_str(&format!(", task {}", task_text(call)));
+    }
     if !call.rounds.is_empty() {
         let rounds: Vec<String> = call.rounds.iter().map(round_text).collect();
         tokens.push_str(&format!(

@@ -23,6 +23,7 @@ fn call(
         duration: Duration::from_millis(12),
         injected: None,
         rounds: Vec::new(),
+        task: Vec::new(),
     }
 }
 
@@ -512,4 +513,33 @@ fn elicitations_are_shown_under_the_call_they_came_during() {
     };
     let dirs = RunDirs::new(Path::new("/r"), Path::new("/w"));
     assert!(render_snapshot(&asked_only, &dirs).starts_with("- elicitation: "));
+}
+
+#[test]
+fn a_calls_input_rounds_and_task_statuses_are_shown_with_it() {
+    let mut trace = sample();
+    let step = |status: &str| crate::trace::TaskStep {
+        task_id: "t1".into(),
+        status: status.into(),
+        message: None,
+    };
+    trace.calls[0].task = ["working", "working", "input_required", "completed"]
+        .map(step)
+        .to_vec();
+    trace.calls[0].rounds = vec![crate::trace::InputRound {
+        asked: [("confirm".to_owned(), "elicitation/create".to_owned())].into(),
+        request_state: Some("s1".into()),
+    }];
+    let snapshot = render_snapshot(&trace, &RunDirs::default());
+    assert!(
+        snapshot.contains(
+            "  outcome: ok\n  task: working → input_required → completed\n  rounds:\n  - confirm elicitation/create\n"
+        ),
+        "{snapshot}"
+    );
+    let lines = render_call_lines(&trace, &[]);
+    assert!(
+        lines.contains(", task working → input_required → completed, 1 input round: confirm elicitation/create)"),
+        "{lines}"
+    );
 }

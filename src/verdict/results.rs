@@ -280,6 +280,7 @@ fn call_history(report: &RunReport) -> CallHistory {
             result_tokens: report.tokens.results.get(i).copied().flatten(),
             injected: call.injected.clone(),
             rounds: call.rounds.clone(),
+            task: call.task.clone(),
         };
         match call.kind {
             CallKind::Tool => history.tool_calls.push(record),

@@ -98,6 +98,7 @@ fn task(i: usize, result_bytes: usize) -> TaskResult {
             result_tokens: Some(result_bytes / 4),
             injected: None,
             rounds: Vec::new(),
+            task: Vec::new(),
         })
         .collect();
     let mut assertions = BTreeMap::new();

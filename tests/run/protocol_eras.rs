@@ -35,7 +35,7 @@ fn each_task_runs_under_each_era_and_input_rounds_are_fulfilled_by_the_proxy() {
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(101), "{stdout}");
     assert!(
-        stdout.contains("test result: FAILED. 2 passed; 4 failed;"),
+        stdout.contains("test result: FAILED. 4 passed; 4 failed;"),
         "{stdout}"
     );
 
@@ -48,7 +48,7 @@ fn each_task_runs_under_each_era_and_input_rounds_are_fulfilled_by_the_proxy() {
     );
     let summary = text(&out.stderr);
     assert!(
-        summary.contains("modern vs classic (baseline): 1 better, 1 worse, 1 same"),
+        summary.contains("modern vs classic (baseline): 1 better, 1 worse, 2 same"),
         "{summary}"
     );
 
@@ -83,6 +83,44 @@ fn each_task_runs_under_each_era_and_input_rounds_are_fulfilled_by_the_proxy() {
     // Under 2025-11-25 the same tool does not ask.
     assert!(
         failure_of(&stdout, "eras::confirm@classic").contains("no server asked the user anything")
+    );
+
+    // A call answered with a task handle: the proxy polls it (working, then a question
+    // answered by the task's rule through tasks/update, then working again) to its result,
+    // which is the call's recorded result, with the statuses it went through.
+    let report = result(output.path(), "report@modern");
+    assert_eq!(report["taskPassed"], true, "{report:#}");
+    let call = first_call(&report);
+    assert_eq!(
+        call["result"]["content"][0]["text"],
+        "report: 3 pages, published"
+    );
+    let statuses: Vec<&str> = (call["task"].as_array().unwrap().iter())
+        .map(|step| step["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            "working",
+            "working",
+            "input_required",
+            "working",
+            "completed"
+        ]
+    );
+    assert!(
+        call["task"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["taskId"] == "report-1")
+    );
+    let asked = &report["callHistory"]["elicitations"][0];
+    assert_eq!(asked["message"], "Publish the report?");
+    assert_eq!(asked["during"]["name"], "build_report");
+    assert_eq!(
+        first_call(&result(output.path(), "report@classic"))["result"]["content"][0]["text"],
+        "report: 3 pages"
     );
 
     // No rule answers a round's elicitation: the server gets cancel and the run fails,

@@ -20,6 +20,10 @@ use rmcp::model::{
     SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, UnsubscribeRequest,
     UnsubscribeRequestParams,
 };
+use rmcp::model::{
+    CancelTaskParams, CancelTaskRequest, GetTaskParams, GetTaskRequest, GetTaskResult,
+    UpdateTaskParams, UpdateTaskRequest,
+};
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
@@ -29,7 +33,7 @@ use crate::plumbing::lock::lock;
 use crate::proxy::inputs::{Delayed, ToolRewrite};
 use crate::proxy::record::{PendingCall, PendingList, call_outcome, json, list_outcome};
 use crate::proxy::server::{
-    Asking, CallOrigin, Connection, Startup, connect, forward, input_rounds, result_as,
+    Asking, CallOrigin, Connection, Startup, connect, forward, input_rounds, result_as, tasks,
 };
 use crate::trace::{CallKind, Injected};
 
@@ -57,7 +61,8 @@ impl AgentSession {
     }
 
     /// Forwards `request` to the server and brings back its final answer: the input
-    /// rounds of a 2026-07-28 server fulfilled on the way (`server/input_rounds.rs`).
+    /// rounds of a 2026-07-28 server fulfilled on the way (`server/input_rounds.rs`), a
+    /// task it answers with followed to its result (`server/tasks.rs`).
     async fn send(
         &self,
         request: ClientRequest,
@@ -73,6 +78,9 @@ impl AgentSession {
         match forward(connection, request.clone(), context.clone()).await? {
             ServerResult::InputRequiredResult(asked) => {
                 input_rounds::fulfil(connection, request, asked, context).await
+            }
+            ServerResult::CreateTaskResult(created) => {
+                tasks::follow(connection, created, context).await
             }
             answer => Ok(answer),
         }
@@ -394,6 +402,37 @@ impl ServerHandler for AgentSession {
         }
         pending.finish(outcome);
         response
+    }
+
+    /// A task's status, for an agent that follows the task itself.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let request = ClientRequest::GetTaskRequest(GetTaskRequest::new(request));
+        match self.send(request, context).await? {
+            ServerResult::GetTaskResult(result) => Ok(result),
+            other => result_as(other),
+        }
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let request = ClientRequest::UpdateTaskRequest(UpdateTaskRequest::new(request));
+        self.send(request, context).await.map(|_| ())
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let request = ClientRequest::CancelTaskRequest(CancelTaskRequest::new(request));
+        self.send(request, context).await.map(|_| ())
     }
 
     async fn on_custom_request(

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::plumbing::lock::lock;
 use crate::trace::{
     Advertised, CallKind, CallTrace, DiscoveryEvent, Injected, InputRound, ListKind, Outcome,
-    RecordedCall, RecordedElicitation,
+    RecordedCall, RecordedElicitation, TaskStep,
 };
 
 /// JSON-RPC code recorded for a call that never got an answer (the agent cancelled it or
@@ -37,6 +37,8 @@ struct RecorderState {
     elicitations: Vec<(u64, Option<u64>, RecordedElicitation)>,
     /// The input rounds of calls, each with the place of its call.
     rounds: Vec<(u64, InputRound)>,
+    /// The statuses of tasks calls were answered with, each with the place of its call.
+    task_steps: Vec<(u64, TaskStep)>,
 }
 
 impl Default for CallRecorder {
@@ -75,6 +77,11 @@ impl CallRecorder {
         for (seq, call) in &mut calls {
             let rounds = state.rounds.iter().filter(|(call_seq, _)| call_seq == seq);
             call.rounds = rounds.map(|(_, round)| round.clone()).collect();
+            let steps = state
+                .task_steps
+                .iter()
+                .filter(|(call_seq, _)| call_seq == seq);
+            call.task = steps.map(|(_, step)| step.clone()).collect();
         }
         let mut discovery = state.discovery.clone();
         discovery.sort_by_key(|(seq, _)| *seq);
@@ -140,6 +147,7 @@ impl CallRecorder {
                 duration: Duration::ZERO,
                 injected: None,
                 rounds: Vec::new(),
+                task: Vec::new(),
             }),
         }
     }
@@ -165,6 +173,11 @@ impl CallRecorder {
     /// Records an input round of the call received at `call_seq`.
     pub(crate) fn record_round(&self, call_seq: u64, round: InputRound) {
         self.lock().rounds.push((call_seq, round));
+    }
+
+    /// Records a status of the task the call received at `call_seq` was answered with.
+    pub(crate) fn record_task_step(&self, call_seq: u64, step: TaskStep) {
+        self.lock().task_steps.push((call_seq, step));
     }
 
     /// Notes that a list call was received.

@@ -63,7 +63,7 @@ pub(crate) async fn fulfil(
 /// The proxy's response to one input request: the scripted user's answer to an
 /// elicitation, the agent's working directory as its roots; an error naming what the
 /// server asked for when nothing answers it.
-async fn respond(
+pub(super) async fn respond(
     connection: &Connection,
     input: &InputRequest,
     call: Option<CallOrigin>,

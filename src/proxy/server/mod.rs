@@ -10,6 +10,7 @@ mod connection;
 mod forward;
 pub(crate) mod input_rounds;
 mod routes;
+pub(crate) mod tasks;
 mod versions;
 
 pub(crate) use asking::Asking;

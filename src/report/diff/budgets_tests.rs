@@ -37,6 +37,7 @@ fn with_results(tokens: &[usize]) -> Report {
         result_tokens: Some(t),
         injected: None,
         rounds: Vec::new(),
+        task: Vec::new(),
     };
     let result = TaskResult {
         call_history: CallHistory {

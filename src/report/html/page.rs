@@ -134,6 +134,7 @@ mod tests {
             result_tokens: None,
             injected,
             rounds: Vec::new(),
+            task: Vec::new(),
         };
         let fault = Injected {
             fault: FaultKind::ToolError,

@@ -383,6 +383,7 @@ mod tests {
             result_tokens: None,
             injected: None,
             rounds: Vec::new(),
+            task: Vec::new(),
         };
         let asked = |position: Option<usize>, failure: Option<&str>| RecordedElicitation {
             server: "files".into(),

@@ -52,6 +52,10 @@ pub struct CallRecord {
     /// server's `InputRequiredResult`s).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rounds: Vec<crate::trace::InputRound>,
+    /// The statuses of the task the server answered the call with, as the proxy followed
+    /// it to the result recorded here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub task: Vec<crate::trace::TaskStep>,
 }
 
 /// What one LLM proxy of a run did with its cassette.

@@ -16,6 +16,7 @@ fn result(test: &str, surface: Surface, tools: &[&str], reads: &[&str]) -> TaskR
         result_tokens: None,
         injected: None,
         rounds: Vec::new(),
+        task: Vec::new(),
     };
     TaskResult {
         test_name: test.into(),

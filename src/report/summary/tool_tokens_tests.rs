@@ -18,6 +18,7 @@ fn tool_call(position: usize, name: &str, tokens: Option<usize>) -> CallRecord {
         result_tokens: tokens,
         injected: None,
         rounds: Vec::new(),
+        task: Vec::new(),
     }
 }
 
