@@ -105,13 +105,13 @@ pub struct RecordedCall {
     /// The statuses of the task the server answered the call with (the 2026-07-28 Tasks
     /// extension), as the proxy followed it to the result the call records.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub task: Vec<TaskStep>,
+    pub task: Vec<TaskStatusStep>,
 }
 
 /// One status of a task a call was answered with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TaskStep {
+pub struct TaskStatusStep {
     /// The task's id.
     pub task_id: String,
     /// `working`, `input_required`, `completed`, `failed` or `cancelled`.

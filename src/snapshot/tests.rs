@@ -518,7 +518,7 @@ fn elicitations_are_shown_under_the_call_they_came_during() {
 #[test]
 fn a_calls_input_rounds_and_task_statuses_are_shown_with_it() {
     let mut trace = sample();
-    let step = |status: &str| crate::trace::TaskStep {
+    let step = |status: &str| crate::trace::TaskStatusStep {
         task_id: "t1".into(),
         status: status.into(),
         message: None,

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::plumbing::lock::lock;
 use crate::trace::{
     Advertised, CallKind, CallTrace, DiscoveryEvent, Injected, InputRound, ListKind, Outcome,
-    RecordedCall, RecordedElicitation, TaskStep,
+    RecordedCall, RecordedElicitation, TaskStatusStep,
 };
 
 /// JSON-RPC code recorded for a call that never got an answer (the agent cancelled it or
@@ -38,7 +38,7 @@ struct RecorderState {
     /// The input rounds of calls, each with the place of its call.
     rounds: Vec<(u64, InputRound)>,
     /// The statuses of tasks calls were answered with, each with the place of its call.
-    task_steps: Vec<(u64, TaskStep)>,
+    task_steps: Vec<(u64, TaskStatusStep)>,
 }
 
 impl Default for CallRecorder {
@@ -176,7 +176,7 @@ impl CallRecorder {
     }
 
     /// Records a status of the task the call received at `call_seq` was answered with.
-    pub(crate) fn record_task_step(&self, call_seq: u64, step: TaskStep) {
+    pub(crate) fn record_task_step(&self, call_seq: u64, step: TaskStatusStep) {
         self.lock().task_steps.push((call_seq, step));
     }
 

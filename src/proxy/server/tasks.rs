@@ -19,7 +19,7 @@ use super::forward::forward;
 use super::input_rounds::respond;
 use super::routes::CallOrigin;
 use crate::proxy::record::CANCELLED_CODE;
-use crate::trace::TaskStep;
+use crate::trace::TaskStatusStep;
 
 /// How often the task is polled when the server suggests nothing, and at most.
 const DEFAULT_POLL: Duration = Duration::from_millis(100);
@@ -35,7 +35,7 @@ pub(crate) async fn follow(
     let task_id = created.task.task_id.clone();
     let note = |status: String, message: Option<String>| {
         if let Some(call) = &call {
-            let step = TaskStep {
+            let step = TaskStatusStep {
                 task_id: task_id.clone(),
                 status,
                 message,

@@ -55,7 +55,7 @@ pub struct CallRecord {
     /// The statuses of the task the server answered the call with, as the proxy followed
     /// it to the result recorded here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub task: Vec<crate::trace::TaskStep>,
+    pub task: Vec<crate::trace::TaskStatusStep>,
 }
 
 /// What one LLM proxy of a run did with its cassette.
