@@ -76,6 +76,7 @@ pub(super) fn ordered(kind: CallKind, server: &str, name: &str) -> OrderedCall {
         server: server.into(),
         name: name.into(),
         arguments: None,
+        asked: false,
     }
 }
 

@@ -1,10 +1,11 @@
 //! `callOrder`: the listed calls appear as a subsequence of all calls, each entry's
-//! arguments matching the call it is paired with.
+//! arguments matching the call it is paired with. A `type: elicitation` entry is paired with
+//! an elicitation, which comes right after the call it came during.
 
 use super::closest::{call_with_arguments, closest};
 use super::describe_call;
 use crate::config::OrderedCall;
-use crate::trace::CallTrace;
+use crate::trace::{CallTrace, RecordedCall, RecordedElicitation};
 
 /// `(expected, actual)` of a failed `callOrder`, or `None` when it holds. Greedy matching
 /// (each entry takes the first fitting call after the previous one) finds a subsequence
@@ -13,21 +14,62 @@ pub(super) fn check_order(order: &[OrderedCall], trace: &CallTrace) -> Option<(S
     if order.is_empty() {
         return None;
     }
+    let steps = steps(trace);
     let mut matched: Vec<String> = Vec::new();
-    let mut position = 0;
+    // The next step to look at, and the number of the last call passed.
+    let (mut at, mut position) = (0, 0);
     for entry in order {
-        match trace.calls[position..]
-            .iter()
-            .position(|c| entry.matches_call(c))
-        {
+        match steps[at..].iter().position(|step| step.fits(entry)) {
             Some(offset) => {
-                position += offset + 1;
-                matched.push(format!("{} (call #{position})", entry.describe()));
+                at += offset + 1;
+                let (place, call) = steps[at - 1].place();
+                position = position.max(call);
+                matched.push(format!("{} ({place})", entry.describe()));
             }
             None => return Some(failure(order, trace, entry, &matched, position)),
         }
     }
     None
+}
+
+/// A call, or an elicitation a server sent during one (or outside any, at the end).
+enum Step<'t> {
+    Call(usize, &'t RecordedCall),
+    Asked(usize, &'t RecordedElicitation),
+}
+
+impl Step<'_> {
+    fn fits(&self, entry: &OrderedCall) -> bool {
+        match self {
+            Step::Call(_, call) => entry.matches_call(call),
+            Step::Asked(_, asked) => entry.matches_elicitation(asked),
+        }
+    }
+
+    /// `call #2` or `elicitation during call #2`, and the number of that call.
+    fn place(&self) -> (String, usize) {
+        match self {
+            Step::Call(n, _) => (format!("call #{n}"), *n),
+            Step::Asked(n, _) => (format!("elicitation during call #{n}"), *n),
+        }
+    }
+}
+
+/// The trace's calls in order, each followed by the elicitations that came during it.
+fn steps(trace: &CallTrace) -> Vec<Step<'_>> {
+    let during = |asked: &RecordedElicitation| asked.during.as_ref().and_then(|d| d.position);
+    let mut steps = Vec::new();
+    for (i, call) in trace.calls.iter().enumerate() {
+        steps.push(Step::Call(i + 1, call));
+        let asked = trace
+            .elicitations
+            .iter()
+            .filter(|a| during(a) == Some(i + 1));
+        steps.extend(asked.map(|asked| Step::Asked(i + 1, asked)));
+    }
+    let outside = trace.elicitations.iter().filter(|a| during(a).is_none());
+    steps.extend(outside.map(|asked| Step::Asked(trace.calls.len(), asked)));
+    steps
 }
 
 /// The failure when `entry` never came after call #`position`.

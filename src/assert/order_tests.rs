@@ -103,3 +103,73 @@ fn call_order_uses_each_call_once() {
         "callOrder"
     );
 }
+
+/// An elicitation sent during call `position` (1-based) of tool `tool`.
+fn asked(tool: &str, position: usize) -> crate::trace::RecordedElicitation {
+    crate::trace::RecordedElicitation {
+        server: "files".into(),
+        mode: crate::trace::ElicitationMode::Form,
+        message: format!("Really {tool}?"),
+        requested_schema: None,
+        url: None,
+        during: Some(crate::trace::During {
+            kind: CallKind::Tool,
+            name: tool.into(),
+            position: Some(position),
+        }),
+        answered_by: crate::trace::AnsweredBy::Script,
+        rule: None,
+        action: Some(crate::trace::ElicitationAction::Accept),
+        content: None,
+        injected: None,
+        failure: None,
+        start_offset: std::time::Duration::ZERO,
+    }
+}
+
+#[test]
+fn call_order_pairs_an_elicitation_entry_with_the_call_it_came_during() {
+    let mut t = trace(vec![
+        tool("files", "read_file"),
+        tool("files", "delete_file"),
+        tool("files", "list_files"),
+    ]);
+    t.elicitations = vec![asked("delete_file", 2)];
+    let elicitation = |name: &str| crate::config::OrderedCall {
+        asked: true,
+        ..ordered(CallKind::Tool, "files", name)
+    };
+    let holds = Assertions {
+        call_order: vec![
+            ordered(CallKind::Tool, "files", "delete_file"),
+            elicitation("delete_file"),
+            ordered(CallKind::Tool, "files", "list_files"),
+        ],
+        ..Default::default()
+    };
+    assert!(failures(holds, &t).is_empty());
+    // It came after the read, during the delete: not before the read, nor without a call.
+    let before_read = Assertions {
+        call_order: vec![
+            elicitation("delete_file"),
+            ordered(CallKind::Tool, "files", "read_file"),
+        ],
+        ..Default::default()
+    };
+    let f = only(before_read, &t);
+    assert!(
+        f.actual.starts_with(
+            "matched 1 of 2: elicitation files/delete_file (elicitation during call #2); tool files/read_file never came after call #2"
+        ),
+        "{f}"
+    );
+    let never = Assertions {
+        call_order: vec![elicitation("read_file")],
+        ..Default::default()
+    };
+    assert!(
+        only(never, &t)
+            .actual
+            .contains("elicitation files/read_file never came")
+    );
+}

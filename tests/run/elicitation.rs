@@ -203,7 +203,8 @@ fn bad_elicitation_rules_and_entries_are_load_errors_at_their_key_paths() {
     let bad_set = "      elicitation:\n        unmatched: ignore\n        rules:\n          \
         - {server: fils, action: accept}\n";
     let bad_assertions = "      assertions:\n        elicitations:\n          \
-        - {mode: forms, message: \"(\"}\n        maxElicitations: -1\n";
+        - {mode: forms, message: \"(\"}\n        maxElicitations: -1\n        callOrder:\n          \
+        - {type: elicitation, server: files, name: delete_file, arguments: {a: 1}}\n";
     let bad_task = "  elicitation:\n    rules:\n      - {tool: delete_file, action: accpet}\n      \
         - {action: decline, content: {confirm: true}}\n      \
         - {mode: url, action: accept, content: {a: 1}}\n      \
@@ -227,6 +228,7 @@ fn bad_elicitation_rules_and_entries_are_load_errors_at_their_key_paths() {
         "config.taskSets[0].assertions.elicitations[0].mode: expected one of form, url; got \"forms\"",
         "config.taskSets[0].assertions.elicitations[0].message: invalid regular expression \"(\"",
         "config.taskSets[0].assertions.maxElicitations: must be 0 or more, found -1",
+        "config.taskSets[0].assertions.callOrder[0].arguments: an elicitation entry has no arguments",
         "spec.elicitation.rules[0].action: expected one of accept, decline, cancel; got \"accpet\"",
         "did you mean accept?",
         "spec.elicitation.rules[1].content: only an `accept` fills in content; this rule says `decline`",

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::arguments::ArgumentPattern;
 use crate::config::files::check::Checker;
 use crate::config::files::error::did_you_mean;
-use crate::trace::{CallKind, RecordedCall};
+use crate::trace::{CallKind, RecordedCall, RecordedElicitation};
 
 /// One tool, resource or prompt entry. The name keys differ by kind (`tool`/`toolPattern`,
 /// `uri`/`uriPattern`, `prompt`/`promptPattern`), so all are accepted here and the
@@ -123,12 +123,22 @@ pub struct OrderedCall {
     pub name: String,
     /// The call's arguments must match this (tools and prompts).
     pub arguments: Option<ArgumentPattern>,
+    /// `type: elicitation`: the entry is an elicitation `server` sent while its tool `name`
+    /// was being called, not the call itself.
+    pub asked: bool,
 }
 
 impl OrderedCall {
+    /// Whether `elicitation` is this `type: elicitation` entry's: its server, during a
+    /// call of the entry's tool.
+    pub fn matches_elicitation(&self, elicitation: &RecordedElicitation) -> bool {
+        self.asked && elicitation.server == self.server && elicitation.tool() == Some(&self.name)
+    }
+
     /// Whether `call` is this entry's call: kind, server, name and arguments.
     pub fn matches_call(&self, call: &RecordedCall) -> bool {
-        self.matches_name(call)
+        !self.asked
+            && self.matches_name(call)
             && self
                 .arguments
                 .as_ref()
@@ -143,7 +153,12 @@ impl OrderedCall {
     /// How the entry reads in a failure message: `tool demo/add`, with its arguments
     /// pattern when it has one.
     pub fn describe(&self) -> String {
-        let call = format!("{} {}/{}", kind_name(self.kind), self.server, self.name);
+        let kind = if self.asked {
+            "elicitation"
+        } else {
+            kind_name(self.kind)
+        };
+        let call = format!("{kind} {}/{}", self.server, self.name);
         match &self.arguments {
             Some(pattern) => format!("{call} with arguments {pattern}"),
             None => call,
@@ -274,16 +289,17 @@ impl RawCallOrder {
         path: &str,
         servers: Option<&[&str]>,
     ) -> Option<OrderedCall> {
+        let asked = self.kind.as_deref() == Some("elicitation");
         let kind = match self.kind.as_deref() {
-            Some("tool") => Some(CallKind::Tool),
+            Some("tool" | "elicitation") => Some(CallKind::Tool),
             Some("resource") => Some(CallKind::Resource),
             Some("prompt") => Some(CallKind::Prompt),
             Some(other) => {
                 check.error(
                     format!("{path}.type"),
                     format!(
-                        "unknown call type `{other}`; expected one of tool, resource, prompt{}",
-                        did_you_mean(other, ["tool", "resource", "prompt"])
+                        "unknown call type `{other}`; expected one of tool, resource, prompt, elicitation{}",
+                        did_you_mean(other, ["tool", "resource", "prompt", "elicitation"])
                     ),
                 );
                 None
@@ -291,7 +307,7 @@ impl RawCallOrder {
             None => {
                 check.error(
                     format!("{path}.type"),
-                    "missing required field; expected tool, resource or prompt",
+                    "missing required field; expected tool, resource, prompt or elicitation",
                 );
                 None
             }
@@ -305,6 +321,12 @@ impl RawCallOrder {
         let server_ok = server
             .as_deref()
             .is_some_and(|s| check_server(check, &format!("{path}.server"), s, servers));
+        if asked && self.arguments.is_some() {
+            check.error(
+                format!("{path}.arguments"),
+                "an elicitation entry has no arguments; its `name` is the tool being called when the server asked",
+            );
+        }
         let arguments = arguments(check, &format!("{path}.arguments"), kind, self.arguments);
         match (kind, server, name, arguments) {
             (Some(kind), Some(server), Some(name), Ok(arguments)) if server_ok => {
@@ -313,6 +335,7 @@ impl RawCallOrder {
                     server,
                     name,
                     arguments,
+                    asked,
                 })
             }
             _ => None,
