@@ -232,6 +232,27 @@ fn call_event(call: &CallRecord, (span, limit): (TimelineSpan, usize)) -> Event 
         (true, true) => "injected error",
     };
     blocks.push((label, result_text(&call.result, limit)));
+    if !call.task.is_empty() {
+        let statuses: Vec<String> = (call.task.iter())
+            .map(|step| match &step.message {
+                Some(message) => format!("{} ({message})", step.status),
+                None => step.status.clone(),
+            })
+            .collect();
+        let task = format!("{}: {}", call.task[0].task_id, statuses.join(" → "));
+        blocks.push(("task", Shown::up_to(&task, limit)));
+    }
+    if !call.rounds.is_empty() {
+        let rounds: Vec<String> = (call.rounds.iter().enumerate())
+            .map(|(i, round)| {
+                let asked: Vec<String> = (round.asked.iter())
+                    .map(|(key, method)| format!("{key}: {method}"))
+                    .collect();
+                format!("{}. {}", i + 1, asked.join(", "))
+            })
+            .collect();
+        blocks.push(("input rounds", Shown::up_to(&rounds.join("\n"), limit)));
+    }
     let tokens = call
         .result_tokens
         .map_or_else(String::new, |t| format!(" · {t} tokens"));
@@ -405,6 +426,16 @@ mod tests {
             start_offset: Duration::from_millis(12),
         };
         let mut result = TaskResult::default();
+        let mut call = call;
+        call.task = vec![crate::trace::TaskStatusStep {
+            task_id: "t1".into(),
+            status: "completed".into(),
+            message: None,
+        }];
+        call.rounds = vec![crate::trace::InputRound {
+            asked: [("confirm".to_owned(), "elicitation/create".to_owned())].into(),
+            request_state: None,
+        }];
         result.call_history.tool_calls.push(call);
         result.call_history.elicitations = vec![
             asked(Some(1), Some("no `elicitation` rule answers it")),
@@ -421,6 +452,8 @@ mod tests {
         assert_eq!(events[1].reason, "no `elicitation` rule answers it");
         assert_eq!(events[1].at, "+12 ms");
         assert_eq!(events[2].status, "ok");
+        let labels: Vec<&str> = events[0].blocks.iter().map(|(label, _)| *label).collect();
+        assert_eq!(labels, ["arguments", "result", "task", "input rounds"]);
     }
 
     #[test]
