@@ -33,42 +33,42 @@ pub(super) fn check_order(order: &[OrderedCall], trace: &CallTrace) -> Option<(S
 }
 
 /// A call, or an elicitation a server sent during one (or outside any, at the end).
-enum Step<'t> {
+enum OrderStep<'t> {
     Call(usize, &'t RecordedCall),
     Asked(usize, &'t RecordedElicitation),
 }
 
-impl Step<'_> {
+impl OrderStep<'_> {
     fn fits(&self, entry: &OrderedCall) -> bool {
         match self {
-            Step::Call(_, call) => entry.matches_call(call),
-            Step::Asked(_, asked) => entry.matches_elicitation(asked),
+            OrderStep::Call(_, call) => entry.matches_call(call),
+            OrderStep::Asked(_, asked) => entry.matches_elicitation(asked),
         }
     }
 
     /// `call #2` or `elicitation during call #2`, and the number of that call.
     fn place(&self) -> (String, usize) {
         match self {
-            Step::Call(n, _) => (format!("call #{n}"), *n),
-            Step::Asked(n, _) => (format!("elicitation during call #{n}"), *n),
+            OrderStep::Call(n, _) => (format!("call #{n}"), *n),
+            OrderStep::Asked(n, _) => (format!("elicitation during call #{n}"), *n),
         }
     }
 }
 
 /// The trace's calls in order, each followed by the elicitations that came during it.
-fn steps(trace: &CallTrace) -> Vec<Step<'_>> {
+fn steps(trace: &CallTrace) -> Vec<OrderStep<'_>> {
     let during = |asked: &RecordedElicitation| asked.during.as_ref().and_then(|d| d.position);
     let mut steps = Vec::new();
     for (i, call) in trace.calls.iter().enumerate() {
-        steps.push(Step::Call(i + 1, call));
+        steps.push(OrderStep::Call(i + 1, call));
         let asked = trace
             .elicitations
             .iter()
             .filter(|a| during(a) == Some(i + 1));
-        steps.extend(asked.map(|asked| Step::Asked(i + 1, asked)));
+        steps.extend(asked.map(|asked| OrderStep::Asked(i + 1, asked)));
     }
     let outside = trace.elicitations.iter().filter(|a| during(a).is_none());
-    steps.extend(outside.map(|asked| Step::Asked(trace.calls.len(), asked)));
+    steps.extend(outside.map(|asked| OrderStep::Asked(trace.calls.len(), asked)));
     steps
 }
 
