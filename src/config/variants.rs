@@ -11,7 +11,6 @@ use serde_json::Value;
 use super::agent::definition::Agent;
 use super::agent::file::RawAgentRef;
 use super::files::check::Checker;
-use super::files::error::did_you_mean;
 use super::mcp::McpConfig;
 
 /// One variant, validated.
@@ -323,18 +322,8 @@ fn env(check: &mut Checker<'_>, key: &str, raw: BTreeMap<String, Value>) -> Vec<
 
 /// Checks that `server` is one of the eval's servers (when they are known).
 fn known_server(check: &mut Checker<'_>, key: &str, server: &str, servers: Option<&[String]>) {
-    if let Some(servers) = servers
-        && !servers.iter().any(|s| s == server)
-    {
-        check.error(
-            key,
-            format!(
-                "unknown server `{server}`; the MCP config has {}{}",
-                servers.join(", "),
-                did_you_mean(server, servers.iter().map(String::as_str))
-            ),
-        );
-    }
+    let servers: Option<Vec<&str>> = servers.map(|s| s.iter().map(String::as_str).collect());
+    check.known_server(key, server, servers.as_deref());
 }
 
 type RawOverrides = BTreeMap<String, BTreeMap<String, RawToolOverride>>;

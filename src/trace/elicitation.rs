@@ -86,6 +86,9 @@ pub enum ElicitationMode {
 }
 
 impl ElicitationMode {
+    /// The values, as written.
+    pub const NAMES: [&'static str; 2] = ["form", "url"];
+
     /// `form` or `url`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -5,7 +5,6 @@ use regex::Regex;
 use serde::Deserialize;
 
 use crate::config::files::check::Checker;
-use crate::config::files::error::did_you_mean;
 use crate::trace::{ElicitationAction, ElicitationMode, RecordedElicitation};
 
 /// One `elicitations` entry as written.
@@ -82,30 +81,15 @@ impl RawElicitationMatcher {
         servers: Option<&[&str]>,
     ) -> Option<ElicitationMatcher> {
         let errors = check.error_count();
-        if let (Some(server), Some(servers)) = (&self.server, servers)
-            && !servers.contains(&server.as_str())
-        {
-            let message = format!(
-                "unknown server `{server}`; the MCP config has {}{}",
-                servers.join(", "),
-                did_you_mean(server, servers.iter().copied())
-            );
-            check.error(format!("{path}.server"), message);
+        if let Some(server) = &self.server {
+            check.known_server(&format!("{path}.server"), server, servers);
         }
-        let mut named = |key: &str, value: Option<&str>, names: &[&str]| {
-            let value = value?;
-            if !names.contains(&value) {
-                let message = format!(
-                    "expected one of {}; got {value:?}{}",
-                    names.join(", "),
-                    did_you_mean(value, names.iter().copied())
-                );
-                check.error(format!("{path}.{key}"), message);
-            }
-            Some(value.to_owned())
-        };
-        let mode = named("mode", self.mode.as_deref(), &["form", "url"]);
-        let action = named("action", self.action.as_deref(), &ElicitationAction::NAMES);
+        let mode = (self.mode.as_deref())
+            .filter(|name| check.one_of(&format!("{path}.mode"), name, &ElicitationMode::NAMES))
+            .and_then(ElicitationMode::from_name);
+        let action = (self.action.as_deref())
+            .filter(|name| check.one_of(&format!("{path}.action"), name, &ElicitationAction::NAMES))
+            .and_then(ElicitationAction::from_name);
         let tool_pattern =
             (self.tool_pattern).and_then(|p| check.regex(&format!("{path}.toolPattern"), &p));
         let message = (self.message).and_then(|p| check.regex(&format!("{path}.message"), &p));
@@ -116,9 +100,9 @@ impl RawElicitationMatcher {
             server: self.server,
             tool: self.tool,
             tool_pattern,
-            mode: mode.as_deref().and_then(ElicitationMode::from_name),
+            mode,
             message,
-            action: action.as_deref().and_then(ElicitationAction::from_name),
+            action,
         })
     }
 }

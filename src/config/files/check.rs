@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use regex::Regex;
 
-use super::error::{ConfigError, ConfigErrors};
+use super::error::{ConfigError, ConfigErrors, did_you_mean};
 use super::yaml::LocationIndex;
 
 /// Collects the errors of one file; looks up the line and column of each key path.
@@ -85,6 +85,38 @@ impl<'a> Checker<'a> {
                 None
             }
         }
+    }
+
+    /// Whether `server`, written at `key_path`, is one of the MCP config's `servers` (when
+    /// they are known); an error listing them, with the closest, when it is not.
+    pub fn known_server(&mut self, key_path: &str, server: &str, servers: Option<&[&str]>) -> bool {
+        match servers {
+            Some(servers) if !servers.contains(&server) => {
+                let message = format!(
+                    "unknown server `{server}`; the MCP config has {}{}",
+                    servers.join(", "),
+                    did_you_mean(server, servers.iter().copied())
+                );
+                self.error(key_path, message);
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether `value`, written at `key_path`, is one of `names`; an error listing them,
+    /// with the closest, when it is not.
+    pub fn one_of(&mut self, key_path: &str, value: &str, names: &[&str]) -> bool {
+        if names.contains(&value) {
+            return true;
+        }
+        let message = format!(
+            "expected one of {}; got {value:?}{}",
+            names.join(", "),
+            did_you_mean(value, names.iter().copied())
+        );
+        self.error(key_path, message);
+        false
     }
 
     /// Parses a duration such as `30s`, `2m`, `1h30m` or `500ms` written at `key_path`.

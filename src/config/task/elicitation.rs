@@ -6,7 +6,6 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::config::files::check::Checker;
-use crate::config::files::error::did_you_mean;
 use crate::user::{ElicitationAction, ElicitationMode, ElicitationScript, Unmatched, UserRule};
 
 /// `elicitation` as written.
@@ -41,13 +40,9 @@ pub(in crate::config) fn elicitation_script(
     servers: Option<&[&str]>,
 ) -> Option<ElicitationScript> {
     let raw = raw?;
-    let unmatched = raw.unmatched.and_then(|name| {
-        let value = Unmatched::from_name(&name);
-        if value.is_none() {
-            check.error(format!("{key}.unmatched"), one_of(&name, &Unmatched::NAMES));
-        }
-        value
-    });
+    let unmatched = (raw.unmatched)
+        .filter(|name| check.one_of(&format!("{key}.unmatched"), name, &Unmatched::NAMES))
+        .and_then(|name| Unmatched::from_name(&name));
     let rules = (raw.rules.into_iter().enumerate())
         .filter_map(|(i, rule)| rule.validate(check, &format!("{key}.rules[{i}]"), servers))
         .collect();
@@ -62,23 +57,12 @@ impl RawUserRule {
         servers: Option<&[&str]>,
     ) -> Option<UserRule> {
         let errors = check.error_count();
-        if let (Some(server), Some(servers)) = (&self.server, servers)
-            && !servers.contains(&server.as_str())
-        {
-            let message = format!(
-                "unknown server `{server}`; the MCP config has {}{}",
-                servers.join(", "),
-                did_you_mean(server, servers.iter().copied())
-            );
-            check.error(format!("{key}.server"), message);
+        if let Some(server) = &self.server {
+            check.known_server(&format!("{key}.server"), server, servers);
         }
-        let mode = self.mode.as_deref().and_then(|name| {
-            let mode = ElicitationMode::from_name(name);
-            if mode.is_none() {
-                check.error(format!("{key}.mode"), one_of(name, &["form", "url"]));
-            }
-            mode
-        });
+        let mode = (self.mode.as_deref())
+            .filter(|name| check.one_of(&format!("{key}.mode"), name, &ElicitationMode::NAMES))
+            .and_then(ElicitationMode::from_name);
         let message = (self.message.as_deref())
             .and_then(|pattern| check.regex(&format!("{key}.message"), pattern));
         let action = match self.action.as_deref() {
@@ -87,16 +71,11 @@ impl RawUserRule {
                 check.error(format!("{key}.action"), expected);
                 None
             }
-            Some(name) => {
-                let action = ElicitationAction::from_name(name);
-                if action.is_none() {
-                    check.error(
-                        format!("{key}.action"),
-                        one_of(name, &ElicitationAction::NAMES),
-                    );
-                }
-                action
-            }
+            Some(name) => Some(name)
+                .filter(|name| {
+                    check.one_of(&format!("{key}.action"), name, &ElicitationAction::NAMES)
+                })
+                .and_then(ElicitationAction::from_name),
         };
         let content = self.content.and_then(|content| {
             let content_key = format!("{key}.content");
@@ -149,13 +128,4 @@ fn is_form_value(value: &Value) -> bool {
         Value::Array(items) => items.iter().all(Value::is_string),
         Value::Null | Value::Object(_) => false,
     }
-}
-
-/// `expected one of: a, b, c; got "x"` with the closest name, if one is close.
-fn one_of(name: &str, names: &[&str]) -> String {
-    format!(
-        "expected one of {}; got {name:?}{}",
-        names.join(", "),
-        did_you_mean(name, names.iter().copied())
-    )
 }

@@ -141,17 +141,8 @@ impl RawFaultRule {
         servers: Option<&[&str]>,
     ) -> Option<FaultRule> {
         let errors = check.error_count();
-        if let (Some(server), Some(servers)) = (&self.server, servers)
-            && !servers.contains(&server.as_str())
-        {
-            check.error(
-                format!("{key}.server"),
-                format!(
-                    "unknown server `{server}`; the MCP config has {}{}",
-                    servers.join(", "),
-                    did_you_mean(server, servers.iter().copied())
-                ),
-            );
+        if let Some(server) = &self.server {
+            check.known_server(&format!("{key}.server"), server, servers);
         }
         let target = target(check, key, self.tool, self.method);
         let when = when(check, key, self.when);
