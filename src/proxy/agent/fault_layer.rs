@@ -15,9 +15,9 @@ use rmcp::service::{NotificationContext, RequestContext, Service};
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
 
-use super::handler::AgentSession;
 use super::listing::cursor;
 use super::outbox::{HttpFault, Outbox};
+use super::session::AgentSession;
 use super::shared::ProxyState;
 use crate::fault::{FaultAction, FaultRule};
 use crate::proxy::inputs::{Delayed, FaultPlan};

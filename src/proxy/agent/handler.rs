@@ -1,5 +1,5 @@
 //! The proxy as the agent's MCP server: one [`AgentSession`] handler per MCP session the
-//! agent opens. Every request is forwarded to the real server (see `server/forward.rs`);
+//! agent opens. Every request is forwarded to the real server (`session.rs`, `server/forward.rs`);
 //! calls and list calls are recorded on the way.
 
 // Logging, sampling, roots and resources/subscribe are deprecated by the 2026-07-28
@@ -27,122 +27,13 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use super::listing::{Listing, cursor};
-use super::shared::ProxyState;
+use super::listing::Listing;
+use super::session::{AgentSession, injected, with_origin};
 use crate::plumbing::lock::lock;
-use crate::proxy::inputs::{Delayed, ToolRewrite};
-use crate::proxy::record::{PendingCall, PendingList, call_outcome, json, list_outcome};
-use crate::proxy::server::{
-    Asking, CallOrigin, Connection, Startup, connect, forward, input_rounds, result_as, tasks,
-};
-use crate::trace::{CallKind, Injected};
-
-/// The proxy as one agent session sees it: an MCP server that mirrors the real one.
-pub(crate) struct AgentSession {
-    shared: Arc<ProxyState>,
-    upstream: tokio::sync::OnceCell<Arc<Connection>>,
-}
-
-impl AgentSession {
-    pub(crate) fn new(shared: Arc<ProxyState>) -> Self {
-        Self {
-            shared,
-            upstream: tokio::sync::OnceCell::new(),
-        }
-    }
-
-    fn connection(&self) -> Result<&Arc<Connection>, McpError> {
-        self.upstream.get().ok_or_else(|| {
-            McpError::invalid_request(
-                "the session is not initialized: send initialize first",
-                None,
-            )
-        })
-    }
-
-    /// Forwards `request` to the server and brings back its final answer: the input
-    /// rounds of a 2026-07-28 server fulfilled on the way (`server/input_rounds.rs`), a
-    /// task it answers with followed to its result (`server/tasks.rs`).
-    async fn send(
-        &self,
-        request: ClientRequest,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ServerResult, McpError> {
-        if let Some(Delayed(delay)) = context.extensions.get::<Delayed>().copied() {
-            tokio::select! {
-                () = tokio::time::sleep(delay) => {}
-                () = context.ct.cancelled() => {}
-            }
-        }
-        let connection = self.connection()?;
-        match forward(connection, request.clone(), context.clone()).await? {
-            ServerResult::InputRequiredResult(asked) => {
-                input_rounds::fulfil(connection, request, asked, context).await
-            }
-            ServerResult::CreateTaskResult(created) => {
-                tasks::follow(connection, created, context).await
-            }
-            answer => Ok(answer),
-        }
-    }
-
-    fn server(&self) -> &str {
-        &self.shared.server
-    }
-
-    /// A list call, forwarded and recorded as a discovery event marked with the fault
-    /// injected into it (if any), left to finish.
-    async fn list<L: Listing>(
-        &self,
-        params: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> (PendingList, Result<L, McpError>) {
-        let cursor = cursor(&params);
-        let mut pending = self
-            .shared
-            .recorder
-            .begin_list(self.server(), L::KIND, cursor);
-        pending.inject(injected(&context));
-        let response = match self.send(L::request(params), context).await {
-            Ok(result) => L::answer(result, self.connection().ok()),
-            Err(error) => Err(error),
-        };
-        (pending, response)
-    }
-
-    /// A list call recorded as the server answered it.
-    async fn recorded_list<L: Listing>(
-        &self,
-        params: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<L, McpError> {
-        let (pending, response) = self.list(params, context).await;
-        pending.finish(list_outcome(&response, L::items));
-        response
-    }
-}
-
-/// The fault the session's fault layer (`fault_layer.rs`) injected into this request while
-/// letting the server answer it (a delay, a tool-list change), if any.
-fn injected(context: &RequestContext<RoleServer>) -> Option<Injected> {
-    context.extensions.get::<Injected>().cloned()
-}
-
-/// The request's context marked with the recorded call it is, so that what the server asks
-/// while answering it (an elicitation) names the call.
-fn with_origin(
-    mut context: RequestContext<RoleServer>,
-    pending: &PendingCall,
-    kind: CallKind,
-    name: &str,
-) -> RequestContext<RoleServer> {
-    context.extensions.insert(CallOrigin {
-        seq: pending.seq(),
-        kind,
-        name: name.to_owned(),
-    });
-    context
-}
+use crate::proxy::inputs::ToolRewrite;
+use crate::proxy::record::{call_outcome, json, list_outcome};
+use crate::proxy::server::{Asking, Startup, connect, result_as};
+use crate::trace::CallKind;
 
 impl ServerHandler for AgentSession {
     fn get_info(&self) -> ServerConfig {

@@ -2,8 +2,8 @@
 //! checked in `http_checks.rs`). Each MCP session the agent opens runs a service loop of its
 //! own, whose messages the session's `Outbox` routes back to where the agent waits for them
 //! (`outbox.rs`). The service is the fault layer (`fault_layer.rs`: the run's faults on
-//! purpose) over the session's handler (`handler.rs`: every request forwarded to the real
-//! server and recorded; the four list methods one path through `listing.rs`). The sessions
+//! purpose) over the session's handler (`handler.rs`: its MCP server face, every request recorded and
+//! forwarded to the real server through `session.rs`; the four list methods one path through `listing.rs`). The sessions
 //! of one proxy share a [`ProxyState`].
 
 mod fault_layer;
@@ -12,6 +12,7 @@ mod http;
 mod http_checks;
 mod listing;
 mod outbox;
+mod session;
 mod shared;
 
 pub(crate) use http::AgentHttp;
