@@ -40,6 +40,7 @@ pub(super) fn trace(calls: Vec<RecordedCall>) -> CallTrace {
         discovery: vec![],
         advertised: Default::default(),
         elicitations: Vec::new(),
+        sampling: Vec::new(),
     }
 }
 
@@ -344,6 +345,7 @@ fn several_task_sets_each_apply_and_are_named_in_failures() {
             .into(),
             faults: Vec::new().into(),
             elicitation: None,
+            sampling: None,
         },
         AssertionSet {
             task_set: "config.taskSets[2]".into(),
@@ -354,6 +356,7 @@ fn several_task_sets_each_apply_and_are_named_in_failures() {
             .into(),
             faults: Vec::new().into(),
             elicitation: None,
+            sampling: None,
         },
         AssertionSet {
             task_set: "config.taskSets[3]".into(),
@@ -364,6 +367,7 @@ fn several_task_sets_each_apply_and_are_named_in_failures() {
             .into(),
             faults: Vec::new().into(),
             elicitation: None,
+            sampling: None,
         },
     ];
     let all = check_all(&sets, &t);

@@ -126,6 +126,7 @@ fn trace_tokens_add_up_per_server_and_keep_each_call() {
         discovery: vec![],
         advertised: BTreeMap::from([("demo".into(), demo), ("prompts".into(), only_prompts)]),
         elicitations: Vec::new(),
+        sampling: Vec::new(),
     };
     let tokens = TraceTokens::of(&trace);
     assert_eq!(tokens.results, [Some(2), None, Some(4), Some(0)]);
@@ -177,6 +178,7 @@ fn answers_the_proxy_injected_are_not_counted() {
         discovery: vec![],
         advertised: BTreeMap::new(),
         elicitations: Vec::new(),
+        sampling: Vec::new(),
     };
     let tokens = TraceTokens::of(&trace);
     assert_eq!(tokens.results, [None, Some(4)]);

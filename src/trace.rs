@@ -11,6 +11,7 @@
 
 mod advertised;
 mod elicitation;
+mod sampling;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -22,6 +23,7 @@ pub use advertised::Advertised;
 pub use elicitation::{
     AnsweredBy, During, ElicitationAction, ElicitationMode, RecordedElicitation,
 };
+pub use sampling::RecordedSampling;
 
 /// Everything the proxies of one task run recorded, in the order they received it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -41,6 +43,10 @@ pub struct CallTrace {
     /// JSON when there were none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub elicitations: Vec<RecordedElicitation>,
+    /// The servers' `sampling/createMessage` requests, in the order received (absent from
+    /// the JSON when there were none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sampling: Vec<RecordedSampling>,
 }
 
 impl CallTrace {
@@ -404,6 +410,7 @@ mod tests {
             discovery: vec![],
             advertised: BTreeMap::new(),
             elicitations: Vec::new(),
+            sampling: Vec::new(),
         };
         let text = trace.to_json_pretty();
         assert!(!text.contains("advertised"), "{text}");

@@ -6,9 +6,19 @@
 //! `message` pattern, `properties` the requested schema must have) and how (`action`:
 //! `accept` with `content`, `decline` or `cancel`). The first rule that matches answers;
 //! `unmatched` says what happens to any other elicitation.
+//!
+//! The same user answers a server's `sampling/createMessage` with a scripted reply (a
+//! task's `sampling` rules: [`ScriptedModel`]).
 
 use regex::Regex;
 use serde_json::{Map, Value};
+
+mod sampling;
+
+pub use sampling::{
+    ReplyRule, SCRIPTED_MODEL, Sampled, SamplingScript, SamplingUnmatched, ScriptedModel,
+    message_texts,
+};
 
 use crate::plumbing::json_schema::{JsonSchema, describe_violations};
 pub use crate::trace::{ElicitationAction, ElicitationMode};

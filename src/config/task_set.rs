@@ -12,8 +12,9 @@ use super::files::check::Checker;
 use super::files::error::did_you_mean;
 use super::task::elicitation::{RawElicitation, elicitation_script};
 use super::task::faults::{RawFaultRule, fault_rules};
+use super::task::sampling::{RawSampling, sampling_script};
 use crate::fault::FaultRule;
-use crate::user::ElicitationScript;
+use crate::user::{ElicitationScript, SamplingScript};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -28,6 +29,7 @@ pub(super) struct RawTaskSet {
     #[serde(default)]
     faults: Vec<RawFaultRule>,
     elicitation: Option<RawElicitation>,
+    sampling: Option<RawSampling>,
     source: Option<IgnoredAny>,
 }
 
@@ -52,6 +54,9 @@ pub struct TaskSet {
     /// `elicitation`: how the scripted user answers the servers' elicitations in every
     /// task of the set (after the task's own rules).
     pub elicitation: Option<ElicitationScript>,
+    /// `sampling`: how the scripted model answers the servers' sampling requests in every
+    /// task of the set (after the task's own rules).
+    pub sampling: Option<SamplingScript>,
 }
 
 /// What tool calls whose arguments break the tool's `inputSchema` mean for a task (a task
@@ -193,9 +198,12 @@ impl RawTaskSet {
         let faults = fault_rules(check, &format!("{key_path}.faults"), self.faults, servers);
         let elicitation_key = format!("{key_path}.elicitation");
         let elicitation = elicitation_script(check, &elicitation_key, self.elicitation, servers);
+        let sampling_key = format!("{key_path}.sampling");
+        let sampling = sampling_script(check, &sampling_key, self.sampling, servers);
         Some(TaskSet {
             faults,
             elicitation,
+            sampling,
             key_path,
             source: source?,
             label_selector: self.label_selector,

@@ -16,7 +16,7 @@ use crate::config::{
     load_task,
 };
 use crate::fault::FaultRule;
-use crate::user::ElicitationScript;
+use crate::user::{ElicitationScript, SamplingScript};
 
 /// The planned cases of one eval, in task-set order (files sorted within a glob).
 #[derive(Debug, Clone)]
@@ -58,6 +58,8 @@ pub struct AssertionSet {
     pub faults: Arc<[FaultRule]>,
     /// Its `elicitation` (the scripted user's rules), when it has one.
     pub elicitation: Option<Arc<ElicitationScript>>,
+    /// Its `sampling` (the scripted model's replies), when it has one.
+    pub sampling: Option<Arc<SamplingScript>>,
 }
 
 impl TaskCase {

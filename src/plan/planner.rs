@@ -270,6 +270,7 @@ impl<'e> SetPlan<'e> {
                 assertions: Arc::new(set.assertions.clone()),
                 faults: Arc::from(set.faults.clone()),
                 elicitation: set.elicitation.clone().map(Arc::new),
+                sampling: set.sampling.clone().map(Arc::new),
             },
         }
     }

@@ -21,7 +21,7 @@ use crate::run::variant;
 use crate::schema_checks;
 use crate::steps::{Phase, StepResult, run_phase};
 use crate::tokens::{self, TraceTokens};
-use crate::user::ScriptedUser;
+use crate::user::{ScriptedModel, ScriptedUser};
 
 /// Bound on setup + agent + verify when neither the task nor the eval sets one.
 pub const DEFAULT_TASK_TIMEOUT: Duration = Duration::from_secs(600);
@@ -62,15 +62,12 @@ pub async fn run_task(
             return report;
         }
     };
-    let user = scripted_user(case, &task).map(Arc::new);
-    let started = start_proxies(
-        &eval,
-        &options,
-        &recorder,
-        &run_dir,
-        (faults.as_ref(), user.as_ref()),
-    )
-    .await;
+    let answering = Answering {
+        faults: faults.clone(),
+        user: scripted_user(case, &task).map(Arc::new),
+        model: scripted_model(case, &task).map(Arc::new),
+    };
+    let started = start_proxies(&eval, &options, &recorder, &run_dir, &answering).await;
     let proxies = match started {
         Ok(proxies) => proxies,
         Err(errors) => {
@@ -190,6 +187,14 @@ fn fault_plan(
     Ok(Some(Arc::new(FaultPlan::new(rules, seed, name))))
 }
 
+/// What the run's proxies answer in place of the server or the agent: the run's faults,
+/// its scripted user and its scripted model.
+struct Answering {
+    faults: Option<Arc<FaultPlan>>,
+    user: Option<Arc<ScriptedUser>>,
+    model: Option<Arc<ScriptedModel>>,
+}
+
 /// The run's scripted user: the task's `elicitation` rules, then its task sets'. `None` when
 /// none of them has `elicitation` (the agent answers, as it would).
 fn scripted_user(case: &TaskCase, task: &Task) -> Option<ScriptedUser> {
@@ -197,6 +202,16 @@ fn scripted_user(case: &TaskCase, task: &Task) -> Option<ScriptedUser> {
     ScriptedUser::of(
         task.elicitation.as_ref(),
         sets.filter_map(|set| set.elicitation.as_deref()),
+    )
+}
+
+/// The run's scripted model: the task's `sampling` rules, then its task sets'. `None` when
+/// none of them has `sampling` (the agent answers, as it would).
+fn scripted_model(case: &TaskCase, task: &Task) -> Option<ScriptedModel> {
+    let sets = case.assertion_sets.iter();
+    ScriptedModel::of(
+        task.sampling.as_ref(),
+        sets.filter_map(|set| set.sampling.as_deref()),
     )
 }
 
@@ -219,7 +234,7 @@ async fn start_proxies(
     options: &RunOptions,
     recorder: &CallRecorder,
     run_dir: &Path,
-    (faults, user): (Option<&Arc<FaultPlan>>, Option<&Arc<ScriptedUser>>),
+    answering: &Answering,
 ) -> Result<Vec<ProxyHandle>, Vec<String>> {
     let mut proxies = Vec::new();
     let mut errors = Vec::new();
@@ -227,8 +242,9 @@ async fn start_proxies(
         let upstream = upstream_of(server, &options.vars);
         let proxy_options = ProxyOptions {
             tools: variant::tool_rewrite(eval, &server.name),
-            faults: faults.cloned(),
-            user: user.cloned(),
+            faults: answering.faults.clone(),
+            user: answering.user.clone(),
+            model: answering.model.clone(),
             roots: url::Url::from_directory_path(agent_work_dir(run_dir))
                 .map(String::from)
                 .into_iter()

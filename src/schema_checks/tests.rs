@@ -14,6 +14,7 @@ fn trace(tools: Vec<Value>, calls: Vec<RecordedCall>) -> CallTrace {
         discovery: Vec::new(),
         advertised: [("demo".to_owned(), advertised)].into(),
         elicitations: Vec::new(),
+        sampling: Vec::new(),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The call trace rendered: the snapshot's YAML ([`render_snapshot`]) and the failure
 //! message's call lines ([`render_call_lines`]), each call with its injected fault, its
-//! elicitations, its task statuses and its input rounds.
+//! elicitations and sampling requests, its task statuses and its input rounds.
 
 use serde_json::Value;
 
@@ -11,7 +11,7 @@ use crate::plumbing::text::shorten;
 use crate::tokens::describe;
 use crate::trace::{
     AnsweredBy, CallTrace, DiscoveryEvent, Injected, InputRound, ListKind, Outcome, RecordedCall,
-    RecordedElicitation, result_text,
+    RecordedElicitation, RecordedSampling, result_text,
 };
 
 /// The snapshot text of a trace: one YAML entry per call, in order, without timestamps,
@@ -20,11 +20,11 @@ use crate::trace::{
 /// JSON with sorted keys. A fault the proxy injected (a task's `faults`) is an `injected:`
 /// line of its call; a list call with one (`tools/list`, …; other list calls are not in
 /// snapshots) is an entry of its own, where it came among the calls. A server's
-/// elicitations are listed under the call they came during (with the answer and the rule
-/// that gave it), any outside a call at the end.
+/// elicitations and sampling requests are listed under the call they came during (with the
+/// answer and the rule that gave it), any outside a call at the end.
 pub fn render_snapshot(trace: &CallTrace, dirs: &RunDirs) -> String {
     let entries = entries(trace);
-    if entries.is_empty() && trace.elicitations.is_empty() {
+    if entries.is_empty() && trace.elicitations.is_empty() && trace.sampling.is_empty() {
         return "[] # no calls\n".to_owned();
     }
     let mut normalizer = Normalizer::new(dirs);
@@ -75,6 +75,14 @@ pub fn render_snapshot(trace: &CallTrace, dirs: &RunDirs) -> String {
                 out.push_str(&format!("  - {}\n", yaml_scalar(&line)));
             }
         }
+        let sampled: Vec<&RecordedSampling> = sampled_during(trace, Some(i)).collect();
+        if !sampled.is_empty() {
+            out.push_str("  sampling:\n");
+            for sampling in sampled {
+                let line = normalizer.text(&sampled_line(sampling));
+                out.push_str(&format!("  - {}\n", yaml_scalar(&line)));
+            }
+        }
     }
     for elicitation in asked_during(trace, None) {
         let line = normalizer.text(&format!(
@@ -83,6 +91,10 @@ pub fn render_snapshot(trace: &CallTrace, dirs: &RunDirs) -> String {
             asked_line(elicitation)
         ));
         out.push_str(&format!("- elicitation: {}\n", yaml_scalar(&line)));
+    }
+    for sampling in sampled_during(trace, None) {
+        let line = normalizer.text(&format!("{} {}", sampling.server, sampled_line(sampling)));
+        out.push_str(&format!("- sampling: {}\n", yaml_scalar(&line)));
     }
     out
 }
@@ -150,6 +162,38 @@ fn asked_line(elicitation: &RecordedElicitation) -> String {
         elicitation.mode.as_str(),
         elicitation.message
     )
+}
+
+/// The sampling requests that came during the call at index `call` of the trace (`None`:
+/// outside any call).
+fn sampled_during(
+    trace: &CallTrace,
+    call: Option<usize>,
+) -> impl Iterator<Item = &RecordedSampling> {
+    let position = call.map(|i| i + 1);
+    (trace.sampling.iter())
+        .filter(move |sampling| sampling.during.as_ref().and_then(|d| d.position) == position)
+}
+
+/// `"Summarise: cats" → "Cats purr." (spec.sampling.rules[0])`: a sampling request under its
+/// call (its last message), in snapshots and failure messages (`→ declined (unmatched)`,
+/// `→ no reply, failed (unmatched)`).
+fn sampled_line(sampling: &RecordedSampling) -> String {
+    let asked = shorten(sampling.messages.last().map_or("", String::as_str), 80);
+    let mut answer = match (&sampling.reply, sampling.declined) {
+        (Some(reply), _) => format!("{:?}", shorten(reply, 80)),
+        (None, true) => "declined".to_owned(),
+        (None, false) => "no reply".to_owned(),
+    };
+    if sampling.failure.is_some() {
+        answer.push_str(", failed");
+    }
+    let by = match (&sampling.rule, sampling.answered_by) {
+        (Some(rule), _) => format!(" ({rule})"),
+        (None, AnsweredBy::Agent) => " (the agent)".to_owned(),
+        (None, AnsweredBy::Script) => " (unmatched)".to_owned(),
+    };
+    format!("{asked:?} → {answer}{by}")
 }
 
 /// A call, or a list call the proxy injected a fault into, in the order the proxies
@@ -243,7 +287,7 @@ fn yaml_scalar(text: &str) -> String {
 /// never as the server's; a list call with an injected fault is a line without a number.
 pub fn render_call_lines(trace: &CallTrace, result_tokens: &[Option<usize>]) -> String {
     let entries = entries(trace);
-    if entries.is_empty() && trace.elicitations.is_empty() {
+    if entries.is_empty() && trace.elicitations.is_empty() && trace.sampling.is_empty() {
         return "  (no calls)".to_owned();
     }
     (entries.into_iter())
@@ -254,6 +298,9 @@ pub fn render_call_lines(trace: &CallTrace, result_tokens: &[Option<usize>]) -> 
                 for elicitation in asked_during(trace, Some(i)) {
                     line.push_str(&format!("\n       asked: {}", asked_line(elicitation)));
                 }
+                for sampling in sampled_during(trace, Some(i)) {
+                    line.push_str(&format!("\n       sampled: {}", sampled_line(sampling)));
+                }
                 line
             }
             Entry::List(event) => format!("  - {}", list_line(event)),
@@ -263,6 +310,13 @@ pub fn render_call_lines(trace: &CallTrace, result_tokens: &[Option<usize>]) -> 
                 "  - {} asked: {}",
                 elicitation.server,
                 asked_line(elicitation)
+            )
+        }))
+        .chain(sampled_during(trace, None).map(|sampling| {
+            format!(
+                "  - {} sampled: {}",
+                sampling.server,
+                sampled_line(sampling)
             )
         }))
         .collect::<Vec<_>>()

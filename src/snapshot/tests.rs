@@ -69,6 +69,7 @@ fn sample() -> CallTrace {
         discovery: vec![],
         advertised: Default::default(),
         elicitations: Vec::new(),
+        sampling: Vec::new(),
     }
 }
 
@@ -117,6 +118,7 @@ fn calls_on_different_paths_under_one_temporary_directory_render_apart() {
         discovery: vec![],
         advertised: Default::default(),
         elicitations: Vec::new(),
+        sampling: Vec::new(),
     };
     let dirs = RunDirs::new(
         Path::new("/work/out/runs/e__t"),
@@ -399,6 +401,7 @@ fn faulted() -> CallTrace {
         ],
         advertised: Default::default(),
         elicitations: Vec::new(),
+        sampling: Vec::new(),
     }
 }
 

@@ -90,6 +90,8 @@ pub struct Verdict {
     /// Elicitations the scripted user could not answer as the task wants (no rule matched
     /// under `unmatched: fail`, content the requested schema refuses), one line each.
     pub elicitations: Vec<String>,
+    /// Sampling requests no `sampling` rule answered under `unmatched: fail`, one line each.
+    pub sampling: Vec<String>,
 }
 
 impl Verdict {
@@ -139,6 +141,10 @@ impl Verdict {
                 .filter(|e| e.answered_by == AnsweredBy::Script)
                 .filter_map(|e| e.failure.clone())
                 .collect(),
+            sampling: (report.trace.sampling.iter())
+                .filter(|s| s.answered_by == AnsweredBy::Script)
+                .filter_map(|s| s.failure.clone())
+                .collect(),
         }
     }
 
@@ -157,6 +163,7 @@ impl Verdict {
             && self.llm.is_empty()
             && self.variant.is_empty()
             && self.elicitations.is_empty()
+            && self.sampling.is_empty()
     }
 
     /// The schema checks fail the run: a broken tool definition or a result that breaks its
@@ -226,6 +233,10 @@ impl Verdict {
         reasons.extend((self.elicitations.iter()).map(|failure| {
             let first = failure.lines().next().unwrap_or_default();
             unplaced(format!("elicitation: {first}"))
+        }));
+        reasons.extend((self.sampling.iter()).map(|failure| {
+            let first = failure.lines().next().unwrap_or_default();
+            unplaced(format!("sampling: {first}"))
         }));
         let place = reasons.first().and_then(|(_, place)| place.clone());
         (

@@ -257,6 +257,7 @@ fn phase(results: &[StepResult], offsets: Offsets) -> PhaseOutput {
 fn call_history(report: &RunReport) -> CallHistory {
     let mut history = CallHistory {
         elicitations: report.trace.elicitations.clone(),
+        sampling: report.trace.sampling.clone(),
         ..CallHistory::default()
     };
     for (i, call) in report.trace.calls.iter().enumerate() {

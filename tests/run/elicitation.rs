@@ -37,7 +37,13 @@ fn elicitations(result: &Value) -> Vec<Value> {
 fn the_scripted_user_answers_and_each_answer_is_recorded_and_asserted() {
     let output = tempfile::tempdir().unwrap();
     let out = mcpeval(
-        &["check", "tests/fixtures/elicitation/eval.yaml"],
+        &[
+            "check",
+            "tests/fixtures/elicitation/eval.yaml",
+            "--",
+            "--skip",
+            "asking::sample",
+        ],
         Some(output.path()),
     );
     let stdout = text(&out.stdout);
@@ -180,6 +186,85 @@ fn the_scripted_user_answers_and_each_answer_is_recorded_and_asserted() {
     assert!(asked.get("action").is_none(), "{asked:#}");
 }
 
+fn sampling(result: &Value) -> Vec<Value> {
+    (result["callHistory"]["sampling"].as_array().cloned()).unwrap_or_default()
+}
+
+#[test]
+fn the_scripted_model_answers_sampling_and_the_proxy_gives_the_roots() {
+    let output = tempfile::tempdir().unwrap();
+    let out = mcpeval(
+        &[
+            "check",
+            "tests/fixtures/elicitation/eval.yaml",
+            "--",
+            "asking::sample",
+        ],
+        Some(output.path()),
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("test result: FAILED. 2 passed; 1 failed;"),
+        "{stdout}"
+    );
+
+    // The task's rule replies, with its model, to a server that samples although the agent
+    // declares no sampling; the roots are the agent's working directory, answered by the
+    // proxy for the same reason.
+    let sample = result(output.path(), "sample");
+    assert_eq!(sample["taskPassed"], true, "{sample:#}");
+    assert_eq!(
+        answer(&sample, 0),
+        "summary: Two text files. (scripted-haiku)"
+    );
+    let roots = answer(&sample, 1);
+    assert!(
+        roots.starts_with("roots: file:///") && roots.contains("asking__sample"),
+        "{roots}"
+    );
+    let asked = &sampling(&sample)[0];
+    assert_eq!(asked["server"], "files");
+    assert_eq!(
+        asked["messages"],
+        serde_json::json!(["Summarise: notes.txt, todo.txt"])
+    );
+    assert_eq!(asked["systemPrompt"], "You summarise file lists.");
+    assert_eq!(asked["during"]["name"], "summarize");
+    assert_eq!(asked["during"]["position"], 1);
+    assert_eq!(asked["answeredBy"], "script");
+    assert_eq!(asked["rule"], "spec.sampling.rules[0]");
+    assert_eq!(asked["reply"], "Two text files.");
+    assert_eq!(asked["model"], "scripted-haiku");
+    assert!(asked.get("failure").is_none(), "{asked:#}");
+
+    // No rule answers: the server gets an error, the run fails naming what it asked, and
+    // the failure message shows the request under its call.
+    let unmatched = failure_of(&stdout, "asking::sample-unmatched");
+    assert!(
+        unmatched.contains("sampling: no `sampling` rule answers server `files` \"Summarise: notes.txt, todo.txt\" during tool `summarize`"),
+        "{unmatched}"
+    );
+    assert!(
+        unmatched
+            .contains("sampled: \"Summarise: notes.txt, todo.txt\" → no reply, failed (unmatched)"),
+        "{unmatched}"
+    );
+    let failed = result(output.path(), "sample-unmatched");
+    assert!(
+        answer(&failed, 0).starts_with("not summarised (no `sampling` rule answers"),
+        "{failed:#}"
+    );
+
+    // `unmatched: decline`: the server hears the user's refusal; the run goes on.
+    let declined = result(output.path(), "sample-declined");
+    assert_eq!(declined["taskPassed"], true, "{declined:#}");
+    assert_eq!(
+        answer(&declined, 0),
+        "not summarised (User rejected sampling request)"
+    );
+    assert_eq!(sampling(&declined)[0]["declined"], true);
+}
+
 #[test]
 fn bad_elicitation_rules_and_entries_are_load_errors_at_their_key_paths() {
     let dir = tempfile::tempdir().unwrap();
@@ -201,7 +286,8 @@ fn bad_elicitation_rules_and_entries_are_load_errors_at_their_key_paths() {
     };
     // The eval's errors (its task files are read once it loads).
     let bad_set = "      elicitation:\n        unmatched: ignore\n        rules:\n          \
-        - {server: fils, action: accept}\n";
+        - {server: fils, action: accept}\n      sampling:\n        unmatched: cancel\n        \
+        rules:\n          - {server: fils, reply: x}\n";
     let bad_assertions = "      assertions:\n        elicitations:\n          \
         - {mode: forms, message: \"(\"}\n        maxElicitations: -1\n        callOrder:\n          \
         - {type: elicitation, server: files, name: delete_file, arguments: {a: 1}}\n";
@@ -210,7 +296,9 @@ fn bad_elicitation_rules_and_entries_are_load_errors_at_their_key_paths() {
         - {mode: url, action: accept, content: {a: 1}}\n      \
         - {action: accept, content: {nested: {a: 1}}}\n      - {tool: delete_file}\n  \
         faults:\n    - {tool: delete_file, call: 1, decline: true}\n    \
-        - {method: elicitation/create, call: 1, toolError: no}\n";
+        - {method: elicitation/create, call: 1, toolError: no}\n  sampling:\n    rules:\n      \
+        - {tool: summarize}\n      - {message: \"[\", reply: x}\n      \
+        - {reply: x, stopReason: done}\n";
     let eval_file = dir.path().join("eval.yaml");
     let validate = |eval_text: String, task_text: String| {
         std::fs::write(&eval_file, eval_text).unwrap();
@@ -237,6 +325,11 @@ fn bad_elicitation_rules_and_entries_are_load_errors_at_their_key_paths() {
         "spec.elicitation.rules[4].action: a rule needs `action`: accept, decline or cancel",
         "spec.faults[0].decline: `decline` answers a server's elicitation; expected `method: elicitation/create`",
         "spec.faults[1].toolError: a rule on `elicitation/create` answers for the user; expected decline, cancel or timeout (never answered), not `toolError`",
+        "config.taskSets[0].sampling.unmatched: expected one of fail, decline, agent; got \"cancel\"",
+        "config.taskSets[0].sampling.rules[0].server: unknown server `fils`; the MCP config has files",
+        "spec.sampling.rules[0].reply: a rule needs `reply`: the text the model answers with",
+        "spec.sampling.rules[1].message: invalid regular expression \"[\"",
+        "spec.sampling.rules[2].stopReason: expected one of endTurn, stopSequence, maxTokens, toolUse; got \"done\"",
     ] {
         assert!(all.contains(expected), "lacks {expected:?}:\n{all}");
     }

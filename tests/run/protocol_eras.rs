@@ -53,7 +53,7 @@ fn each_task_runs_under_each_era_and_input_rounds_are_fulfilled_by_the_proxy() {
     );
 
     // Two input rounds (an elicitation answered by the task's rule, then the agent's working
-    // directory as the roots), each retried with the server's request state; the agent
+    // directory as the roots with a title from the task's scripted model), each retried with the server's request state; the agent
     // (older than 2026-07-28) sees only the final answer, and the trace keeps one call.
     let confirm = result(output.path(), "confirm@modern");
     assert_eq!(confirm["taskPassed"], true, "{confirm:#}");
@@ -67,19 +67,34 @@ fn each_task_runs_under_each_era_and_input_rounds_are_fulfilled_by_the_proxy() {
     );
     let answer = call["result"]["content"][0]["text"].as_str().unwrap();
     assert!(
-        answer.starts_with("deleted notes.txt under file:///") && answer.contains("confirm@modern"),
+        answer.starts_with("deleted notes.txt under file:///")
+            && answer.contains("confirm@modern")
+            && answer.ends_with(": Notes retired."),
         "{answer}"
     );
     assert_eq!(
         call["rounds"],
         json!([
             {"asked": {"confirm": "elicitation/create"}, "requestState": "asked-confirm"},
-            {"asked": {"roots": "roots/list"}, "requestState": "asked-roots"}
+            {"asked": {"roots": "roots/list", "title": "sampling/createMessage"}, "requestState": "asked-roots"}
         ])
     );
     let asked = &confirm["callHistory"]["elicitations"][0];
     assert_eq!(asked["rule"], "spec.elicitation.rules[0]");
     assert_eq!(asked["during"]["position"], 1);
+    let sampled = &confirm["callHistory"]["sampling"][0];
+    assert_eq!(
+        (
+            &sampled["rule"],
+            &sampled["reply"],
+            &sampled["during"]["position"]
+        ),
+        (
+            &json!("spec.sampling.rules[0]"),
+            &json!("Notes retired."),
+            &json!(1)
+        )
+    );
     // Under 2025-11-25 the same tool does not ask.
     assert!(
         failure_of(&stdout, "eras::confirm@classic").contains("no server asked the user anything")

@@ -536,6 +536,7 @@ fn skill_assertions_match_the_serialized_input_of_the_skill_tool() {
         .into(),
         faults: Vec::new().into(),
         elicitation: None,
+        sampling: None,
     };
     let calls = [
         AgentToolCall {

@@ -11,7 +11,7 @@ use super::steps::{Step, TaskStep};
 use crate::config::extensions::ExtensionStep;
 use crate::config::files::check::Checker;
 use crate::fault::FaultRule;
-use crate::user::ElicitationScript;
+use crate::user::{ElicitationScript, SamplingScript};
 
 /// `limits` of a task, or `defaultTaskLimits` of an eval, as written.
 #[derive(Debug, Deserialize)]
@@ -99,6 +99,9 @@ pub struct Task {
     /// `spec.elicitation` (v1alpha2 only): how the scripted user answers the servers'
     /// elicitations in this task, before its task sets' rules.
     pub elicitation: Option<ElicitationScript>,
+    /// `spec.sampling` (v1alpha2 only): how the scripted model answers the servers'
+    /// sampling requests in this task, before its task sets' rules.
+    pub sampling: Option<SamplingScript>,
 }
 
 impl Task {

@@ -10,6 +10,7 @@ use serde::de::IgnoredAny;
 use super::definition::{Difficulty, Limits, RawLimits, Task, TaskContext, TaskVersion};
 use super::elicitation::{RawElicitation, elicitation_script};
 use super::faults::{RawFaultRule, fault_rules};
+use super::sampling::{RawSampling, sampling_script};
 use super::steps::{RawJudge, RawScript, RawStepEntry, Step, TaskStep};
 use crate::config::extensions::{RawRequirement, validate_requires};
 use crate::config::files::check::Checker;
@@ -82,6 +83,7 @@ struct RawSpecV2 {
     #[serde(default)]
     faults: Vec<RawFaultRule>,
     elicitation: Option<RawElicitation>,
+    sampling: Option<RawSampling>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -216,6 +218,12 @@ fn load_v2(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
         spec.elicitation,
         servers.as_deref(),
     );
+    let sampling = sampling_script(
+        &mut check,
+        "spec.sampling",
+        spec.sampling,
+        servers.as_deref(),
+    );
     let meta = check.finish(meta)?.ok_or_else(ConfigErrors::default)?;
     Ok(Task {
         prompt: prompt.unwrap_or_default(),
@@ -224,6 +232,7 @@ fn load_v2(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
         cleanup,
         faults,
         elicitation,
+        sampling,
         ..meta.into_task(path, TaskVersion::V1Alpha2, limits)
     })
 }
@@ -258,6 +267,7 @@ impl TaskMetadata {
             limits,
             faults: Vec::new(),
             elicitation: None,
+            sampling: None,
         }
     }
 }

@@ -11,6 +11,7 @@ mod header;
 mod header_events;
 pub(crate) mod http_step;
 mod raw_step;
+pub(crate) mod sampling;
 pub(crate) mod steps;
 
 pub use definition::{Difficulty, Limits, Task, TaskContext, TaskVersion};

@@ -72,6 +72,7 @@ impl ServerHandler for AgentSession {
                         server: shared.server.clone(),
                         recorder: shared.recorder.clone(),
                         user: shared.options.user.clone(),
+                        model: shared.options.model.clone(),
                         faults: shared.options.faults.clone(),
                         roots: shared.options.roots.clone(),
                     },

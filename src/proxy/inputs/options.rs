@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::fault_plan::FaultPlan;
 use super::tool_rewrite::ToolRewrite;
-use crate::user::ScriptedUser;
+use crate::user::{ScriptedModel, ScriptedUser};
 
 /// Tunables of a proxy.
 #[derive(Debug, Clone)]
@@ -22,6 +22,9 @@ pub struct ProxyOptions {
     /// The run's scripted user (a task's `elicitation` rules), answering the server's
     /// elicitations instead of the agent (default: none; the agent answers).
     pub user: Option<Arc<ScriptedUser>>,
+    /// The run's scripted model (a task's `sampling` rules), answering the server's
+    /// sampling requests instead of the agent (default: none; the agent answers).
+    pub model: Option<Arc<ScriptedModel>>,
     /// The protocol version spoken to the server (a variant's `protocolVersion`), whatever
     /// the agent asks for; a version without an `initialize` handshake (2026-07-28) is
     /// reached with `server/discover` (default: the agent's own).
@@ -38,6 +41,7 @@ impl Default for ProxyOptions {
             tools: ToolRewrite::default(),
             faults: None,
             user: None,
+            model: None,
             protocol_version: None,
             roots: Vec::new(),
         }

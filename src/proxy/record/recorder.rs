@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::plumbing::lock::lock;
 use crate::trace::{
     Advertised, CallKind, CallTrace, DiscoveryEvent, Injected, InputRound, ListKind, Outcome,
-    RecordedCall, RecordedElicitation, TaskStatusStep,
+    RecordedCall, RecordedElicitation, RecordedSampling, TaskStatusStep,
 };
 
 /// JSON-RPC code recorded for a call that never got an answer (the agent cancelled it or
@@ -35,6 +35,8 @@ struct RecorderState {
     advertised: BTreeMap<String, Advertised>,
     /// Each with its place, and the place of the call it came during.
     elicitations: Vec<(u64, Option<u64>, RecordedElicitation)>,
+    /// Each with its place, and the place of the call it came during.
+    sampling: Vec<(u64, Option<u64>, RecordedSampling)>,
     /// The input rounds of calls, each with the place of its call.
     rounds: Vec<(u64, InputRound)>,
     /// The statuses of tasks calls were answered with, each with the place of its call.
@@ -85,22 +87,27 @@ impl CallRecorder {
         }
         let mut discovery = state.discovery.clone();
         discovery.sort_by_key(|(seq, _)| *seq);
-        let mut elicitations = state.elicitations.clone();
-        elicitations.sort_by_key(|(seq, _, _)| *seq);
-        let elicitations = (elicitations.into_iter())
-            .map(|(_, call_seq, mut elicitation)| {
-                if let Some(during) = elicitation.during.as_mut() {
-                    let index = call_seq.and_then(|n| calls.iter().position(|(seq, _)| *seq == n));
-                    during.position = index.map(|i| i + 1);
-                }
-                elicitation
-            })
-            .collect();
+        // Each of the calls' position, from 1, by the place it was received at.
+        let position = |call_seq: Option<u64>| {
+            let index = call_seq.and_then(|n| calls.iter().position(|(seq, _)| *seq == n));
+            index.map(|i| i + 1)
+        };
+        let elicitations = in_order(&state.elicitations, |call_seq, elicitation| {
+            if let Some(during) = elicitation.during.as_mut() {
+                during.position = position(call_seq);
+            }
+        });
+        let sampling = in_order(&state.sampling, |call_seq, sampling| {
+            if let Some(during) = sampling.during.as_mut() {
+                during.position = position(call_seq);
+            }
+        });
         CallTrace {
             calls: calls.into_iter().map(|(_, call)| call).collect(),
             discovery: discovery.into_iter().map(|(_, event)| event).collect(),
             advertised: state.advertised.clone(),
             elicitations,
+            sampling,
         }
     }
 
@@ -168,6 +175,17 @@ impl CallRecorder {
         elicitation: RecordedElicitation,
     ) {
         self.lock().elicitations.push((seq, call_seq, elicitation));
+    }
+
+    /// Records a sampling request received at `seq` (see [`stamp`](Self::stamp)), during the
+    /// call received at `call_seq` if any.
+    pub(crate) fn record_sampling(
+        &self,
+        seq: u64,
+        call_seq: Option<u64>,
+        sampling: RecordedSampling,
+    ) {
+        self.lock().sampling.push((seq, call_seq, sampling));
     }
 
     /// Records an input round of the call received at `call_seq`.
@@ -289,6 +307,22 @@ impl PendingList {
         }
         state.discovery.push((seq, self.event));
     }
+}
+
+/// Entries recorded with their place and their call's place, in the order received, each
+/// finished by `place` (which fills in its call's position).
+fn in_order<T: Clone>(
+    entries: &[(u64, Option<u64>, T)],
+    place: impl Fn(Option<u64>, &mut T),
+) -> Vec<T> {
+    let mut entries = entries.to_vec();
+    entries.sort_by_key(|(seq, _, _)| *seq);
+    (entries.into_iter())
+        .map(|(_, call_seq, mut entry)| {
+            place(call_seq, &mut entry);
+            entry
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,10 +1,14 @@
 //! A server asking the user back (`elicitation/create`): answered by the run's scripted
 //! user (a task's `elicitation` rules) or relayed to the agent, and recorded either way.
+//! Its sampling requests are answered the same way, by the scripted model (`sampling.rs`).
+
+// Sampling and roots are deprecated by the 2026-07-28 protocol; servers still use them.
+#![allow(deprecated)]
 
 use std::sync::Arc;
 
 use rmcp::ErrorData as McpError;
-use rmcp::model::{ClientResult, ElicitRequestParams, ElicitResult};
+use rmcp::model::{ClientResult, ElicitRequestParams, ElicitResult, ListRootsResult, Root};
 
 use super::routes::CallOrigin;
 use crate::fault::{ELICITATION, FaultAction};
@@ -12,8 +16,9 @@ use crate::proxy::inputs::FaultPlan;
 use crate::proxy::record::CallRecorder;
 use crate::trace::{
     AnsweredBy, During, ElicitationAction, ElicitationMode, Injected, RecordedElicitation,
+    RecordedSampling,
 };
-use crate::user::{Asked, ScriptedUser, Unmatched, UserDecision};
+use crate::user::{Asked, ScriptedModel, ScriptedUser, Unmatched, UserDecision};
 
 /// What a connection needs to answer and record the elicitations of its server.
 #[derive(Debug, Clone)]
@@ -24,6 +29,8 @@ pub(crate) struct Asking {
     pub(crate) recorder: CallRecorder,
     /// The run's scripted user, when its task scripts elicitations.
     pub(crate) user: Option<Arc<ScriptedUser>>,
+    /// The run's scripted model, when its task scripts sampling.
+    pub(crate) model: Option<Arc<ScriptedModel>>,
     /// The run's faults: a rule on `elicitation/create` answers for the user.
     pub(crate) faults: Option<Arc<FaultPlan>>,
     /// The roots an input round's `roots/list` gets: the agent's working directory.
@@ -38,17 +45,42 @@ pub(crate) enum Answer {
     Never,
     /// By the agent; recorded once it answered.
     Relay(Box<Relayed>),
+    /// With an error: a sampling request the scripted model refuses or cannot answer.
+    Refuse(McpError),
 }
 
-/// An elicitation relayed to the agent, recorded once the agent answered.
+/// A request relayed to the agent, recorded once the agent answered.
 pub(crate) struct Relayed {
     recorder: CallRecorder,
     seq: u64,
     call_seq: Option<u64>,
-    record: RecordedElicitation,
+    record: RelayedRecord,
+}
+
+/// The record of a relayed request, the agent's answer still to come.
+pub(crate) enum RelayedRecord {
+    /// An `elicitation/create`.
+    Elicitation(RecordedElicitation),
+    /// A `sampling/createMessage`.
+    Sampling(RecordedSampling),
 }
 
 impl Asking {
+    /// Whether the proxy answers the server's classic `roots/list` itself (with the
+    /// agent's working directory, as in an input round): when the run scripts the user or
+    /// the model, so that the server meets the same client whatever the agent.
+    pub(crate) fn answers_roots(&self) -> bool {
+        self.user.is_some() || self.model.is_some()
+    }
+
+    /// The agent's working directory as a `roots/list` result.
+    pub(crate) fn roots_result(&self) -> ListRootsResult {
+        let roots = (self.roots.iter())
+            .map(|uri| Root::new(uri.clone()).with_name("the agent's working directory"))
+            .collect();
+        ListRootsResult::new(roots)
+    }
+
     /// Notes an elicitation the server sent while `call` was in flight: the answer of a
     /// `faults` rule that hits it or of the scripted user, recorded, or (no script, or
     /// `unmatched: agent`) the record to finish once the agent answered.
@@ -127,12 +159,8 @@ impl Asking {
         }
         let relayed = |mut record: RecordedElicitation| {
             record.answered_by = AnsweredBy::Agent;
-            Box::new(Relayed {
-                recorder: self.recorder.clone(),
-                seq,
-                call_seq,
-                record,
-            })
+            let pending = RelayedRecord::Elicitation(record);
+            Box::new(Relayed::new(&self.recorder, seq, call_seq, pending))
         };
         let unscripted = ScriptedUser::default();
         let user = match &self.user {
@@ -181,20 +209,47 @@ impl Asking {
 }
 
 impl Relayed {
-    /// Records the elicitation with the agent's answer.
-    pub(crate) fn finish(mut self, response: &Result<ClientResult, McpError>) {
-        match response {
-            Ok(ClientResult::ElicitResult(result)) => {
-                self.record.action = our_action(&result.action);
-                self.record.content.clone_from(&result.content);
+    pub(super) fn new(
+        recorder: &CallRecorder,
+        seq: u64,
+        call_seq: Option<u64>,
+        record: RelayedRecord,
+    ) -> Self {
+        Self {
+            recorder: recorder.clone(),
+            seq,
+            call_seq,
+            record,
+        }
+    }
+
+    /// Records the request with the agent's answer.
+    pub(crate) fn finish(self, response: &Result<ClientResult, McpError>) {
+        let failure = match response {
+            Ok(ClientResult::ElicitResult(_) | ClientResult::CreateMessageResult(_)) => None,
+            Ok(_) => Some("the agent answered with another result".to_owned()),
+            Err(error) => Some(format!("the agent answered: {}", error.message)),
+        };
+        match self.record {
+            RelayedRecord::Elicitation(mut record) => {
+                if let Ok(ClientResult::ElicitResult(result)) = response {
+                    record.action = our_action(&result.action);
+                    record.content.clone_from(&result.content);
+                }
+                record.failure = failure;
+                self.recorder
+                    .record_elicitation(self.seq, self.call_seq, record);
             }
-            Ok(_) => self.record.failure = Some("the agent answered with another result".into()),
-            Err(error) => {
-                self.record.failure = Some(format!("the agent answered: {}", error.message))
+            RelayedRecord::Sampling(mut record) => {
+                if let Ok(ClientResult::CreateMessageResult(result)) = response {
+                    let wire = serde_json::to_value(result).unwrap_or_default();
+                    (record.reply, record.model) = super::sampling::agent_reply(&wire);
+                }
+                record.failure = failure;
+                self.recorder
+                    .record_sampling(self.seq, self.call_seq, record);
             }
         }
-        self.recorder
-            .record_elicitation(self.seq, self.call_seq, self.record);
     }
 }
 

@@ -13,7 +13,8 @@ use std::time::Duration;
 use rmcp::model::{
     CancelledNotification, CancelledNotificationParam, ClientInfo, ClientResult,
     ElicitationCapability, ErrorCode, FormElicitationCapability, InitializeResult, ProtocolVersion,
-    ServerNotification, ServerPeerInfo, ServerRequest, UrlElicitationCapability,
+    RootsCapabilities, SamplingCapability, ServerNotification, ServerPeerInfo, ServerRequest,
+    UrlElicitationCapability,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, InboundStreamOrigin, NotificationContext,
@@ -118,6 +119,12 @@ pub(crate) async fn connect(
             .with_form(FormElicitationCapability::new())
             .with_url(UrlElicitationCapability::new());
         agent_info.capabilities.elicitation = Some(both);
+    }
+    if asking.model.is_some() {
+        agent_info.capabilities.sampling = Some(SamplingCapability::default());
+    }
+    if asking.answers_roots() {
+        agent_info.capabilities.roots = Some(RootsCapabilities::default());
     }
     let relay = Relay {
         agent_info,
@@ -295,9 +302,21 @@ impl Service<RoleClient> for Relay {
         };
         let (agent_id, call) = self.routes.originating(upstream_origin.as_ref()).unzip();
         let relayed = match &request {
+            ServerRequest::ListRootsRequest(_) if self.asking.answers_roots() => {
+                return Ok(ClientResult::ListRootsResult(self.asking.roots_result()));
+            }
+            ServerRequest::CreateMessageRequest(sample) => {
+                match self.asking.sample(&sample.params, call.flatten(), true) {
+                    Answer::Now(answer) => return Ok(answer),
+                    Answer::Refuse(error) => return Err(error),
+                    Answer::Relay(relayed) => Some(relayed),
+                    Answer::Never => None,
+                }
+            }
             ServerRequest::ElicitRequest(elicit) => {
                 match self.asking.receive(&elicit.params, call.flatten()) {
                     Answer::Now(answer) => return Ok(answer),
+                    Answer::Refuse(error) => return Err(error),
                     Answer::Never => {
                         context.ct.cancelled().await;
                         return Err(McpError::new(

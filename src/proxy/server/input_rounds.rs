@@ -1,8 +1,11 @@
 //! The 2026-07-28 protocol's input rounds: a `tools/call`, `prompts/get` or
 //! `resources/read` the server answers with an `InputRequiredResult` is fulfilled by the
-//! proxy (elicitations by the scripted user, `roots/list` with the agent's working
-//! directory) and retried with the responses and the request state, until the server
+//! proxy (elicitations by the scripted user, sampling by the scripted model, `roots/list`
+//! with the agent's working directory) and retried with the responses and the request state, until the server
 //! answers for good; the agent, on any protocol version, sees only that final answer.
+
+// Sampling and roots are deprecated by the 2026-07-28 protocol; servers still use them.
+#![allow(deprecated)]
 
 use rmcp::model::{
     ClientRequest, ClientResult, DEFAULT_MRTR_MAX_ROUNDS, ErrorCode, InputRequest,
@@ -76,6 +79,7 @@ pub(super) async fn respond(
                 Answer::Now(_) | Answer::Relay(_) => {
                     Err(unanswered(&format!("an elicitation ({:?})", elicit.params)))
                 }
+                Answer::Refuse(error) => Err(error),
                 Answer::Never => {
                     context.ct.cancelled().await;
                     Err(McpError::new(
@@ -86,11 +90,15 @@ pub(super) async fn respond(
                 }
             }
         }
-        InputRequest::ListRoots(_) => {
-            let roots: Vec<Value> = (connection.asking.roots.iter())
-                .map(|uri| json!({"uri": uri, "name": "the agent's working directory"}))
-                .collect();
-            Ok(json!({"roots": roots}))
+        InputRequest::ListRoots(_) => Ok(json!(connection.asking.roots_result())),
+        InputRequest::CreateMessage(sample) => {
+            match connection.asking.sample(&sample.params, call, false) {
+                Answer::Now(ClientResult::CreateMessageResult(result)) => Ok(json!(result)),
+                Answer::Refuse(error) => Err(error),
+                Answer::Now(_) | Answer::Relay(_) | Answer::Never => {
+                    Err(unanswered("a sampling request"))
+                }
+            }
         }
         other => Err(unanswered(&format!(
             "`{}`, which mcpeval does not answer in an input round yet",

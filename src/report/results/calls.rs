@@ -1,5 +1,5 @@
 //! What the proxies recorded of a run: the MCP calls by kind and the servers' elicitations
-//! (`callHistory`), and what the
+//! and sampling requests (`callHistory`), and what the
 //! LLM proxies did with their cassettes (`llmCalls`).
 
 use serde::{Deserialize, Serialize};
@@ -19,6 +19,10 @@ pub struct CallHistory {
     /// were none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub elicitations: Vec<crate::trace::RecordedElicitation>,
+    /// The servers' `sampling/createMessage` requests, who answered and with what (absent
+    /// when there were none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sampling: Vec<crate::trace::RecordedSampling>,
 }
 
 /// One recorded call.

@@ -26,6 +26,7 @@ fn result(test: &str, surface: Surface, tools: &[&str], reads: &[&str]) -> TaskR
             resource_reads: reads.iter().map(record).collect(),
             prompt_gets: vec![],
             elicitations: vec![],
+            sampling: Vec::new(),
         },
         ..TaskResult::default()
     }
