@@ -202,10 +202,16 @@ impl ProxyHandle {
     /// Stops accepting agent requests, closes every server connection (a stdio server gets
     /// EOF and a few seconds to exit) and kills what is left of each server's process group.
     pub async fn shutdown(mut self) {
-        self.cancel.cancel();
         let connections = std::mem::take(&mut *lock(&self.shared.connections));
         let serve = self.serve.take();
+        let cancel = self.cancel.clone();
         let stopping = self.runtime.handle.spawn(async move {
+            // A task still followed for its agent is cancelled at the server, and its call
+            // notes so, before the agents' sessions end.
+            for connection in &connections {
+                connection.tasks.end().await;
+            }
+            cancel.cancel();
             for connection in &connections {
                 connection.shutdown().await;
             }

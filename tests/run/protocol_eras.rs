@@ -152,6 +152,43 @@ fn each_task_runs_under_each_era_and_input_rounds_are_fulfilled_by_the_proxy() {
 }
 
 #[test]
+fn a_task_still_running_when_the_run_ends_is_cancelled_at_the_server_and_reported() {
+    let output = tempfile::tempdir().unwrap();
+    let out = mcpeval(
+        &["check", "tests/fixtures/eras/unfinished.yaml"],
+        Some(output.path()),
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(101), "{stdout}");
+    let result = result_file(output.path(), "unfinished__forever@modern");
+    let problems = violations(&result);
+    assert!(problems.is_empty(), "{problems:#?}\n{result:#}");
+    // The run's timeout ended it while the proxy followed the task: the proxy cancelled the
+    // task at the server before closing, and the call records why (the agent, killed, went
+    // away first, or the proxies were shut down first: which comes first is the machine's).
+    let call = first_call(&result);
+    let last = call["task"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["status"], "cancelled", "{call:#}");
+    let why = last["message"].as_str().unwrap();
+    assert!(
+        [
+            "the agent cancelled the call, or went away, while task `report-1` was still running: tasks/cancel sent",
+            "the run ended while task `report-1` was still running: tasks/cancel sent"
+        ]
+        .contains(&why),
+        "{why}"
+    );
+    assert_eq!(call["outcome"], "error", "{call:#}");
+    let log = output
+        .path()
+        .join("runs/unfinished__forever@modern/eras.stderr.log");
+    let log = std::fs::read_to_string(&log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
+    assert!(log.contains("tasks/cancel report-1"), "{log}");
+    let failure = failure_of(&stdout, "unfinished::forever@modern");
+    assert!(failure.contains("task working → cancelled"), "{failure}");
+}
+
+#[test]
 fn an_era_mcpeval_does_not_speak_or_the_server_does_not_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/elicitation");

@@ -24,6 +24,7 @@ use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, Service, Service
 
 use super::asking::{Answer, Asking};
 use super::routes::Routes;
+use super::tasks::TasksInFlight;
 use super::versions::agent_version;
 use crate::proxy::inputs::Upstream;
 use crate::proxy::record::{CANCELLED_CODE, ProxyError, ServerFailures, stderr_tail};
@@ -43,6 +44,8 @@ pub(crate) struct Connection {
     pub(crate) failures: Arc<ServerFailures>,
     /// What answers the server's questions (also in input rounds) and records them.
     pub(crate) asking: Asking,
+    /// The tasks followed for the agent, ended when the run ends.
+    pub(crate) tasks: TasksInFlight,
     running: tokio::sync::Mutex<Option<RunningService<RoleClient, Relay>>>,
     process: Option<Arc<ServerProcess>>,
 }
@@ -64,6 +67,7 @@ impl Connection {
     /// Closes the connection (a stdio server gets EOF on stdin and a few seconds to exit),
     /// then kills whatever is left of its process group.
     pub(crate) async fn shutdown(&self) {
+        self.tasks.end().await;
         if let Some(mut running) = self.running.lock().await.take() {
             let _ = running.close_with_timeout(Duration::from_secs(5)).await;
         }
@@ -214,6 +218,7 @@ pub(crate) async fn connect(
         routes,
         failures,
         asking,
+        tasks: TasksInFlight::default(),
         running: tokio::sync::Mutex::new(Some(running)),
         process,
     })

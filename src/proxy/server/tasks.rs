@@ -2,8 +2,11 @@
 //! task for the agent (`tasks/get` at the server's poll interval, its input requests
 //! fulfilled through `tasks/update`, `tasks/cancel` when the agent gives up) and the agent,
 //! on any protocol version, gets the task's final result. The call's recorded result is
-//! that result, with the statuses the task went through.
+//! that result, with the statuses the task went through. A task still running when the run
+//! ends is cancelled at the server before the connection closes ([`TasksInFlight`]), and
+//! its call records so.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -12,14 +15,39 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
+use rmcp::{Peer, RoleClient};
 use serde_json::Value;
+use tokio::sync::{OwnedRwLockReadGuard, RwLock};
+use tokio_util::sync::CancellationToken;
 
 use super::connection::Connection;
 use super::forward::forward;
 use super::input_rounds::respond;
 use super::routes::CallOrigin;
-use crate::proxy::record::CANCELLED_CODE;
+use crate::proxy::record::{CANCELLED_CODE, CallRecorder};
 use crate::trace::TaskStatusStep;
+
+/// The tasks a connection follows for its agent: ended (cancelled at the server, noted)
+/// when the run ends, before the connection closes.
+#[derive(Debug, Default)]
+pub(crate) struct TasksInFlight {
+    run_ended: CancellationToken,
+    /// Held (read) by each task followed and by each `tasks/cancel` on its way; taken
+    /// (write) once they all have ended.
+    following: Arc<RwLock<()>>,
+}
+
+impl TasksInFlight {
+    /// Ends the tasks still followed: each is cancelled at the server and its call notes
+    /// it. Returns once they have (at most [`END_WAIT`] later).
+    pub(crate) async fn end(&self) {
+        self.run_ended.cancel();
+        let _ = tokio::time::timeout(END_WAIT, self.following.write()).await;
+    }
+}
+
+/// How long the end of a run waits for the tasks still followed to be cancelled.
+const END_WAIT: Duration = Duration::from_secs(5);
 
 /// How often the task is polled when the server suggests nothing, and at most.
 const DEFAULT_POLL: Duration = Duration::from_millis(100);
@@ -33,30 +61,26 @@ pub(crate) async fn follow(
 ) -> Result<ServerResult, McpError> {
     let call = context.extensions.get::<CallOrigin>().cloned();
     let task_id = created.task.task_id.clone();
-    let note = |status: String, message: Option<String>| {
-        if let Some(call) = &call {
-            let step = TaskStatusStep {
-                task_id: task_id.clone(),
-                status,
-                message,
-            };
-            connection.asking.recorder.record_task_step(call.seq, step);
-        }
+    let mut followed = Followed {
+        task_id: task_id.clone(),
+        call_seq: call.as_ref().map(|call| call.seq),
+        recorder: connection.asking.recorder.clone(),
+        peer: connection.peer.clone(),
+        following: Some(connection.tasks.following.clone().read_owned().await),
+        agent_gone: context.ct.clone(),
+        run_ended: connection.tasks.run_ended.clone(),
     };
-    note(
+    followed.note(
         status_name(&created.task.status),
         created.task.status_message.clone(),
     );
     let mut poll = poll_interval(created.task.poll_interval_ms);
     loop {
         tokio::select! {
+            biased;
+            () = connection.tasks.run_ended.cancelled() => return Err(followed.stopped()),
+            () = context.ct.cancelled() => return Err(followed.stopped()),
             () = tokio::time::sleep(poll) => {}
-            () = context.ct.cancelled() => {
-                let cancel = CancelTaskRequest::new(CancelTaskParams::new(task_id.clone()));
-                let _ = connection.peer.send_request(ClientRequest::CancelTaskRequest(cancel)).await;
-                note("cancelled".into(), Some("the agent gave up on the call: tasks/cancel sent".into()));
-                return Err(McpError::new(ErrorCode(CANCELLED_CODE), "cancelled by the client", None));
-            }
         }
         let get = GetTaskRequest::new(GetTaskParams::new(task_id.clone()));
         let answer = forward(
@@ -64,20 +88,29 @@ pub(crate) async fn follow(
             ClientRequest::GetTaskRequest(get),
             context.clone(),
         )
-        .await?;
+        .await;
+        let answer = followed.ended_with(answer)?;
         let ServerResult::GetTaskResult(got) = answer else {
+            followed.following = None;
             return Err(McpError::internal_error(
                 format!("tasks/get of task `{task_id}` answered with another result"),
                 None,
             ));
         };
         let task = got.task.task;
-        note(status_name(&task.status), task.status_message.clone());
+        followed.note(status_name(&task.status), task.status_message.clone());
         poll = poll_interval(task.poll_interval_ms);
         match got.task.payload {
-            TaskPayload::Completed { result } => return Ok(result_of(Value::Object(result))),
-            TaskPayload::Failed { error } => return Err(error_of(Value::Object(error))),
+            TaskPayload::Completed { result } => {
+                followed.following = None;
+                return Ok(result_of(Value::Object(result)));
+            }
+            TaskPayload::Failed { error } => {
+                followed.following = None;
+                return Err(error_of(Value::Object(error)));
+            }
             TaskPayload::Cancelled => {
+                followed.following = None;
                 return Err(McpError::internal_error(
                     format!("the server cancelled task `{task_id}`"),
                     None,
@@ -86,19 +119,103 @@ pub(crate) async fn follow(
             TaskPayload::InputRequired { input_requests } => {
                 let mut responses = InputResponses::new();
                 for (key, input) in input_requests {
-                    let response = respond(connection, &input, call.clone(), &context).await?;
-                    responses.insert(key, response);
+                    let response = respond(connection, &input, call.clone(), &context).await;
+                    responses.insert(key, followed.ended_with(response)?);
                 }
                 let update =
                     UpdateTaskRequest::new(UpdateTaskParams::new(task_id.clone(), responses));
-                forward(
+                let updated = forward(
                     connection,
                     ClientRequest::UpdateTaskRequest(update),
                     context.clone(),
                 )
-                .await?;
+                .await;
+                followed.ended_with(updated)?;
             }
             _ => {}
+        }
+    }
+}
+
+/// A task being followed, with its call. Dropped while it still runs (the agent's request
+/// given up before the proxy saw it), it is cancelled as when the agent cancels.
+struct Followed {
+    task_id: String,
+    call_seq: Option<u64>,
+    recorder: CallRecorder,
+    peer: Peer<RoleClient>,
+    /// Held while the task runs (the end of the run waits for it); `None` once it ended.
+    following: Option<OwnedRwLockReadGuard<()>>,
+    /// Cancelled when the agent cancels its call or goes away.
+    agent_gone: CancellationToken,
+    /// Cancelled when the run ends.
+    run_ended: CancellationToken,
+}
+
+impl Followed {
+    /// Records a status of the task with its call.
+    fn note(&self, status: String, message: Option<String>) {
+        if let Some(call_seq) = self.call_seq {
+            let step = TaskStatusStep {
+                task_id: self.task_id.clone(),
+                status,
+                message,
+            };
+            self.recorder.record_task_step(call_seq, step);
+        }
+    }
+
+    /// `outcome`; when it is an error, the task is no longer followed: cancelled when the
+    /// run ended or the agent gave up meanwhile (the error says so), else given up as the
+    /// server's (or the proxy's inability to go on).
+    fn ended_with<T>(&mut self, outcome: Result<T, McpError>) -> Result<T, McpError> {
+        if outcome.is_err() {
+            if self.run_ended.is_cancelled() || self.agent_gone.is_cancelled() {
+                return Err(self.stopped());
+            }
+            self.following = None;
+        }
+        outcome
+    }
+
+    /// The run ended, or the agent cancelled its call or went away: the task is cancelled.
+    fn stopped(&mut self) -> McpError {
+        let why = if self.run_ended.is_cancelled() {
+            "the run ended"
+        } else {
+            "the agent cancelled the call, or went away,"
+        };
+        let why = format!("{why} while task `{}` was still running", self.task_id);
+        self.cancel(why)
+    }
+
+    /// Cancels the task at the server (`tasks/cancel`, sent from a task of its own that the
+    /// end of the run waits for) and notes why; the call's error.
+    fn cancel(&mut self, why: String) -> McpError {
+        let Some(following) = self.following.take() else {
+            return McpError::new(ErrorCode(CANCELLED_CODE), why, None);
+        };
+        self.note(
+            "cancelled".into(),
+            Some(format!("{why}: tasks/cancel sent")),
+        );
+        let request = CancelTaskRequest::new(CancelTaskParams::new(self.task_id.clone()));
+        let peer = self.peer.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _following = following;
+                let request = ClientRequest::CancelTaskRequest(request);
+                let _ = tokio::time::timeout(END_WAIT, peer.send_request(request)).await;
+            });
+        }
+        McpError::new(ErrorCode(CANCELLED_CODE), why, None)
+    }
+}
+
+impl Drop for Followed {
+    fn drop(&mut self) {
+        if self.following.is_some() {
+            self.stopped();
         }
     }
 }
