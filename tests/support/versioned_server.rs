@@ -8,7 +8,9 @@
 //!   has an `initialize` handshake, else with 2025-11-25.
 //! - `--http`: serves streamable HTTP on `127.0.0.1` (a free port) instead of stdio, and
 //!   prints its URL as the first line on stdout. A session's requests must carry the
-//!   negotiated version in `MCP-Protocol-Version` when they carry the header at all.
+//!   negotiated version in `MCP-Protocol-Version` when they carry the header at all; under
+//!   2026-07-28 and later they must also carry the standard headers of that protocol
+//!   (`Mcp-Method`, the body's method; `Mcp-Name`, a call's tool name), or are refused (400).
 //!
 //! Tools: `add {a, b}` answers `a + b = sum`, `echo {text}` answers the text. `ping` is
 //! answered, notifications are ignored. Once it answered a version without a handshake
@@ -113,6 +115,18 @@ def serve_stdio():
             sys.stdout.write(json.dumps(answer) + "\n")
             sys.stdout.flush()
 
+def missing_standard_header(headers, message, version):
+    """What a request of a 2026-07-28 (or later) session lacks of the standard headers."""
+    method = message.get("method")
+    if method is None or version is None or has_initialize(version):
+        return None
+    if headers.get("Mcp-Method") != method:
+        return "Mcp-Method %r does not match the method %r" % (headers.get("Mcp-Method"), method)
+    name = (message.get("params") or {}).get("name")
+    if method == "tools/call" and headers.get("Mcp-Name") != name:
+        return "Mcp-Name %r does not match the tool %r" % (headers.get("Mcp-Name"), name)
+    return None
+
 def serve_http():
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     sessions = {}
@@ -150,6 +164,9 @@ def serve_http():
             if header is not None and version is not None and header != version:
                 return self.send(400, ("Bad Request: MCP-Protocol-Version %s, negotiated %s"
                                        % (header, version)).encode())
+            missing = missing_standard_header(self.headers, message, header or version)
+            if missing is not None:
+                return self.send(400, ("Bad Request: " + missing).encode())
             answer = handle(message, session)
             if answer is None:
                 return self.send(202, session=session_id)
