@@ -54,10 +54,14 @@ impl AgentSession {
             }
         }
         let connection = self.connection()?;
-        match forward(connection, request.clone(), context.clone()).await? {
+        let answer = match forward(connection, request.clone(), context.clone()).await? {
             ServerResult::InputRequiredResult(asked) => {
-                input_rounds::fulfil(connection, request, asked, context).await
+                input_rounds::fulfil(connection, request, asked, context.clone()).await?
             }
+            answer => answer,
+        };
+        // A task may come after the input rounds, as the answer to their last retry.
+        match answer {
             ServerResult::CreateTaskResult(created) => {
                 tasks::follow(connection, created, context).await
             }
