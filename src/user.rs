@@ -16,8 +16,8 @@ use serde_json::{Map, Value};
 mod sampling;
 
 pub use sampling::{
-    ReplyRule, SCRIPTED_MODEL, Sampled, SamplingScript, SamplingUnmatched, ScriptedModel,
-    message_texts,
+    ReplyRule, ReplySource, SCRIPTED_MODEL, Sampled, SamplingScript, SamplingUnmatched,
+    ScriptedModel, message_texts,
 };
 
 use crate::plumbing::json_schema::{JsonSchema, describe_violations};

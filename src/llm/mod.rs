@@ -1,4 +1,5 @@
-//! The one LLM client of mcpeval, used by `builtin.llm-agent` and by `llmJudge` steps: one
+//! The one LLM client of mcpeval, used by `builtin.llm-agent`, by `llmJudge` steps and by
+//! the judge model answering a server's sampling requests ([`Sampler`]): one
 //! HTTP client per API (OpenAI-compatible Chat Completions, Anthropic Messages, Gemini
 //! `generateContent`) with one retry policy (429, 5xx and connection errors, `Retry-After`
 //! honoured), one redaction of the API key, and errors that name the API, the status and
@@ -18,10 +19,12 @@ mod client;
 mod error;
 mod http;
 mod provider;
+mod sampling;
 mod usage;
 
 pub use api::{ApiClient, DEFAULT_OPENAI_BASE_URL, OpenAiConfig};
 pub use client::{ApiKey, ChatClient, ChatFuture, PLACEHOLDER_KEY, RetryPolicy};
 pub use error::LlmError;
 pub use provider::{LlmConfig, Provider};
+pub use sampling::Sampler;
 pub use usage::TokenUsage;

@@ -65,7 +65,7 @@ pub(crate) fn start_llm_proxy(
     config.secrets = named_secrets(options);
     config.agent = match who {
         LlmClient::Agent => eval.agent.name().to_owned(),
-        LlmClient::Judge => "llm-judge".to_owned(),
+        LlmClient::Judge | LlmClient::Sampling => "llm-judge".to_owned(),
     };
     let proxy = LlmProxy::start(config).map_err(|e| format!("the LLM proxy of the {who}: {e}"))?;
     let mut env = vec![(llm.base_url_env.clone(), proxy.base_url().to_owned())];

@@ -165,6 +165,9 @@ pub enum LlmClient {
     Agent,
     /// The LLM judge's (`llmJudge` verify steps): the cassette's `judge` section.
     Judge,
+    /// The judge model answering servers' sampling requests (`sampling` rules with
+    /// `llm: judge`): the cassette's `sampling` section.
+    Sampling,
 }
 
 impl LlmClient {
@@ -173,6 +176,7 @@ impl LlmClient {
         match self {
             LlmClient::Agent => "agent",
             LlmClient::Judge => "judge",
+            LlmClient::Sampling => "sampling",
         }
     }
 
@@ -181,6 +185,7 @@ impl LlmClient {
         match self {
             LlmClient::Agent => None,
             LlmClient::Judge => Some("judge"),
+            LlmClient::Sampling => Some("sampling"),
         }
     }
 }

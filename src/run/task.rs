@@ -8,13 +8,16 @@ use std::time::{Duration, Instant};
 
 use crate::config::{Eval, McpServer, Task};
 use crate::fault::{self, FaultRule};
+use crate::llm::Sampler;
 use crate::plan::TaskCase;
 use crate::plumbing::interrupt;
 use crate::plumbing::lock::lock;
 use crate::proxy::{CallRecorder, FaultPlan, Proxy, ProxyHandle, ProxyOptions, ServerFailure};
 use crate::report::FaultNote;
+use crate::run::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy};
 use crate::run::phases::{TimedRun, run_main, step_context};
-use crate::run::report::{RunOptions, RunPhase, RunReport};
+use crate::run::report::{LlmClient, RunOptions, RunPhase, RunReport};
+use crate::run::sampling_llm::start_sampling_llm;
 use crate::run::secrets::{redact_files, run_secrets};
 use crate::run::servers::upstream_of;
 use crate::run::variant;
@@ -62,10 +65,26 @@ pub async fn run_task(
             return report;
         }
     };
+    let model = scripted_model(case, &task).map(Arc::new);
+    let target = LlmTarget {
+        cassette: cassette.clone(),
+        test_name: &case.name,
+        run_dir: &run_dir,
+        work_dir: &work_dir,
+        install_dir: None,
+    };
+    let sampling = match start_sampling_llm(&eval, model.as_deref(), &target, &options) {
+        Ok(sampling) => sampling,
+        Err(error) => {
+            report.errors.push(error);
+            return report;
+        }
+    };
     let answering = Answering {
         faults: faults.clone(),
         user: scripted_user(case, &task).map(Arc::new),
-        model: scripted_model(case, &task).map(Arc::new),
+        model,
+        sampler: sampling.as_ref().map(|llm| llm.sampler.clone()),
     };
     let started = start_proxies(&eval, &options, &recorder, &run_dir, &answering).await;
     let proxies = match started {
@@ -115,21 +134,22 @@ pub async fn run_task(
         &shared,
         &eval,
         &options,
-        proxies,
+        (proxies, sampling.map(|llm| llm.proxy)),
         &recorder,
         faults.as_deref(),
     )
     .await
 }
 
-/// The end of a run: the proxies shut down (their server failures, tool rewrites and server
+/// The end of a run: the proxies shut down (the MCP proxies', then the sampling model's
+/// LLM proxy, if any; their server failures, tool rewrites and server
 /// logs kept, the logs redacted), the agent's working directory removed, and the report
 /// completed from the trace (schema checks, tokens, the variant's decoys, the faults).
 async fn close_run(
     shared: &TimedRun,
     eval: &Eval,
     options: &RunOptions,
-    proxies: Vec<ProxyHandle>,
+    (proxies, sampling): (Vec<ProxyHandle>, Option<StartedProxy>),
     recorder: &CallRecorder,
     faults: Option<&FaultPlan>,
 ) -> RunReport {
@@ -144,6 +164,11 @@ async fn close_run(
         .filter_map(|proxy| proxy.stderr_log().map(Path::to_path_buf))
         .collect();
     shutdown(proxies).await;
+    // After the MCP proxies, whose sampling requests it answered.
+    if let Some(sampling) = sampling {
+        let record = finish_llm_proxy(LlmClient::Sampling, sampling).await;
+        shared.report().llm.push(record);
+    }
     redact_files(&server_logs, &run_secrets(eval, options));
     let _ = std::fs::remove_dir_all(&shared.report().work_dir);
     let mut report = std::mem::take(&mut *shared.report());
@@ -193,6 +218,7 @@ struct Answering {
     faults: Option<Arc<FaultPlan>>,
     user: Option<Arc<ScriptedUser>>,
     model: Option<Arc<ScriptedModel>>,
+    sampler: Option<Arc<Sampler>>,
 }
 
 /// The run's scripted user: the task's `elicitation` rules, then its task sets'. `None` when
@@ -245,6 +271,7 @@ async fn start_proxies(
             faults: answering.faults.clone(),
             user: answering.user.clone(),
             model: answering.model.clone(),
+            sampler: answering.sampler.clone(),
             roots: url::Url::from_directory_path(agent_work_dir(run_dir))
                 .map(String::from)
                 .into_iter()

@@ -34,7 +34,7 @@ pub struct JudgeSettings {
 
 impl JudgeSettings {
     /// The client that asks the judge: two retries, half a second apart at first.
-    fn client(&self) -> Result<ApiClient, String> {
+    pub(crate) fn client(&self) -> Result<ApiClient, String> {
         let mut config = OpenAiConfig::new(self.base_url.clone(), self.api_key.clone());
         config.name = "the judge API";
         config.retry = RetryPolicy {

@@ -4,9 +4,10 @@
 //! deterministically and offline.
 //!
 //! A rule says which request it answers (`server`, the `tool` being called, a `message`
-//! pattern some message of the request matches) and with what (`reply`, the `model` named
-//! in the result, its `stopReason`). The first rule that matches answers; `unmatched` says
-//! what happens to any other request.
+//! pattern some message of the request matches) and with what: a scripted `reply` (the
+//! `model` named in the result, its `stopReason`), or `llm: judge`, the eval's judge model
+//! asked through mcpeval's own LLM client, its calls recorded in the run's cassette. The
+//! first rule that matches answers; `unmatched` says what happens to any other request.
 
 use regex::Regex;
 use serde_json::{Value, json};
@@ -25,12 +26,22 @@ pub struct ReplyRule {
     pub tool: Option<String>,
     /// `message`: a pattern the text of some message of the request must contain a match of.
     pub message: Option<Regex>,
-    /// `reply`: the text the model "answers".
-    pub reply: String,
+    /// What answers: a scripted text or the judge's model.
+    pub reply: ReplySource,
     /// `model`: the model the result names ([`SCRIPTED_MODEL`] unless written).
     pub model: String,
     /// `stopReason`: why the reply ended (`endTurn` unless written).
     pub stop_reason: String,
+}
+
+/// What answers a request a rule matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplySource {
+    /// `reply`: this text, "answered" by the rule's `model`.
+    Text(String),
+    /// `llm: judge`: the eval's judge model (`config.llmJudge`), through mcpeval's own LLM
+    /// client and the run's cassette (its `sampling` section).
+    Judge,
 }
 
 /// What happens to a sampling request no rule matches (`sampling.unmatched`).
@@ -117,6 +128,12 @@ impl ScriptedModel {
     pub fn decide(&self, sampled: &Sampled<'_>) -> Option<&ReplyRule> {
         self.rules.iter().find(|rule| rule.matches(sampled))
     }
+
+    /// The first rule answered by the judge's model (`llm: judge`), if any: the run needs
+    /// the judge then.
+    pub fn judge_rule(&self) -> Option<&ReplyRule> {
+        (self.rules.iter()).find(|rule| rule.reply == ReplySource::Judge)
+    }
 }
 
 impl ReplyRule {
@@ -128,12 +145,13 @@ impl ReplyRule {
                 .is_none_or(|regex| sampled.texts.iter().any(|text| regex.is_match(text)))
     }
 
-    /// The `sampling/createMessage` result the rule answers with, as the wire has it.
-    pub fn result(&self) -> Value {
+    /// The `sampling/createMessage` result of a reply `text` from `model`, as the wire has
+    /// it, ended for the rule's `stopReason`.
+    pub fn result(&self, text: &str, model: &str) -> Value {
         json!({
             "role": "assistant",
-            "content": {"type": "text", "text": self.reply},
-            "model": self.model,
+            "content": {"type": "text", "text": text},
+            "model": model,
             "stopReason": self.stop_reason,
         })
     }
@@ -167,7 +185,7 @@ mod tests {
             server: None,
             tool: None,
             message: None,
-            reply: reply.into(),
+            reply: ReplySource::Text(reply.into()),
             model: SCRIPTED_MODEL.into(),
             stop_reason: "endTurn".into(),
         }
@@ -211,7 +229,10 @@ mod tests {
             tool: None,
             texts: &[],
         };
-        assert_eq!(model.decide(&sampled).unwrap().reply, "from the task");
+        assert_eq!(
+            model.decide(&sampled).unwrap().reply,
+            ReplySource::Text("from the task".into())
+        );
         assert_eq!(model.unmatched, SamplingUnmatched::Decline);
         assert!(ScriptedModel::of(None, []).is_none());
     }
@@ -227,8 +248,9 @@ mod tests {
             ]}
         ]});
         assert_eq!(message_texts(&params), ["one", "two\nthree"]);
-        let result = rule("Cats.").result();
+        let result = rule("Cats.").result("Cats.", SCRIPTED_MODEL);
         assert_eq!(result["content"]["text"], "Cats.");
         assert_eq!(result["model"], SCRIPTED_MODEL);
+        assert_eq!(result["stopReason"], "endTurn");
     }
 }

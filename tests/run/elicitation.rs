@@ -298,7 +298,8 @@ fn bad_elicitation_rules_and_entries_are_load_errors_at_their_key_paths() {
         faults:\n    - {tool: delete_file, call: 1, decline: true}\n    \
         - {method: elicitation/create, call: 1, toolError: no}\n  sampling:\n    rules:\n      \
         - {tool: summarize}\n      - {message: \"[\", reply: x}\n      \
-        - {reply: x, stopReason: done}\n";
+        - {reply: x, stopReason: done}\n      - {reply: x, llm: judge}\n      \
+        - {llm: gpt}\n";
     let eval_file = dir.path().join("eval.yaml");
     let validate = |eval_text: String, task_text: String| {
         std::fs::write(&eval_file, eval_text).unwrap();
@@ -327,9 +328,11 @@ fn bad_elicitation_rules_and_entries_are_load_errors_at_their_key_paths() {
         "spec.faults[1].toolError: a rule on `elicitation/create` answers for the user; expected decline, cancel or timeout (never answered), not `toolError`",
         "config.taskSets[0].sampling.unmatched: expected one of fail, decline, agent; got \"cancel\"",
         "config.taskSets[0].sampling.rules[0].server: unknown server `fils`; the MCP config has files",
-        "spec.sampling.rules[0].reply: a rule needs `reply`: the text the model answers with",
+        "spec.sampling.rules[0].reply: a rule needs `reply` (the text the model answers with) or `llm: judge` (the eval's judge model answers)",
         "spec.sampling.rules[1].message: invalid regular expression \"[\"",
         "spec.sampling.rules[2].stopReason: expected one of endTurn, stopSequence, maxTokens, toolUse; got \"done\"",
+        "spec.sampling.rules[3].llm: a rule has `reply` or `llm`, not both",
+        "spec.sampling.rules[4].llm: expected one of judge; got \"gpt\"",
     ] {
         assert!(all.contains(expected), "lacks {expected:?}:\n{all}");
     }

@@ -13,6 +13,7 @@ mod llm_agent;
 mod llm_agent_runs;
 mod openai_agent;
 mod protocol_eras;
+mod sampling_judge;
 mod schema_checks;
 mod script_agent;
 mod shell_agent;

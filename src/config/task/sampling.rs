@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use crate::config::files::check::Checker;
-use crate::user::{ReplyRule, SCRIPTED_MODEL, SamplingScript, SamplingUnmatched};
+use crate::user::{ReplyRule, ReplySource, SCRIPTED_MODEL, SamplingScript, SamplingUnmatched};
 
 /// The stop reasons a scripted reply may give, as the protocol spells them.
 const STOP_REASONS: [&str; 4] = ["endTurn", "stopSequence", "maxTokens", "toolUse"];
@@ -27,6 +27,7 @@ struct RawReplyRule {
     tool: Option<String>,
     message: Option<String>,
     reply: Option<String>,
+    llm: Option<String>,
     model: Option<String>,
     stop_reason: Option<String>,
 }
@@ -62,12 +63,25 @@ impl RawReplyRule {
         }
         let message = (self.message.as_deref())
             .and_then(|pattern| check.regex(&format!("{key}.message"), pattern));
-        if self.reply.is_none() {
-            check.error(
-                format!("{key}.reply"),
-                "a rule needs `reply`: the text the model answers with",
-            );
-        }
+        let reply = match (self.reply, self.llm.as_deref()) {
+            (Some(text), None) => Some(ReplySource::Text(text)),
+            (None, Some(llm)) => {
+                check.one_of(&format!("{key}.llm"), llm, &["judge"]);
+                Some(ReplySource::Judge)
+            }
+            (None, None) => {
+                let expected = "a rule needs `reply` (the text the model answers with) or `llm: judge` (the eval's judge model answers)";
+                check.error(format!("{key}.reply"), expected);
+                None
+            }
+            (Some(_), Some(_)) => {
+                check.error(
+                    format!("{key}.llm"),
+                    "a rule has `reply` or `llm`, not both",
+                );
+                None
+            }
+        };
         let stop_reason = self.stop_reason.unwrap_or_else(|| "endTurn".to_owned());
         check.one_of(&format!("{key}.stopReason"), &stop_reason, &STOP_REASONS);
         if check.error_count() > errors {
@@ -78,7 +92,7 @@ impl RawReplyRule {
             server: self.server,
             tool: self.tool,
             message,
-            reply: self.reply?,
+            reply: reply?,
             model: self.model.unwrap_or_else(|| SCRIPTED_MODEL.to_owned()),
             stop_reason,
         })

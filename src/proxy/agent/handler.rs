@@ -73,6 +73,7 @@ impl ServerHandler for AgentSession {
                         recorder: shared.recorder.clone(),
                         user: shared.options.user.clone(),
                         model: shared.options.model.clone(),
+                        sampler: shared.options.sampler.clone(),
                         faults: shared.options.faults.clone(),
                         roots: shared.options.roots.clone(),
                     },

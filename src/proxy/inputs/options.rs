@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::fault_plan::FaultPlan;
 use super::tool_rewrite::ToolRewrite;
+use crate::llm::Sampler;
 use crate::user::{ScriptedModel, ScriptedUser};
 
 /// Tunables of a proxy.
@@ -25,6 +26,9 @@ pub struct ProxyOptions {
     /// The run's scripted model (a task's `sampling` rules), answering the server's
     /// sampling requests instead of the agent (default: none; the agent answers).
     pub model: Option<Arc<ScriptedModel>>,
+    /// The judge model that answers sampling requests whose rule says `llm: judge`
+    /// (default: none; such a rule's request fails).
+    pub sampler: Option<Arc<Sampler>>,
     /// The protocol version spoken to the server (a variant's `protocolVersion`), whatever
     /// the agent asks for; a version without an `initialize` handshake (2026-07-28) is
     /// reached with `server/discover` (default: the agent's own).
@@ -42,6 +46,7 @@ impl Default for ProxyOptions {
             faults: None,
             user: None,
             model: None,
+            sampler: None,
             protocol_version: None,
             roots: Vec::new(),
         }

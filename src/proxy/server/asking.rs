@@ -12,6 +12,7 @@ use rmcp::model::{ClientResult, ElicitRequestParams, ElicitResult, ListRootsResu
 
 use super::routes::CallOrigin;
 use crate::fault::{ELICITATION, FaultAction};
+use crate::llm::Sampler;
 use crate::proxy::inputs::FaultPlan;
 use crate::proxy::record::CallRecorder;
 use crate::trace::{
@@ -31,6 +32,8 @@ pub(crate) struct Asking {
     pub(crate) user: Option<Arc<ScriptedUser>>,
     /// The run's scripted model, when its task scripts sampling.
     pub(crate) model: Option<Arc<ScriptedModel>>,
+    /// The judge model that answers for rules with `llm: judge`.
+    pub(crate) sampler: Option<Arc<Sampler>>,
     /// The run's faults: a rule on `elicitation/create` answers for the user.
     pub(crate) faults: Option<Arc<FaultPlan>>,
     /// The roots an input round's `roots/list` gets: the agent's working directory.

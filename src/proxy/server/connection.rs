@@ -311,7 +311,11 @@ impl Service<RoleClient> for Relay {
                 return Ok(ClientResult::ListRootsResult(self.asking.roots_result()));
             }
             ServerRequest::CreateMessageRequest(sample) => {
-                match self.asking.sample(&sample.params, call.flatten(), true) {
+                match self
+                    .asking
+                    .sample(&sample.params, call.flatten(), true)
+                    .await
+                {
                     Answer::Now(answer) => return Ok(answer),
                     Answer::Refuse(error) => return Err(error),
                     Answer::Relay(relayed) => Some(relayed),

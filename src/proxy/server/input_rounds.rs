@@ -92,7 +92,7 @@ pub(super) async fn respond(
         }
         InputRequest::ListRoots(_) => Ok(json!(connection.asking.roots_result())),
         InputRequest::CreateMessage(sample) => {
-            match connection.asking.sample(&sample.params, call, false) {
+            match connection.asking.sample(&sample.params, call, false).await {
                 Answer::Now(ClientResult::CreateMessageResult(result)) => Ok(json!(result)),
                 Answer::Refuse(error) => Err(error),
                 Answer::Now(_) | Answer::Relay(_) | Answer::Never => {

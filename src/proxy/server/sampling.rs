@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::asking::{Answer, Asking, Relayed, RelayedRecord};
 use super::routes::CallOrigin;
 use crate::trace::{AnsweredBy, During, RecordedSampling};
-use crate::user::{Sampled, SamplingUnmatched, message_texts};
+use crate::user::{ReplySource, Sampled, SamplingUnmatched, message_texts};
 
 /// The error a client answers a refused sampling request with (the MCP specification's
 /// "User rejected sampling request").
@@ -22,7 +22,7 @@ impl Asking {
     /// Notes a sampling request the server sent while `call` was in flight: the scripted
     /// model's reply, recorded, or (no script, or `unmatched: agent` when `relay`) the
     /// record to finish once the agent answered.
-    pub(crate) fn sample(
+    pub(crate) async fn sample(
         &self,
         params: &CreateMessageRequestParams,
         call: Option<CallOrigin>,
@@ -67,17 +67,30 @@ impl Asking {
                     tool: record.tool(),
                     texts: &record.messages,
                 };
-                match model.decide(&sampled) {
+                match model.decide(&sampled).cloned() {
                     Some(rule) => {
-                        let result = rule.result();
                         record.rule = Some(rule.key_path.clone());
-                        record.reply = Some(rule.reply.clone());
-                        record.model = Some(rule.model.clone());
+                        let reply = match &rule.reply {
+                            ReplySource::Text(text) => Ok((text.clone(), rule.model.clone())),
+                            ReplySource::Judge => self.ask_judge(&wire).await,
+                        };
+                        let (text, model) = match reply {
+                            Ok(reply) => reply,
+                            Err(why) => {
+                                let failure = format!("{}: {why}", rule.key_path);
+                                record.failure = Some(failure.clone());
+                                self.recorder.record_sampling(seq, call_seq, record);
+                                return Answer::Refuse(McpError::internal_error(failure, None));
+                            }
+                        };
+                        let result = rule.result(&text, &model);
+                        record.reply = Some(text);
+                        record.model = Some(model);
                         self.recorder.record_sampling(seq, call_seq, record);
                         return match serde_json::from_value(result) {
                             Ok(result) => Answer::Now(ClientResult::CreateMessageResult(result)),
                             Err(error) => Answer::Refuse(McpError::internal_error(
-                                format!("the scripted reply does not read as a result: {error}"),
+                                format!("the reply does not read as a result: {error}"),
                                 None,
                             )),
                         };
@@ -104,6 +117,17 @@ impl Asking {
         };
         self.recorder.record_sampling(seq, call_seq, record);
         Answer::Refuse(refusal)
+    }
+}
+
+impl Asking {
+    /// The judge model's reply to the request `wire` (a rule's `llm: judge`).
+    async fn ask_judge(&self, wire: &Value) -> Result<(String, String), String> {
+        match &self.sampler {
+            Some(sampler) => (sampler.complete(wire).await)
+                .map_err(|why| format!("the judge model did not answer: {why}")),
+            None => Err("`llm: judge` needs the eval's config.llmJudge".to_owned()),
+        }
     }
 }
 
