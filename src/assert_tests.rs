@@ -27,6 +27,7 @@ pub(super) fn call(
         injected: None,
         rounds: Vec::new(),
         task: Vec::new(),
+        turn: None,
     }
 }
 

@@ -21,6 +21,7 @@ fn call(kind: CallKind, server: &str, name: &str, outcome: Outcome) -> RecordedC
         injected: None,
         rounds: Vec::new(),
         task: Vec::new(),
+        turn: None,
     }
 }
 

@@ -74,6 +74,48 @@ impl CallTrace {
         self.calls.iter().filter(|call| !call.answer_injected())
     }
 
+    /// The part of the trace made in `turn` of the task's conversation: its calls, the
+    /// elicitations and sampling requests during them (their positions among those calls),
+    /// and everything listed and advertised.
+    pub fn of_turn(&self, turn: u32) -> CallTrace {
+        let kept: Vec<usize> = (self.calls.iter().enumerate())
+            .filter(|(_, call)| call.turn == Some(turn))
+            .map(|(i, _)| i + 1)
+            .collect();
+        let renumbered = |during: &Option<During>| -> Option<Option<During>> {
+            let during = during.as_ref()?;
+            let at = kept.iter().position(|&p| Some(p) == during.position)?;
+            Some(Some(During {
+                position: Some(at + 1),
+                ..during.clone()
+            }))
+        };
+        CallTrace {
+            calls: (self.calls.iter())
+                .filter(|call| call.turn == Some(turn))
+                .cloned()
+                .collect(),
+            discovery: self.discovery.clone(),
+            advertised: self.advertised.clone(),
+            elicitations: (self.elicitations.iter())
+                .filter_map(|e| {
+                    renumbered(&e.during).map(|during| RecordedElicitation {
+                        during,
+                        ..e.clone()
+                    })
+                })
+                .collect(),
+            sampling: (self.sampling.iter())
+                .filter_map(|s| {
+                    renumbered(&s.during).map(|during| RecordedSampling {
+                        during,
+                        ..s.clone()
+                    })
+                })
+                .collect(),
+        }
+    }
+
     /// The recorded calls of one server, in order.
     pub fn calls_of<'a>(&'a self, server: &'a str) -> impl Iterator<Item = &'a RecordedCall> {
         self.calls.iter().filter(move |call| call.server == server)
@@ -112,6 +154,10 @@ pub struct RecordedCall {
     /// extension), as the proxy followed it to the result the call records.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub task: Vec<TaskStatusStep>,
+    /// The turn of the task's conversation the call was made in, from 1 (absent for a task
+    /// of one turn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
 }
 
 /// One status of a task a call was answered with.
@@ -406,6 +452,7 @@ mod tests {
                 injected: None,
                 rounds: Vec::new(),
                 task: Vec::new(),
+                turn: None,
             }],
             discovery: vec![],
             advertised: BTreeMap::new(),

@@ -53,9 +53,9 @@ pub use mcp::{
     load_mcp_config_with,
 };
 pub use task::{
-    DEFAULT_STEP_TIMEOUT, Difficulty, FieldCheck, HttpBody, HttpStep, JsonType, JudgeStep, Limits,
-    ScriptSource, ScriptStep, Step, Task, TaskContext, TaskHeader, TaskStep, TaskVersion,
-    load_task, read_task_header, task_header,
+    DEFAULT_STEP_TIMEOUT, Difficulty, FieldCheck, FollowUp, HttpBody, HttpStep, JsonType,
+    JudgeStep, Limits, ScriptSource, ScriptStep, Step, Task, TaskContext, TaskHeader, TaskStep,
+    TaskVersion, load_task, read_task_header, task_header,
 };
 pub use task_set::{SchemaViolations, TaskSet, TaskSource};
 pub use variants::{Decoy, ToolOverride, Variant};

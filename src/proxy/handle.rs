@@ -76,6 +76,7 @@ impl Proxy {
             recorder: recorder.clone(),
             options,
             connections: Mutex::new(Vec::new()),
+            shared_connection: tokio::sync::Mutex::new(None),
             failures: Mutex::new(Vec::new()),
             rewrite_notes: Mutex::default(),
         });

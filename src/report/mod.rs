@@ -34,7 +34,8 @@ pub use results::{
     AppliedOverride, AssertionDetail, AssertionResult, CallHistory, CallRecord, DecoyCall,
     FailedAt, FaultNote, FlakyTask, LlmCalls, LlmTurnTime, PassCount, PhaseOutput,
     RESULTS_SCHEMA_VERSION, SchemaVersion, ServerFailureRecord, StepOutput, Surface, TaskResult,
-    TokenEstimate, ToolTokens, VariantDetails, flaky_tasks, pass_counts, run_name, wilson_interval,
+    TokenEstimate, ToolTokens, TurnRecord, VariantDetails, flaky_tasks, pass_counts, run_name,
+    wilson_interval,
 };
 pub use summary::{
     BiggestResult, FaultSummary, LlmRunCounts, Report, ReportError, SchemaSummary, ServerCoverage,

@@ -5,21 +5,28 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::agent::{AgentOutcome, AgentRun, ProxiedServer, mount_skills, write_agent_mcp_config};
-use crate::config::{Agent, AllowedTools, Eval, McpServer, Task};
+use crate::config::{Agent, AllowedTools, Eval, McpServer};
 use crate::llm_proxy::LlmApi;
 use crate::proxy::ServerFailure;
 use crate::run::llm_phase::{LlmTarget, finish_llm_proxy, start_llm_proxy};
 use crate::run::report::{LlmClient, LlmRecord, RunOptions};
 use crate::run::servers::list_allowed_tools;
 
-/// Runs the eval's agent on the task's prompt against the proxied `servers` (each with its
+/// What the agent is given in one turn of the task: the prompt, and variables on top of the
+/// run's (a conversation's turn number and earlier answers).
+pub(crate) struct TurnInput<'a> {
+    pub prompt: &'a str,
+    pub env: Vec<(String, String)>,
+}
+
+/// Runs the eval's agent on the turn's prompt against the proxied `servers` (each with its
 /// proxy's URL), its LLM calls through an LLM proxy when mcpeval knows its API: recorded
 /// into or replayed from the run's cassette. A divergence from the cassette stops the agent
 /// at once. When mcpeval lists a server's tools for the agent's allowed tools and the server
 /// fails to list them, the agent does not run and the failures go to `server_failures`.
 pub(crate) async fn run_agent(
     eval: &Eval,
-    task: &Task,
+    turn: &TurnInput<'_>,
     servers: &[(McpServer, String)],
     target: &LlmTarget<'_>,
     options: &RunOptions,
@@ -35,7 +42,7 @@ pub(crate) async fn run_agent(
         }
     };
     let Some(llm) = eval.agent.llm() else {
-        let outcome = run_agent_with(eval, task, &proxied, target, options, &[], bound).await;
+        let outcome = run_agent_with(eval, turn, &proxied, target, options, &[], bound).await;
         return (outcome, None);
     };
     let key_vars: &[&str] = match llm.api {
@@ -50,7 +57,7 @@ pub(crate) async fn run_agent(
     let diverged = started.proxy.divergence_signal();
     let env = &started.env;
     let outcome = tokio::select! {
-        outcome = run_agent_with(eval, task, &proxied, target, options, env, bound) => outcome,
+        outcome = run_agent_with(eval, turn, &proxied, target, options, env, bound) => outcome,
         () = diverged.cancelled() => AgentOutcome::failed(
             "stopped by mcpeval at its first LLM request that matches no recording (below)",
         ),
@@ -146,7 +153,7 @@ async fn proxied_servers(
 
 async fn run_agent_with(
     eval: &Eval,
-    task: &Task,
+    turn: &TurnInput<'_>,
     proxied: &[ProxiedServer],
     target: &LlmTarget<'_>,
     options: &RunOptions,
@@ -162,7 +169,11 @@ async fn run_agent_with(
             config_file.display()
         ));
     }
-    let mut env: Vec<(String, String)> = options.vars.iter().chain(llm_env).cloned().collect();
+    let mut env: Vec<(String, String)> = (options.vars.iter())
+        .chain(llm_env)
+        .chain(&turn.env)
+        .cloned()
+        .collect();
     if let Some(skills) = eval.agent.skills()
         && let Err(e) = mount_skills(work_dir, &skills.mount_path, &eval.skill_sources)
     {
@@ -182,7 +193,7 @@ async fn run_agent_with(
         env.push(("HOME".into(), home.display().to_string()));
     }
     let run = AgentRun {
-        prompt: &task.prompt,
+        prompt: turn.prompt,
         servers: proxied,
         mcp_config_file: &config_file,
         work_dir,

@@ -13,8 +13,9 @@ pub(crate) mod sampling_llm;
 pub(crate) mod secrets;
 pub(crate) mod servers;
 pub(crate) mod task;
+pub(crate) mod turns;
 pub(crate) mod variant;
 
-pub use report::{LlmClient, LlmRecord, RunOptions, RunPhase, RunReport};
+pub use report::{ConversationTurn, LlmClient, LlmRecord, RunOptions, RunPhase, RunReport};
 pub use secrets::PLACEHOLDER_KEY;
 pub use task::{DEFAULT_CLEANUP_TIMEOUT, DEFAULT_TASK_TIMEOUT, run_task};

@@ -13,9 +13,10 @@ use crate::plan::AssertionSet;
 use crate::plumbing::lock::lock;
 use crate::plumbing::process::ProcessGroupGuard;
 use crate::proxy::CallRecorder;
-use crate::run::agent_phase::run_agent;
+use crate::run::agent_phase::{TurnInput, run_agent};
 use crate::run::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy, start_llm_proxy};
 use crate::run::report::{LlmClient, RunOptions, RunPhase, RunReport};
+use crate::run::turns::converse;
 use crate::steps::{
     Phase, Span, StepContext, StepExtensions, phase_passed, prepare_extension_steps, resolve_judge,
     run_phase,
@@ -85,25 +86,20 @@ pub(crate) async fn run_main(
         work_dir: &work_dir,
         install_dir: install_dir.as_deref(),
     };
-    let agent_start = std::time::Instant::now();
-    let mut listing_failures = Vec::new();
-    let (agent, llm) = run_agent(
-        eval,
-        task,
-        servers,
-        &target,
-        options,
-        shared.deadline,
-        &mut listing_failures,
-    )
-    .await;
-    shared.report().server_failures.extend(listing_failures);
-    shared.report().agent_span = Some(Span::since(agent_start));
-    let version = version_of(eval, agent.version.clone(), &run_dir, options).await;
-    shared.report().agent_version = version;
-    let answer = agent.answer.clone();
-    shared.report().agent = Some(agent);
-    shared.report().llm.extend(llm);
+    let answer = if task.follow_ups.is_empty() {
+        let turn = TurnInput {
+            prompt: &task.prompt,
+            env: Vec::new(),
+        };
+        agent_turn(shared, eval, &turn, servers, &target, options).await
+    } else {
+        match converse(shared, eval, task, servers, recorder, &target, options).await {
+            Some(answer) => answer,
+            // A turn failed and stopped the conversation: the task's own checks are of
+            // the whole conversation, which did not happen.
+            None => return,
+        }
+    };
 
     shared.set_phase(RunPhase::Verify);
     let trace = recorder.trace();
@@ -115,6 +111,42 @@ pub(crate) async fn run_main(
     shared.set_phase(RunPhase::Assertions);
     check_assertions(shared, eval, assertion_sets, &trace);
     shared.set_phase(RunPhase::Done);
+}
+
+/// One run of the agent (a task's, or a turn of its conversation): its outcome, version and
+/// LLM calls into the report (the agent's span from its first turn on); its answer.
+pub(crate) async fn agent_turn(
+    shared: &TimedRun,
+    eval: &Eval,
+    turn: &TurnInput<'_>,
+    servers: &[(McpServer, String)],
+    target: &LlmTarget<'_>,
+    options: &RunOptions,
+) -> String {
+    let agent_start = std::time::Instant::now();
+    let mut listing_failures = Vec::new();
+    let (agent, llm) = run_agent(
+        eval,
+        turn,
+        servers,
+        target,
+        options,
+        shared.deadline,
+        &mut listing_failures,
+    )
+    .await;
+    shared.report().server_failures.extend(listing_failures);
+    let span = shared.report().agent_span.map_or_else(
+        || Span::since(agent_start),
+        |first| Span::since(first.start),
+    );
+    shared.report().agent_span = Some(span);
+    let version = version_of(eval, agent.version.clone(), target.run_dir, options).await;
+    shared.report().agent_version = version;
+    let answer = agent.answer.clone();
+    shared.report().agent = Some(agent);
+    shared.report().llm.extend(llm);
+    answer
 }
 
 /// The agent's version: its Agent file's `getVersion` or `metadata.version`, what the agent
@@ -202,7 +234,7 @@ fn check_assertions(
 
 /// What verify steps see: the trace and the answer as files and variables, the answer and
 /// the eval's judge. Also the judge's configuration error when a step needs the judge.
-fn verify_context(
+pub(super) fn verify_context(
     eval: &Eval,
     task: &Task,
     run_dir: &Path,

@@ -115,10 +115,32 @@ pub struct RunReport {
     pub variant_problems: Vec<String>,
     /// The assertions on calls not checked, because the variant gave the agent no server.
     pub skipped_assertions: Vec<String>,
+    /// The turns of the task's conversation (`spec.followUps`), in order; empty for a task
+    /// of one turn.
+    pub turns: Vec<ConversationTurn>,
     /// This run's directory (agent MCP config, trace, server logs, inline scripts).
     pub run_dir: PathBuf,
     /// The agent's working directory.
     pub work_dir: PathBuf,
+}
+
+/// One turn of a task's conversation, as it went.
+#[derive(Debug, Clone, Default)]
+pub struct ConversationTurn {
+    /// Its number, from 1 (the task's `prompt`).
+    pub turn: u32,
+    /// What the user said.
+    pub prompt: String,
+    /// The agent's answer, when the turn ran.
+    pub answer: Option<String>,
+    /// How long the agent took.
+    pub span: Option<Span>,
+    /// The calls made in it.
+    pub calls: usize,
+    /// Why it failed, each a line (its agent, its `verify` steps, its `assertions`).
+    pub failures: Vec<String>,
+    /// It did not run: an earlier turn failed and stopped the conversation.
+    pub not_run: bool,
 }
 
 /// The part of a task run that is going on (or was, when it ended).

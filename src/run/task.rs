@@ -85,6 +85,7 @@ pub async fn run_task(
         user: scripted_user(case, &task).map(Arc::new),
         model,
         sampler: sampling.as_ref().map(|llm| llm.sampler.clone()),
+        one_server: !task.follow_ups.is_empty(),
     };
     let started = start_proxies(&eval, &options, &recorder, &run_dir, &answering).await;
     let proxies = match started {
@@ -212,13 +213,15 @@ fn fault_plan(
     Ok(Some(Arc::new(FaultPlan::new(rules, seed, name))))
 }
 
-/// What the run's proxies answer in place of the server or the agent: the run's faults,
-/// its scripted user and its scripted model.
+/// What the run's proxies answer in place of the server or the agent (the run's faults,
+/// its scripted user and model), and whether the agent's sessions share one server (a
+/// conversation's turns).
 struct Answering {
     faults: Option<Arc<FaultPlan>>,
     user: Option<Arc<ScriptedUser>>,
     model: Option<Arc<ScriptedModel>>,
     sampler: Option<Arc<Sampler>>,
+    one_server: bool,
 }
 
 /// The run's scripted user: the task's `elicitation` rules, then its task sets'. `None` when
@@ -272,6 +275,7 @@ async fn start_proxies(
             user: answering.user.clone(),
             model: answering.model.clone(),
             sampler: answering.sampler.clone(),
+            one_server: answering.one_server,
             roots: url::Url::from_directory_path(agent_work_dir(run_dir))
                 .map(String::from)
                 .into_iter()

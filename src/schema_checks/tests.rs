@@ -30,6 +30,7 @@ fn call(name: &str, arguments: Value, outcome: Outcome) -> RecordedCall {
         injected: None,
         rounds: Vec::new(),
         task: Vec::new(),
+        turn: None,
     }
 }
 

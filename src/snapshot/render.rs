@@ -43,6 +43,9 @@ pub fn render_snapshot(trace: &CallTrace, dirs: &RunDirs) -> String {
             kind_name(call.kind),
             yaml_scalar(&target)
         ));
+        if let Some(turn) = call.turn {
+            out.push_str(&format!("  turn: {turn}\n"));
+        }
         if let Some(arguments) = call.arguments.as_ref().filter(|a| !is_empty(a)) {
             let arguments = canonical(normalizer.value(arguments));
             out.push_str(&format!("  arguments: {arguments}\n"));
@@ -290,11 +293,20 @@ pub fn render_call_lines(trace: &CallTrace, result_tokens: &[Option<usize>]) -> 
     if entries.is_empty() && trace.elicitations.is_empty() && trace.sampling.is_empty() {
         return "  (no calls)".to_owned();
     }
+    let mut turn = None;
     (entries.into_iter())
         .map(|entry| match entry {
             Entry::Call(i, call) => {
                 let tokens = result_tokens.get(i).copied().flatten();
-                let mut line = format!("  #{} {}", i + 1, call_line(call, tokens));
+                // A conversation's calls under a line for each turn.
+                let header = match call.turn {
+                    Some(now) if turn != Some(now) => {
+                        turn = Some(now);
+                        format!("  turn {now}:\n")
+                    }
+                    _ => String::new(),
+                };
+                let mut line = format!("{header}  #{} {}", i + 1, call_line(call, tokens));
                 for elicitation in asked_during(trace, Some(i)) {
                     line.push_str(&format!("\n       asked: {}", asked_line(elicitation)));
                 }

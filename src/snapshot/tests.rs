@@ -24,6 +24,7 @@ fn call(
         injected: None,
         rounds: Vec::new(),
         task: Vec::new(),
+        turn: None,
     }
 }
 

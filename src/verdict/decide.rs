@@ -92,6 +92,9 @@ pub struct Verdict {
     pub elicitations: Vec<String>,
     /// Sampling requests no `sampling` rule answered under `unmatched: fail`, one line each.
     pub sampling: Vec<String>,
+    /// What failed in the turns of the task's conversation (`turn 2: …`), and the turns a
+    /// failed one kept from running, one line each.
+    pub turns: Vec<String>,
 }
 
 impl Verdict {
@@ -145,6 +148,7 @@ impl Verdict {
                 .filter(|s| s.answered_by == AnsweredBy::Script)
                 .filter_map(|s| s.failure.clone())
                 .collect(),
+            turns: turn_failures(&report.turns),
         }
     }
 
@@ -164,6 +168,7 @@ impl Verdict {
             && self.variant.is_empty()
             && self.elicitations.is_empty()
             && self.sampling.is_empty()
+            && self.turns.is_empty()
     }
 
     /// The schema checks fail the run: a broken tool definition or a result that breaks its
@@ -238,6 +243,10 @@ impl Verdict {
             let first = failure.lines().next().unwrap_or_default();
             unplaced(format!("sampling: {first}"))
         }));
+        reasons.extend((self.turns.iter()).map(|failure| {
+            let first = failure.lines().next().unwrap_or_default();
+            unplaced(first.to_owned())
+        }));
         let place = reasons.first().and_then(|(_, place)| place.clone());
         (
             reasons.into_iter().map(|(reason, _)| reason).collect(),
@@ -293,4 +302,25 @@ pub(crate) fn step_failures(
             tolerated: result.continue_on_error,
         }),
     })
+}
+
+/// `turn 2: toolsUsed (spec.followUps[0]): …` for each failure of a turn, then `turn 3: not
+/// run (turn 2 failed)` for each turn a failed one kept from running.
+fn turn_failures(turns: &[crate::run::report::ConversationTurn]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut failed = None;
+    for turn in turns {
+        if turn.not_run {
+            let why = failed.map_or(String::new(), |n| format!(" (turn {n} failed)"));
+            lines.push(format!("turn {}: not run{why}", turn.turn));
+            continue;
+        }
+        if !turn.failures.is_empty() {
+            failed = Some(turn.turn);
+        }
+        (lines.extend(
+            (turn.failures.iter()).map(|failure| format!("turn {}: {failure}", turn.turn)),
+        ));
+    }
+    lines
 }

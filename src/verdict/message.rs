@@ -126,6 +126,9 @@ fn write_reasons(out: &mut String, report: &RunReport, verdict: &Verdict) {
     for failure in &verdict.sampling {
         let _ = writeln!(out, "sampling: {}", failure.replace('\n', "\n  "));
     }
+    for failure in &verdict.turns {
+        let _ = writeln!(out, "{}", failure.replace('\n', "\n  "));
+    }
 }
 
 /// What the schema checks found: broken definitions and results (always failures), and

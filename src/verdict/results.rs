@@ -13,6 +13,7 @@ use crate::run::variant;
 use crate::report::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, LlmTurnTime, PhaseOutput,
     SchemaVersion, ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate, ToolTokens,
+    TurnRecord,
 };
 use crate::run::report::LlmRecord;
 use crate::steps::{Span, StepResult, phase_passed};
@@ -120,6 +121,18 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         decoy_calls: report.decoy_calls.clone(),
         faults: report.faults.clone(),
         fault_seed: report.fault_seed,
+        turns: (report.turns.iter())
+            .map(|turn| TurnRecord {
+                turn: turn.turn,
+                prompt: turn.prompt.clone(),
+                answer: turn.answer.clone(),
+                passed: !turn.not_run && turn.failures.is_empty(),
+                not_run: turn.not_run,
+                calls: turn.calls,
+                duration_ms: turn.span.map(|span| span.duration.as_secs_f64() * 1000.0),
+                failures: turn.failures.clone(),
+            })
+            .collect(),
     }
 }
 
@@ -282,6 +295,7 @@ fn call_history(report: &RunReport) -> CallHistory {
             injected: call.injected.clone(),
             rounds: call.rounds.clone(),
             task: call.task.clone(),
+            turn: call.turn,
         };
         match call.kind {
             CallKind::Tool => history.tool_calls.push(record),

@@ -99,6 +99,7 @@ fn task(i: usize, result_bytes: usize) -> TaskResult {
             injected: None,
             rounds: Vec::new(),
             task: Vec::new(),
+            turn: None,
         })
         .collect();
     let mut assertions = BTreeMap::new();

@@ -419,6 +419,7 @@ fn argument_patterns_load_from_yaml_and_match_recorded_calls() {
         injected: None,
         rounds: Vec::new(),
         task: Vec::new(),
+        turn: None,
     };
     // `{a: 20, b: {$type: integer}}`
     assert!(a.tools_used[0].matches_call(&call("add", json!({"a": 20, "b": 22, "c": 0}))));

@@ -5,6 +5,7 @@
 mod support;
 
 mod assertion_runs;
+mod conversation;
 mod coverage;
 mod elicitation;
 mod faults;

@@ -102,9 +102,31 @@ pub struct Task {
     /// `spec.sampling` (v1alpha2 only): how the scripted model answers the servers'
     /// sampling requests in this task, before its task sets' rules.
     pub sampling: Option<SamplingScript>,
+    /// `spec.followUps` (v1alpha2 only): the turns after the first (`prompt`), in order, in
+    /// the same conversation with the same server.
+    pub follow_ups: Vec<FollowUp>,
+    /// `spec.continueOnFailure`: a failed turn does not stop the conversation.
+    pub continue_on_failure: bool,
+}
+
+/// One `spec.followUps` entry: a later turn of the task's conversation.
+#[derive(Debug, Clone)]
+pub struct FollowUp {
+    /// What the user says in this turn.
+    pub prompt: String,
+    /// Checked right after this turn: steps that see the trace so far.
+    pub verify: Vec<TaskStep>,
+    /// Checked right after this turn, over this turn's calls.
+    pub assertions: crate::config::Assertions,
 }
 
 impl Task {
+    /// The prompts of the conversation's turns, from the first (`prompt`).
+    pub fn turn_prompts(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.prompt.as_str())
+            .chain(self.follow_ups.iter().map(|turn| turn.prompt.as_str()))
+    }
+
     /// The directory scripts run in and relative paths resolve against.
     pub fn dir(&self) -> &Path {
         crate::config::files::check::dir_of(&self.path)

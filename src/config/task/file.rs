@@ -7,11 +7,12 @@ use std::path::Path;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::definition::{Difficulty, Limits, RawLimits, Task, TaskContext, TaskVersion};
+use super::definition::{Difficulty, FollowUp, Limits, RawLimits, Task, TaskContext, TaskVersion};
 use super::elicitation::{RawElicitation, elicitation_script};
 use super::faults::{RawFaultRule, fault_rules};
 use super::sampling::{RawSampling, sampling_script};
 use super::steps::{RawJudge, RawScript, RawStepEntry, Step, TaskStep};
+use crate::config::assertions::block::RawAssertions;
 use crate::config::extensions::{RawRequirement, validate_requires};
 use crate::config::files::check::Checker;
 use crate::config::files::error::{ConfigErrors, did_you_mean};
@@ -68,7 +69,7 @@ struct RawTaskV2 {
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct RawSpecV2 {
     #[serde(default)]
     requires: Vec<RawRequirement>,
@@ -84,6 +85,20 @@ struct RawSpecV2 {
     faults: Vec<RawFaultRule>,
     elicitation: Option<RawElicitation>,
     sampling: Option<RawSampling>,
+    #[serde(default)]
+    follow_ups: Vec<RawFollowUp>,
+    #[serde(default)]
+    continue_on_failure: bool,
+}
+
+/// One `spec.followUps` entry as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFollowUp {
+    prompt: Option<RawPrompt>,
+    #[serde(default)]
+    verify: Vec<RawStepEntry>,
+    assertions: Option<RawAssertions>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -193,7 +208,12 @@ fn load_v2(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
                 let step_path = format!("spec.{name}[{i}]");
                 let step = step.validate(&mut check, &step_path, &aliases)?;
                 if let Step::LlmJudge(_) = step.step {
-                    if name != "verify" {
+                    if name.starts_with("followUps") {
+                        check.error(
+                            format!("{step_path}.llmJudge"),
+                            "an llmJudge step is checked with the whole conversation: put it in spec.verify",
+                        );
+                    } else if name != "verify" {
                         check.error(
                             format!("{step_path}.llmJudge"),
                             "an llmJudge step belongs in `verify` only",
@@ -209,8 +229,30 @@ fn load_v2(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
     let setup = phase("setup", spec.setup);
     let verify = phase("verify", spec.verify);
     let cleanup = phase("cleanup", spec.cleanup);
+    // Each later turn's steps first (`phase` holds the checker), then the rest of it.
+    let follow_ups: Vec<(RawFollowUp, Vec<TaskStep>)> = (spec.follow_ups.into_iter().enumerate())
+        .map(|(i, mut turn)| {
+            let steps = std::mem::take(&mut turn.verify);
+            (turn, phase(&format!("followUps[{i}].verify"), steps))
+        })
+        .collect();
     let servers: Option<Vec<&str>> =
         (context.servers.as_ref()).map(|names| names.iter().map(String::as_str).collect());
+    let follow_ups = (follow_ups.into_iter().enumerate())
+        .map(|(i, (turn, verify))| {
+            let key = format!("spec.followUps[{i}]");
+            FollowUp {
+                prompt: read_prompt(&mut check, &format!("{key}.prompt"), turn.prompt)
+                    .unwrap_or_default(),
+                verify,
+                assertions: (turn.assertions.unwrap_or_default()).validate(
+                    &mut check,
+                    &format!("{key}.assertions"),
+                    servers.as_deref(),
+                ),
+            }
+        })
+        .collect();
     let faults = fault_rules(&mut check, "spec.faults", spec.faults, servers.as_deref());
     let elicitation = elicitation_script(
         &mut check,
@@ -233,6 +275,8 @@ fn load_v2(path: &Path, context: TaskContext) -> Result<Task, ConfigErrors> {
         faults,
         elicitation,
         sampling,
+        follow_ups,
+        continue_on_failure: spec.continue_on_failure,
         ..meta.into_task(path, TaskVersion::V1Alpha2, limits)
     })
 }
@@ -268,6 +312,8 @@ impl TaskMetadata {
             faults: Vec::new(),
             elicitation: None,
             sampling: None,
+            follow_ups: Vec::new(),
+            continue_on_failure: false,
         }
     }
 }

@@ -14,7 +14,7 @@ mod raw_step;
 pub(crate) mod sampling;
 pub(crate) mod steps;
 
-pub use definition::{Difficulty, Limits, Task, TaskContext, TaskVersion};
+pub use definition::{Difficulty, FollowUp, Limits, Task, TaskContext, TaskVersion};
 pub use file::load_task;
 pub use header::{TaskHeader, read_task_header, task_header};
 pub use http_step::{FieldCheck, HttpBody, HttpStep, JsonType};

@@ -59,6 +59,18 @@ impl ServerHandler for AgentSession {
     ) -> Result<InitializeResult, McpError> {
         context.peer.set_peer_info(request.clone());
         let shared = &self.shared;
+        // A conversation's later sessions take over the server of the first.
+        let mut one = match shared.options.one_server {
+            true => Some(shared.shared_connection.lock().await),
+            false => None,
+        };
+        if let Some(connection) = one.as_deref().and_then(Option::as_ref) {
+            connection.rebind(context.peer.clone());
+            let connection = connection.clone();
+            let init = connection.agent_init();
+            let _ = self.upstream.set(connection);
+            return Ok(init);
+        }
         let connection = self
             .upstream
             .get_or_try_init(|| async {
@@ -89,6 +101,9 @@ impl ServerHandler for AgentSession {
         match connection {
             Ok(connection) => {
                 shared.register(connection.clone());
+                if let Some(one) = one.as_deref_mut() {
+                    *one = Some(connection.clone());
+                }
                 Ok(connection.agent_init())
             }
             Err(error) => {

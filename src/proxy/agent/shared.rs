@@ -16,6 +16,8 @@ pub(crate) struct ProxyState {
     pub(crate) recorder: CallRecorder,
     pub(crate) options: ProxyOptions,
     pub(crate) connections: Mutex<Vec<Arc<Connection>>>,
+    /// With `options.one_server`: the connection every agent session uses, once made.
+    pub(crate) shared_connection: tokio::sync::Mutex<Option<Arc<Connection>>>,
     /// Failed handshakes (the failures of live connections are the connections').
     pub(crate) failures: Mutex<Vec<ServerFailure>>,
     /// What the rewrite of the server's tools did (`options.tools`).

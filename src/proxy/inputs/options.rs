@@ -29,6 +29,10 @@ pub struct ProxyOptions {
     /// The judge model that answers sampling requests whose rule says `llm: judge`
     /// (default: none; such a rule's request fails).
     pub sampler: Option<Arc<Sampler>>,
+    /// One server for all the agent's sessions (a conversation's turns): the first
+    /// session's connection is taken over by every later one, so the server keeps its
+    /// state (default: each session its own).
+    pub one_server: bool,
     /// The protocol version spoken to the server (a variant's `protocolVersion`), whatever
     /// the agent asks for; a version without an `initialize` handshake (2026-07-28) is
     /// reached with `server/discover` (default: the agent's own).
@@ -47,6 +51,7 @@ impl Default for ProxyOptions {
             user: None,
             model: None,
             sampler: None,
+            one_server: false,
             protocol_version: None,
             roots: Vec::new(),
         }

@@ -41,6 +41,8 @@ struct RecorderState {
     rounds: Vec<(u64, InputRound)>,
     /// The statuses of tasks calls were answered with, each with the place of its call.
     task_steps: Vec<(u64, TaskStatusStep)>,
+    /// The turn of the conversation calls are made in now, once a conversation began.
+    turn: Option<u32>,
 }
 
 impl Default for CallRecorder {
@@ -155,8 +157,14 @@ impl CallRecorder {
                 injected: None,
                 rounds: Vec::new(),
                 task: Vec::new(),
+                turn: self.lock().turn,
             }),
         }
+    }
+
+    /// Stamps every call received from now on with `turn` of the task's conversation.
+    pub fn set_turn(&self, turn: u32) {
+        self.lock().turn = Some(turn);
     }
 
     /// The place and start offset of something received now (an elicitation), to pass to

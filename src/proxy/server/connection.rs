@@ -26,6 +26,7 @@ use super::asking::{Answer, Asking};
 use super::routes::Routes;
 use super::tasks::TasksInFlight;
 use super::versions::agent_version;
+use crate::plumbing::lock::lock;
 use crate::proxy::inputs::Upstream;
 use crate::proxy::record::{CANCELLED_CODE, ProxyError, ServerFailures, stderr_tail};
 use crate::proxy::transport::{ServerProcess, StdioTransport, http_transport, spawn_stdio};
@@ -44,6 +45,8 @@ pub(crate) struct Connection {
     pub(crate) failures: Arc<ServerFailures>,
     /// What answers the server's questions (also in input rounds) and records them.
     pub(crate) asking: Asking,
+    /// The agent session the server's own messages go to.
+    agent: AgentPeer,
     /// The tasks followed for the agent, ended when the run ends.
     pub(crate) tasks: TasksInFlight,
     running: tokio::sync::Mutex<Option<RunningService<RoleClient, Relay>>>,
@@ -57,6 +60,12 @@ impl Connection {
         let mut init = self.init.clone();
         init.protocol_version = self.agent_version.clone();
         init
+    }
+
+    /// Sends what the server sends on its own to `agent` from now on: a later agent session
+    /// of a conversation taking over the server the earlier ones talked to.
+    pub(crate) fn rebind(&self, agent: Peer<RoleServer>) {
+        *lock(&self.agent.0) = agent;
     }
 
     /// The process group of a stdio server, while it runs.
@@ -130,9 +139,10 @@ pub(crate) async fn connect(
     if asking.answers_roots() {
         agent_info.capabilities.roots = Some(RootsCapabilities::default());
     }
+    let agent = AgentPeer(Arc::new(std::sync::Mutex::new(agent)));
     let relay = Relay {
         agent_info,
-        agent,
+        agent: agent.clone(),
         routes: routes.clone(),
         asking: asking.clone(),
     };
@@ -218,6 +228,7 @@ pub(crate) async fn connect(
         routes,
         failures,
         asking,
+        agent,
         tasks: TasksInFlight::default(),
         running: tokio::sync::Mutex::new(Some(running)),
         process,
@@ -285,11 +296,22 @@ fn header_map(
     Ok(map)
 }
 
+/// The agent session a connection relays the server's own messages to; a later session of
+/// the same conversation takes it over ([`Connection::rebind`]).
+#[derive(Clone)]
+struct AgentPeer(Arc<std::sync::Mutex<Peer<RoleServer>>>);
+
+impl AgentPeer {
+    fn current(&self) -> Peer<RoleServer> {
+        lock(&self.0).clone()
+    }
+}
+
 /// The rmcp client service: presents the agent's identity to the server and relays the
 /// server's own messages to the agent (an elicitation the scripted user answers stays here).
 pub(crate) struct Relay {
     agent_info: ClientInfo,
-    agent: Peer<RoleServer>,
+    agent: AgentPeer,
     routes: Arc<Routes>,
     asking: Asking,
 }
@@ -375,7 +397,7 @@ impl Relay {
     ) -> Result<ClientResult, McpError> {
         // Sent from a task of its own: inside this handler rmcp would stamp the request
         // with the *server's* request id as its origin (a task-local), overriding ours.
-        let agent = self.agent.clone();
+        let agent = self.agent.current();
         let handle = tokio::spawn(async move {
             agent
                 .send_request_with_option(request, PeerRequestOptions::no_options())
@@ -392,7 +414,7 @@ impl Relay {
                         Some(agent_id),
                         Some("cancelled by the server".into()),
                     ));
-                let _ = self.agent.send_notification(cancel.into()).await;
+                let _ = self.agent.current().send_notification(cancel.into()).await;
                 Err(McpError::new(ErrorCode(CANCELLED_CODE), "cancelled", None))
             }
         }
@@ -418,7 +440,7 @@ impl Relay {
             other => other,
         };
         // The agent may be gone already; nothing to do then.
-        let _ = self.agent.send_notification(notification).await;
+        let _ = self.agent.current().send_notification(notification).await;
         Ok(())
     }
 }

@@ -38,6 +38,7 @@ fn with_results(tokens: &[usize]) -> Report {
         injected: None,
         rounds: Vec::new(),
         task: Vec::new(),
+        turn: None,
     };
     let result = TaskResult {
         call_history: CallHistory {

@@ -135,6 +135,7 @@ mod tests {
             injected,
             rounds: Vec::new(),
             task: Vec::new(),
+            turn: None,
         };
         let fault = Injected {
             fault: FaultKind::ToolError,

@@ -22,6 +22,7 @@ fn a_servers_elicitation_follows_the_call_it_came_during() {
         injected: None,
         rounds: Vec::new(),
         task: Vec::new(),
+        turn: None,
     };
     let asked = |position: Option<usize>, failure: Option<&str>| RecordedElicitation {
         server: "files".into(),

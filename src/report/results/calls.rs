@@ -60,6 +60,10 @@ pub struct CallRecord {
     /// it to the result recorded here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub task: Vec<crate::trace::TaskStatusStep>,
+    /// The turn of the task's conversation it was made in, from 1 (absent for a task of one
+    /// turn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
 }
 
 /// What one LLM proxy of a run did with its cassette.

@@ -15,7 +15,7 @@ pub use flaky::{FlakyTask, PassCount, flaky_tasks, pass_counts, wilson_interval}
 pub use result::{
     AssertionDetail, AssertionResult, FailedAt, FaultNote, PhaseOutput, RESULTS_SCHEMA_VERSION,
     SchemaVersion, ServerFailureRecord, StepOutput, TaskResult, TokenEstimate, ToolTokens,
-    run_name,
+    TurnRecord, run_name,
 };
 pub use surface::Surface;
 pub use variant_details::{AppliedOverride, DecoyCall, VariantDetails};

@@ -171,6 +171,10 @@ pub struct TaskResult {
     /// rules).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault_seed: Option<u64>,
+    /// The turns of the task's conversation (`spec.followUps`), in order; absent for a task
+    /// of one turn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<TurnRecord>,
     /// The nextest run (`NEXTEST_RUN_ID`) whose test made this result, under nextest: the
     /// results of one run make its HTML report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -374,4 +378,30 @@ impl FaultNote {
         };
         format!("{}: {} on {}, {did}", self.rule, self.fault, self.target)
     }
+}
+
+/// One turn of a task's conversation in a results file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnRecord {
+    /// Its number, from 1 (the task's `prompt`).
+    pub turn: u32,
+    /// What the user said.
+    pub prompt: String,
+    /// The agent's answer (absent when the turn did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// Whether the turn passed its own checks (its agent, `verify` and `assertions`).
+    pub passed: bool,
+    /// It did not run: an earlier turn failed and stopped the conversation.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_run: bool,
+    /// The calls made in it (`callHistory` entries whose `turn` is this one).
+    pub calls: usize,
+    /// How long the agent took, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
+    /// Why it failed, one line each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<String>,
 }

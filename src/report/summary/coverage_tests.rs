@@ -17,6 +17,7 @@ fn result(test: &str, surface: Surface, tools: &[&str], reads: &[&str]) -> TaskR
         injected: None,
         rounds: Vec::new(),
         task: Vec::new(),
+        turn: None,
     };
     TaskResult {
         test_name: test.into(),

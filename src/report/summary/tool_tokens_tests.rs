@@ -19,6 +19,7 @@ fn tool_call(position: usize, name: &str, tokens: Option<usize>) -> CallRecord {
         injected: None,
         rounds: Vec::new(),
         task: Vec::new(),
+        turn: None,
     }
 }
 

@@ -1,0 +1,203 @@
+//! Conversations (`spec.followUps`), as their authors test them: `mcpeval check` runs
+//! tests/fixtures/conversation (a stateful server of ours that would lose its deployments if
+//! restarted) through the script agent. The same server answers every turn; each later turn
+//! is checked right after it on its own calls; a failed turn stops the conversation unless
+//! `continueOnFailure`; a fault's `call` counts through the whole conversation; a file agent
+//! gets its turn and the earlier answers in its variables.
+
+use crate::support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use support::cli::{failure_of, mcpeval, result_file, text};
+use support::results_schema::violations;
+
+fn result(output: &Path, stem: &str) -> Value {
+    let result = result_file(output, stem);
+    let problems = violations(&result);
+    assert!(problems.is_empty(), "{problems:#?}\n{result:#}");
+    result
+}
+
+/// Each tool call's name, turn and answer.
+fn calls(result: &Value) -> Vec<(String, u64, String)> {
+    (result["callHistory"]["toolCalls"]
+        .as_array()
+        .unwrap()
+        .iter())
+    .map(|call| {
+        (
+            call["name"].as_str().unwrap().to_owned(),
+            call["turn"].as_u64().unwrap_or(0),
+            call["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        )
+    })
+    .collect()
+}
+
+#[test]
+fn a_three_turn_conversation_keeps_its_server_and_checks_each_turn() {
+    let output = tempfile::tempdir().unwrap();
+    let out = mcpeval(
+        &["check", "tests/fixtures/conversation/eval.yaml"],
+        Some(output.path()),
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(101), "{stdout}");
+    assert!(
+        stdout.contains("test result: FAILED. 2 passed; 2 failed;"),
+        "{stdout}"
+    );
+
+    // Create, scale, undo: one server process for the three turns (its call count goes on
+    // and the undo finds the scale of turn 2), each turn's checks and the task set's
+    // callOrder over the whole conversation held.
+    let deploy = result(output.path(), "conversation__deploy");
+    assert_eq!(deploy["taskPassed"], true, "{deploy:#}");
+    let owned = |name: &str, turn: u64, text: &str| (name.to_owned(), turn, text.to_owned());
+    assert_eq!(
+        calls(&deploy),
+        [
+            owned("create", 1, "created web with 1 replica (call 1)"),
+            owned("scale", 2, "scaled web to 3 replicas (call 2)"),
+            owned("undo", 3, "undone: web=1 (call 3)"),
+            owned("status", 3, "web: 1 replicas (call 4)"),
+        ]
+    );
+    let log = output
+        .path()
+        .join("runs/conversation__deploy/deploy.stderr.log");
+    let log = std::fs::read_to_string(log).unwrap();
+    assert_eq!(log.matches("started").count(), 1, "{log}");
+    let turns = deploy["turns"].as_array().unwrap();
+    let summary: Vec<(u64, &str, bool, u64)> = (turns.iter())
+        .map(|turn| {
+            (
+                turn["turn"].as_u64().unwrap(),
+                turn["answer"].as_str().unwrap(),
+                turn["passed"].as_bool().unwrap(),
+                turn["calls"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (1, "Created web.", true, 1),
+            (2, "Scaled web to 3.", true, 1),
+            (3, "Back to 1 replica.", true, 2)
+        ]
+    );
+
+    // A turn that fails its own assertion stops the conversation; the failure names the
+    // turn and the call trace shows the calls by turn.
+    let broken = failure_of(&stdout, "conversation::broken");
+    assert!(
+        broken.contains("turn 2: toolsUsed (spec.followUps[0]): expected a tool call matching each of: deploy/scale; actual none of them; tool calls made: deploy/status"),
+        "{broken}"
+    );
+    assert!(
+        broken.contains("turn 3: not run (turn 2 failed)"),
+        "{broken}"
+    );
+    assert!(
+        broken.contains("call trace:\n  turn 1:\n  #1 tool deploy/create"),
+        "{broken}"
+    );
+    let stopped = result(output.path(), "conversation__broken");
+    assert_eq!(stopped["turns"][2]["notRun"], true, "{stopped:#}");
+    assert_eq!(calls(&stopped).len(), 2);
+
+    // `continueOnFailure: true`: turn 3 runs after the failed turn 2; the run still fails.
+    let carried = result(output.path(), "conversation__carry-on");
+    assert_eq!(carried["taskPassed"], false);
+    assert_eq!(
+        calls(&carried).last().unwrap(),
+        &owned("undo", 3, "undone: nothing left (call 3)")
+    );
+    assert_eq!(carried["turns"][1]["passed"], false);
+    assert_eq!(carried["turns"][2]["passed"], true);
+
+    // A fault's `call: 2` counts through the conversation: the second `status` is turn 2's.
+    let faulted = result(output.path(), "conversation__faulted");
+    let injected: Vec<(u64, bool)> = (faulted["callHistory"]["toolCalls"].as_array())
+        .unwrap()
+        .iter()
+        .map(|call| {
+            (
+                call["turn"].as_u64().unwrap(),
+                call.get("injected").is_some(),
+            )
+        })
+        .collect();
+    assert_eq!(injected, [(1, false), (1, false), (2, true), (2, false)]);
+}
+
+#[test]
+fn a_file_agent_gets_its_turn_and_the_earlier_answers() {
+    let output = tempfile::tempdir().unwrap();
+    let out = mcpeval(
+        &["check", "tests/fixtures/conversation/echo/eval.yaml"],
+        Some(output.path()),
+    );
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    let remember = result(output.path(), "echo__remember");
+    let answers: Vec<&str> = (remember["turns"].as_array().unwrap().iter())
+        .map(|turn| turn["answer"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            "first: turn 1 of 3 after []",
+            r#"second: turn 2 of 3 after ["first: turn 1 of 3 after []"]"#,
+            r#"third: turn 3 of 3 after ["first: turn 1 of 3 after []","second: turn 2 of 3 after [\"first: turn 1 of 3 after []\"]"]"#,
+        ]
+    );
+}
+
+#[test]
+fn bad_follow_ups_are_load_errors_at_their_key_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conversation");
+    for file in ["agent.yaml", "mcp.yaml", "server.py"] {
+        std::fs::copy(fixture.join(file), dir.path().join(file)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("eval.yaml"),
+        "kind: Eval\nmetadata: {name: bad}\nconfig:\n  agent: {type: file, path: agent.yaml}\n  \
+         mcpConfigFile: mcp.yaml\n  taskSets:\n    - path: task.yaml\n",
+    )
+    .unwrap();
+    let validate = |spec: &str| {
+        let task = format!(
+            "kind: Task\napiVersion: mcpchecker/v1alpha2\nmetadata: {{name: bad}}\nspec:\n  \
+             prompt: {{inline: hi}}\n{spec}"
+        );
+        std::fs::write(dir.path().join("task.yaml"), task).unwrap();
+        let eval = dir.path().join("eval.yaml");
+        let out = mcpeval(&["validate", eval.to_str().unwrap()], None);
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(!out.status.success(), "{all}");
+        all
+    };
+    let all = validate("  continueOnFailure: sometimes\n")
+        + &validate("  followUps:\n    - prompt: {inline: again}\n      asserts: {}\n")
+        + &validate(
+            "  followUps:\n    - {}\n    - prompt: {inline: judge}\n      verify:\n        \
+             - llmJudge: {contains: x}\n      assertions:\n        toolsUsed:\n          \
+             - {server: deploi, tool: create}\n",
+        );
+    for expected in [
+        "spec.continueOnFailure: invalid boolean",
+        "spec.followUps[0].asserts",
+        "spec.followUps[0].prompt: the task has no prompt",
+        "spec.followUps[1].verify[0].llmJudge: an llmJudge step is checked with the whole conversation: put it in spec.verify",
+        "spec.followUps[1].assertions.toolsUsed[0].server: unknown MCP server `deploi`; did you mean deploy?",
+    ] {
+        assert!(all.contains(expected), "lacks {expected:?}:\n{all}");
+    }
+}
