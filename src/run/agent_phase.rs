@@ -8,7 +8,7 @@ use crate::agent::{AgentOutcome, AgentRun, ProxiedServer, mount_skills, write_ag
 use crate::config::{Agent, AllowedTools, Eval, McpServer};
 use crate::llm_proxy::LlmApi;
 use crate::proxy::ServerFailure;
-use crate::run::llm_phase::{LlmTarget, finish_llm_proxy, start_llm_proxy};
+use crate::run::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy, start_llm_proxy};
 use crate::run::report::{LlmClient, LlmRecord, RunOptions};
 use crate::run::servers::list_allowed_tools;
 
@@ -33,37 +33,94 @@ pub(crate) async fn run_agent(
     deadline: Instant,
     server_failures: &mut Vec<ServerFailure>,
 ) -> (AgentOutcome, Option<LlmRecord>) {
-    let bound = agent_bound(&eval.agent, deadline);
-    let proxied = match proxied_servers(eval, servers, options, target.run_dir).await {
-        Ok(proxied) => proxied,
-        Err((reason, failures)) => {
-            server_failures.extend(failures);
-            return (AgentOutcome::failed(reason), None);
-        }
+    let started = match start_agent_llm(eval, target, options) {
+        Ok(started) => started,
+        Err(error) => return (AgentOutcome::failed(error), None),
     };
+    let agent = AgentSide {
+        servers,
+        target,
+        options,
+        deadline,
+        llm: started.as_ref(),
+    };
+    let outcome = run_agent_on(eval, turn, &agent, server_failures).await;
+    match started {
+        Some(started) => {
+            let (outcome, record) = finish_agent_llm(eval, outcome, started).await;
+            (outcome, Some(record))
+        }
+        None => (outcome, None),
+    }
+}
+
+/// Where the agent runs: the proxied servers, the run's directories and cassette, its
+/// options, the task's deadline, and the LLM proxy in front of its API (when mcpeval knows
+/// it), which a conversation's turns share.
+pub(crate) struct AgentSide<'a> {
+    pub servers: &'a [(McpServer, String)],
+    pub target: &'a LlmTarget<'a>,
+    pub options: &'a RunOptions,
+    pub deadline: Instant,
+    pub llm: Option<&'a StartedProxy>,
+}
+
+/// The LLM proxy in front of the agent's API, when mcpeval knows it (`None` otherwise): its
+/// calls recorded into or replayed from the run's cassette.
+pub(crate) fn start_agent_llm(
+    eval: &Eval,
+    target: &LlmTarget<'_>,
+    options: &RunOptions,
+) -> Result<Option<StartedProxy>, String> {
     let Some(llm) = eval.agent.llm() else {
-        let outcome = run_agent_with(eval, turn, &proxied, target, options, &[], bound).await;
-        return (outcome, None);
+        return Ok(None);
     };
     let key_vars: &[&str] = match llm.api {
         LlmApi::Anthropic => &["ANTHROPIC_API_KEY"],
         LlmApi::OpenAiChat | LlmApi::OpenAiResponses => &["OPENAI_API_KEY", "MODEL_KEY"],
         LlmApi::Gemini => &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
     };
-    let started = match start_llm_proxy(LlmClient::Agent, eval, &llm, key_vars, target, options) {
-        Ok(started) => started,
-        Err(error) => return (AgentOutcome::failed(error), None),
+    start_llm_proxy(LlmClient::Agent, eval, &llm, key_vars, target, options).map(Some)
+}
+
+/// The agent's LLM proxy finished: what it did, and the agent's outcome with it.
+pub(crate) async fn finish_agent_llm(
+    eval: &Eval,
+    outcome: AgentOutcome,
+    started: StartedProxy,
+) -> (AgentOutcome, LlmRecord) {
+    let record = finish_llm_proxy(LlmClient::Agent, started).await;
+    (with_llm_side(outcome, &eval.agent, &record), record)
+}
+
+/// One run of the agent on `turn` (through `agent.llm`, when it has one; its first request
+/// that matches no recording stops it).
+pub(crate) async fn run_agent_on(
+    eval: &Eval,
+    turn: &TurnInput<'_>,
+    agent: &AgentSide<'_>,
+    server_failures: &mut Vec<ServerFailure>,
+) -> AgentOutcome {
+    let (target, options) = (agent.target, agent.options);
+    let bound = agent_bound(&eval.agent, agent.deadline);
+    let proxied = match proxied_servers(eval, agent.servers, options, target.run_dir).await {
+        Ok(proxied) => proxied,
+        Err((reason, failures)) => {
+            server_failures.extend(failures);
+            return AgentOutcome::failed(reason);
+        }
+    };
+    let Some(started) = agent.llm else {
+        return run_agent_with(eval, turn, &proxied, target, options, &[], bound).await;
     };
     let diverged = started.proxy.divergence_signal();
     let env = &started.env;
-    let outcome = tokio::select! {
+    tokio::select! {
         outcome = run_agent_with(eval, turn, &proxied, target, options, env, bound) => outcome,
         () = diverged.cancelled() => AgentOutcome::failed(
             "stopped by mcpeval at its first LLM request that matches no recording (below)",
         ),
-    };
-    let record = finish_llm_proxy(LlmClient::Agent, started).await;
-    (with_llm_side(outcome, &eval.agent, &record), Some(record))
+    }
 }
 
 /// Time an ACP agent keeps before the task timeout: to be cancelled (`session/cancel`) and

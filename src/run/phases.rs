@@ -13,7 +13,7 @@ use crate::plan::AssertionSet;
 use crate::plumbing::lock::lock;
 use crate::plumbing::process::ProcessGroupGuard;
 use crate::proxy::CallRecorder;
-use crate::run::agent_phase::{TurnInput, run_agent};
+use crate::run::agent_phase::{AgentSide, TurnInput, run_agent, run_agent_on};
 use crate::run::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy, start_llm_proxy};
 use crate::run::report::{LlmClient, RunOptions, RunPhase, RunReport};
 use crate::run::turns::converse;
@@ -91,7 +91,7 @@ pub(crate) async fn run_main(
             prompt: &task.prompt,
             env: Vec::new(),
         };
-        agent_turn(shared, eval, &turn, servers, &target, options).await
+        agent_turn(shared, eval, &turn, (servers, &target, options), None).await
     } else {
         match converse(shared, eval, task, servers, recorder, &target, options).await {
             Some(answer) => answer,
@@ -113,28 +113,46 @@ pub(crate) async fn run_main(
     shared.set_phase(RunPhase::Done);
 }
 
-/// One run of the agent (a task's, or a turn of its conversation): its outcome, version and
-/// LLM calls into the report (the agent's span from its first turn on); its answer.
+/// One run of the agent (a task's, or a turn of its conversation, through the
+/// conversation's LLM proxy `llm`): its outcome, version and LLM calls into the report (the
+/// agent's span from its first turn on); its answer.
 pub(crate) async fn agent_turn(
     shared: &TimedRun,
     eval: &Eval,
     turn: &TurnInput<'_>,
-    servers: &[(McpServer, String)],
-    target: &LlmTarget<'_>,
-    options: &RunOptions,
+    (servers, target, options): (&[(McpServer, String)], &LlmTarget<'_>, &RunOptions),
+    llm: Option<&StartedProxy>,
 ) -> String {
     let agent_start = std::time::Instant::now();
     let mut listing_failures = Vec::new();
-    let (agent, llm) = run_agent(
-        eval,
-        turn,
-        servers,
-        target,
-        options,
-        shared.deadline,
-        &mut listing_failures,
-    )
-    .await;
+    let (agent, llm) = match llm {
+        None => {
+            let failures = &mut listing_failures;
+            run_agent(
+                eval,
+                turn,
+                servers,
+                target,
+                options,
+                shared.deadline,
+                failures,
+            )
+            .await
+        }
+        Some(started) => {
+            let side = AgentSide {
+                servers,
+                target,
+                options,
+                deadline: shared.deadline,
+                llm: Some(started),
+            };
+            (
+                run_agent_on(eval, turn, &side, &mut listing_failures).await,
+                None,
+            )
+        }
+    };
     shared.report().server_failures.extend(listing_failures);
     let span = shared.report().agent_span.map_or_else(
         || Span::since(agent_start),

@@ -7,20 +7,22 @@
 //! An agent continues its conversation the way it offers: an Agent file's command (the
 //! script agent, a file agent) is run again with the next prompt and the turn number and
 //! earlier answers in its variables (`MCPEVAL_TURN`, `MCPEVAL_TURNS`,
-//! `MCPEVAL_PREVIOUS_ANSWERS`). The other agents cannot continue through mcpeval yet: their
-//! second turn fails naming the agent, never silently starting over.
+//! `MCPEVAL_PREVIOUS_ANSWERS`); the llm-agent continues its messages (kept in the run's
+//! directory). One LLM proxy serves every turn, so the conversation records into one
+//! cassette. The other agents cannot continue through mcpeval yet: their second turn fails
+//! naming the agent, never silently starting over.
 
 use std::sync::Arc;
 
 use serde_json::json;
 
 use crate::assert::check;
-use crate::config::{Agent, Eval, FollowUp, McpServer, Task};
+use crate::config::{Agent, Eval, FollowUp, KindId, McpServer, Task};
 use crate::proxy::CallRecorder;
-use crate::run::agent_phase::TurnInput;
-use crate::run::llm_phase::LlmTarget;
+use crate::run::agent_phase::{TurnInput, finish_agent_llm, start_agent_llm};
+use crate::run::llm_phase::{LlmTarget, finish_llm_proxy};
 use crate::run::phases::{TimedRun, agent_turn, verify_context};
-use crate::run::report::{ConversationTurn, RunOptions};
+use crate::run::report::{ConversationTurn, LlmClient, RunOptions};
 use crate::steps::{Ended, Phase, Span, run_phase};
 use crate::trace::CallTrace;
 
@@ -38,6 +40,14 @@ pub(crate) async fn converse(
     let count = task.follow_ups.len() + 1;
     let mut answers: Vec<String> = Vec::new();
     let mut stopped = false;
+    // One LLM proxy for the whole conversation: one cassette, its turns in order.
+    let llm = match start_agent_llm(eval, target, options) {
+        Ok(llm) => llm,
+        Err(error) => {
+            shared.report().errors.push(error);
+            return None;
+        }
+    };
     for (index, prompt) in task.turn_prompts().enumerate() {
         let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
         let mut turn = ConversationTurn {
@@ -66,7 +76,8 @@ pub(crate) async fn converse(
                 ],
             };
             let start = std::time::Instant::now();
-            let answer = agent_turn(shared, eval, &input, servers, target, options).await;
+            let side = (servers, target, options);
+            let answer = agent_turn(shared, eval, &input, side, llm.as_ref()).await;
             turn.span = Some(Span::since(start));
             let ended = (shared.report().agent.as_ref()).map(|agent| agent.ended.clone());
             if let Some(Ended::Failed(reason)) = ended {
@@ -87,6 +98,18 @@ pub(crate) async fn converse(
         stopped = !turn.failures.is_empty() && !task.continue_on_failure;
         shared.report().turns.push(turn);
     }
+    if let Some(started) = llm {
+        let outcome = shared.report().agent.take();
+        let record = match outcome {
+            Some(outcome) => {
+                let (outcome, record) = finish_agent_llm(eval, outcome, started).await;
+                shared.report().agent = Some(outcome);
+                record
+            }
+            None => finish_llm_proxy(LlmClient::Agent, started).await,
+        };
+        shared.report().llm.push(record);
+    }
     // The last agent run is the report's agent: its failure is the agent's; an earlier
     // turn's stays the turn's.
     if let Some(last) = (shared.report().turns.iter_mut()).rfind(|turn| turn.answer.is_some()) {
@@ -103,12 +126,12 @@ fn cannot_continue(agent: &Agent, number: u32) -> Option<String> {
         return None;
     }
     let why = match agent {
-        Agent::Command(_) if agent.llm().is_none() => return None,
-        Agent::Command(_) => "its model calls would need one cassette for the conversation",
+        Agent::Command(_) => return None,
+        Agent::Builtin(builtin) if builtin.kind == KindId::LlmAgent => return None,
         Agent::Builtin(_) | Agent::Acp(_) => "mcpeval does not continue its session yet",
     };
     Some(format!(
-        "agent: {} cannot continue a conversation (turn {number}): {why}; an Agent file's command (the script agent, a file agent) can",
+        "agent: {} cannot continue a conversation (turn {number}): {why}; the llm-agent and an Agent file's command (the script agent, a file agent) can",
         agent.name()
     ))
 }
@@ -167,7 +190,7 @@ async fn check_turn(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{BuiltinAgent, KindId};
+    use crate::config::BuiltinAgent;
 
     #[test]
     fn only_an_agent_file_s_command_takes_a_second_turn_and_the_others_are_named() {

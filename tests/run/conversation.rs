@@ -201,3 +201,120 @@ fn bad_follow_ups_are_load_errors_at_their_key_paths() {
         assert!(all.contains(expected), "lacks {expected:?}:\n{all}");
     }
 }
+
+/// A copy of the llm-agent conversation eval (tests/fixtures/conversation/llm) with the
+/// server, in a fresh directory: its cassette is written there.
+fn llm_eval_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conversation");
+    for (from, to) in [
+        ("llm/task.yaml", "task.yaml"),
+        ("mcp.yaml", "mcp.yaml"),
+        ("server.py", "server.py"),
+    ] {
+        std::fs::copy(fixture.join(from), dir.path().join(to)).unwrap();
+    }
+    let eval = std::fs::read_to_string(fixture.join("llm/eval.yaml")).unwrap();
+    let eval = eval.replace("mcpConfigFile: ../mcp.yaml", "mcpConfigFile: mcp.yaml");
+    std::fs::write(dir.path().join("eval.yaml"), eval).unwrap();
+    dir
+}
+
+/// `mcpeval check` of the llm-agent conversation eval in `dir`, against `base_url`.
+fn check_llm(
+    dir: &Path,
+    output: &Path,
+    base_url: &str,
+    env: &[(&str, &str)],
+) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcpeval"));
+    command
+        .arg("check")
+        .arg(dir.join("eval.yaml"))
+        .env("MCPEVAL_OUTPUT_DIR", output)
+        .env("RUST_BACKTRACE", "0")
+        .env("OPENAI_BASE_URL", base_url)
+        .env_remove("CI")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("MODEL_KEY")
+        .env_remove("MCPEVAL_RECORD_MODE");
+    command.envs(env.iter().copied());
+    command.output().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_llm_agent_keeps_its_messages_across_turns_recorded_then_replayed() {
+    use support::fake_llm::{FakeLlm, Reply};
+    let fake = FakeLlm::start(vec![
+        Reply::ToolCall {
+            name: "create".into(),
+            args: serde_json::json!({"name": "web"}),
+        },
+        Reply::Text("Created web.".into()),
+        Reply::ToolCall {
+            name: "scale".into(),
+            args: serde_json::json!({"name": "web", "replicas": 3}),
+        },
+        Reply::Text("Scaled web to 3.".into()),
+    ])
+    .await;
+    let dir = llm_eval_copy();
+
+    // Recorded: turn 2's first request carries turn 1's messages, and one cassette keeps
+    // both turns.
+    let output = tempfile::tempdir().unwrap();
+    let (root, out) = (dir.path().to_owned(), output.path().to_owned());
+    let url = format!("{}/v1", fake.url);
+    let recorded = tokio::task::spawn_blocking(move || {
+        check_llm(
+            &root,
+            &out,
+            &url,
+            &[
+                ("MCPEVAL_RECORD_MODE", "all"),
+                ("OPENAI_API_KEY", "sk-conversation-test-key-0123456789"),
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    assert!(recorded.status.success(), "{}", text(&recorded.stdout));
+    let seen = fake.seen();
+    assert_eq!(seen.len(), 4, "{seen:#?}");
+    let turn_two = seen[2].body["messages"].to_string();
+    assert!(
+        turn_two.contains("Create the deployment web.")
+            && turn_two.contains("Created web.")
+            && turn_two.contains("Now scale it to 3 replicas."),
+        "{turn_two}"
+    );
+    let scale = result(output.path(), "llm-conversation__scale");
+    let answers: Vec<&str> = (scale["turns"].as_array().unwrap().iter())
+        .map(|turn| turn["answer"].as_str().unwrap())
+        .collect();
+    assert_eq!(answers, ["Created web.", "Scaled web to 3."]);
+    assert_eq!(
+        calls(&scale).last().unwrap().2,
+        "scaled web to 3 replicas (call 2)"
+    );
+
+    // Replayed: no API, no key, the same conversation.
+    drop(fake);
+    let output = tempfile::tempdir().unwrap();
+    let (root, out) = (dir.path().to_owned(), output.path().to_owned());
+    let replayed = tokio::task::spawn_blocking(move || {
+        let closed = "http://127.0.0.1:9/v1";
+        check_llm(&root, &out, closed, &[("MCPEVAL_RECORD_MODE", "none")])
+    })
+    .await
+    .unwrap();
+    let cassette = dir.path().join("cassettes/llm-conversation__scale.json");
+    let stored = std::fs::read_to_string(&cassette).unwrap();
+    assert!(
+        stored.contains("Created web.") && stored.contains("Scaled web to 3."),
+        "one cassette, both turns: {stored}"
+    );
+    assert!(replayed.status.success(), "{}", text(&replayed.stdout));
+    let scale = result(output.path(), "llm-conversation__scale");
+    assert_eq!(scale["turns"][1]["answer"], "Scaled web to 3.");
+}

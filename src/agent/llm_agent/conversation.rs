@@ -2,12 +2,13 @@
 //! turns (text and tool calls) and the tool results. The wire adapters (`wire/`) turn it
 //! into each API's request and each API's reply into an [`AssistantTurn`].
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One item of the conversation, in order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Item {
-    /// The user's message: the task's prompt.
+    /// The user's message: the task's prompt (or a later turn's, in a conversation).
     User(String),
     /// One reply of the model.
     Assistant(AssistantTurn),
@@ -16,7 +17,7 @@ pub enum Item {
 }
 
 /// One reply of the model, as the loop reads it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AssistantTurn {
     /// Its text (`None` when the reply had no text at all, which OpenAI sends as `null`).
     pub text: Option<String>,
@@ -29,7 +30,7 @@ pub struct AssistantTurn {
 }
 
 /// One tool call the model asked for.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// Its id: the API's, else made up as `call_<turn>_<n>`.
     pub id: String,
@@ -43,7 +44,7 @@ pub struct ToolCall {
 }
 
 /// What one tool call gave, fed back to the model.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolResult {
     /// The call's [`ToolCall::id`].
     pub call_id: String,

@@ -143,7 +143,22 @@ pub async fn run_llm_agent(
     servers: &[ProxiedServer],
     llm: &dyn ChatClient,
 ) -> LlmAgentRun {
-    let mut run = LlmAgentRun::default();
+    continue_llm_agent(options, Vec::new(), prompt, servers, llm).await
+}
+
+/// [`run_llm_agent`] continuing `history`, the conversation of the turns before (empty for
+/// the first): the model sees it, then `prompt`.
+async fn continue_llm_agent(
+    options: &LlmAgentOptions,
+    history: Vec<Item>,
+    prompt: &str,
+    servers: &[ProxiedServer],
+    llm: &dyn ChatClient,
+) -> LlmAgentRun {
+    let mut run = LlmAgentRun {
+        conversation: history,
+        ..LlmAgentRun::default()
+    };
     let mut clients = Vec::new();
     let result = drive(options, prompt, servers, llm, &mut clients, &mut run).await;
     for client in clients {
@@ -177,21 +192,72 @@ pub async fn run_llm_agent_from_env(
 }
 
 /// Runs the agent with `provider`'s `model` for the harness: the API from the run's
-/// environment, bounded by the run's timeout.
+/// environment, bounded by the run's timeout. In a conversation (`MCPEVAL_TURN` set) it
+/// keeps its messages in the run's private directory ([`CONVERSATION_FILE`]) and a later
+/// turn continues them.
 pub async fn run_llm_agent_for(
     provider: Provider,
     model: &str,
     run: &AgentRun<'_>,
 ) -> AgentOutcome {
     let options = LlmAgentOptions::new(provider, model);
-    let agent = run_llm_agent_from_env(&options, run.prompt, run.servers, |name| run.var(name));
+    let turn: Option<u32> = run.var("MCPEVAL_TURN").and_then(|n| n.parse().ok());
+    let file = run.private_dir.join(CONVERSATION_FILE);
+    let history = match turn {
+        Some(turn) if turn > 1 => match read_history(&file) {
+            Ok(history) => history,
+            Err(why) => return AgentOutcome::failed(why),
+        },
+        _ => Vec::new(),
+    };
+    let client = LlmConfig::from_env(options.provider, |name| run.var(name))
+        .and_then(|config| options.provider.client(config, &options.model));
+    let client = match client {
+        Ok(client) => client,
+        Err(error) => return LlmAgentRun::failed(error.to_string()).to_outcome(),
+    };
+    let agent = continue_llm_agent(&options, history, run.prompt, run.servers, client.as_ref());
     match tokio::time::timeout(run.timeout, agent).await {
-        Ok(agent) => agent.to_outcome(),
+        Ok(agent) => {
+            if turn.is_some() {
+                let written = serde_json::to_vec(&agent.conversation)
+                    .map_err(std::io::Error::other)
+                    .and_then(|json| std::fs::write(&file, json));
+                if let Err(error) = written {
+                    let why = format!(
+                        "cannot keep the conversation in {}: {error}",
+                        file.display()
+                    );
+                    return AgentOutcome::failed(why);
+                }
+            }
+            agent.to_outcome()
+        }
         Err(_) => AgentOutcome::failed(format!(
             "the llm-agent timed out after {}",
             humantime::format_duration(run.timeout)
         )),
     }
+}
+
+/// Where the llm-agent keeps a conversation's messages between turns, in the run's private
+/// directory.
+pub const CONVERSATION_FILE: &str = "llm-agent-conversation.json";
+
+/// The messages of the turns before, as the last turn left them.
+fn read_history(file: &std::path::Path) -> Result<Vec<Item>, String> {
+    let text = std::fs::read(file).map_err(|error| {
+        format!(
+            "the conversation of the turns before is missing ({}): {error}",
+            file.display()
+        )
+    })?;
+    serde_json::from_slice(&text).map_err(|error| {
+        format!(
+            "the conversation in {} is unreadable: {error}",
+            file.display()
+        )
+    })
 }
 
 /// What a tool call of the model gets back, and whether it is an error: the tool's result
