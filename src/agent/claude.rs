@@ -34,6 +34,8 @@ pub struct ClaudeResult {
     pub is_error: bool,
     /// Every `tool_use` block of its assistant messages (MCP tools included).
     pub tool_uses: Vec<AgentToolCall>,
+    /// The session's id (`session_id` of its lines), which `--resume` continues.
+    pub session_id: Option<String>,
 }
 
 /// Reads Claude Code's `--output-format stream-json` lines; lines that are not JSON are
@@ -44,6 +46,9 @@ pub fn parse_stream_json(stdout: &str) -> ClaudeResult {
         let Ok(event) = serde_json::from_str::<Value>(line.trim()) else {
             continue;
         };
+        if let Some(id) = event["session_id"].as_str() {
+            result.session_id = Some(id.to_owned());
+        }
         if event["type"] == "assistant" {
             let blocks = event["message"]["content"].as_array().into_iter().flatten();
             result.tool_uses.extend(
@@ -119,18 +124,46 @@ pub async fn run_claude_code(model: Option<&str>, run: &AgentRun<'_>) -> AgentOu
     if let Err(e) = std::fs::create_dir_all(&config_dir) {
         return failed(format!("cannot create {}: {e}", config_dir.display()));
     }
+    // A later turn of a conversation resumes the session of the turn before.
+    let session_file = run.private_dir.join(SESSION_FILE);
+    let resume = match run.var("MCPEVAL_TURN").and_then(|n| n.parse::<u32>().ok()) {
+        Some(turn) if turn > 1 => match std::fs::read_to_string(&session_file) {
+            Ok(id) if !id.trim().is_empty() => Some(id.trim().to_owned()),
+            _ => {
+                return failed(format!(
+                    "cannot continue the conversation (turn {turn}): Claude Code's output of turn {} named no session to resume",
+                    turn - 1
+                ));
+            }
+        },
+        _ => None,
+    };
+    let mut args = claude_args(model, run);
+    if let Some(id) = &resume {
+        args.extend(["--resume".into(), id.into()]);
+    }
     let spec = ProcessSpec {
         program: claude.into(),
-        args: claude_args(model, run),
+        args,
         env: claude_env(run, config_dir),
         cwd: run.work_dir.to_path_buf(),
         live: run.live,
     };
     match process::run(&spec, run.timeout).await {
-        Ok(finished) => outcome_of(finished, run.timeout),
+        Ok(finished) => {
+            let session = parse_stream_json(&finished.stdout).session_id;
+            if let Some(id) = session.filter(|_| run.var("MCPEVAL_TURN").is_some()) {
+                let _ = std::fs::write(&session_file, id);
+            }
+            outcome_of(finished, run.timeout)
+        }
         Err(e) => failed(format!("cannot start `claude`: {e}")),
     }
 }
+
+/// Where a conversation keeps Claude Code's session id between turns, in the run's private
+/// directory.
+const SESSION_FILE: &str = "claude-session-id";
 
 /// `claude --print PROMPT` with the MCP config only, stream-json output, the allowed tools
 /// and the model.

@@ -8,7 +8,7 @@
 //! script agent, a file agent) is run again with the next prompt and the turn number and
 //! earlier answers in its variables (`MCPEVAL_TURN`, `MCPEVAL_TURNS`,
 //! `MCPEVAL_PREVIOUS_ANSWERS`); the llm-agent continues its messages (kept in the run's
-//! directory). One LLM proxy serves every turn, so the conversation records into one
+//! directory); Claude Code resumes its session (`--resume`). One LLM proxy serves every turn, so the conversation records into one
 //! cassette. The other agents cannot continue through mcpeval yet: their second turn fails
 //! naming the agent, never silently starting over.
 
@@ -127,11 +127,15 @@ fn cannot_continue(agent: &Agent, number: u32) -> Option<String> {
     }
     let why = match agent {
         Agent::Command(_) => return None,
-        Agent::Builtin(builtin) if builtin.kind == KindId::LlmAgent => return None,
+        Agent::Builtin(builtin)
+            if matches!(builtin.kind, KindId::LlmAgent | KindId::ClaudeCode) =>
+        {
+            return None;
+        }
         Agent::Builtin(_) | Agent::Acp(_) => "mcpeval does not continue its session yet",
     };
     Some(format!(
-        "agent: {} cannot continue a conversation (turn {number}): {why}; the llm-agent and an Agent file's command (the script agent, a file agent) can",
+        "agent: {} cannot continue a conversation (turn {number}): {why}; Claude Code, the llm-agent and an Agent file's command (the script agent, a file agent) can",
         agent.name()
     ))
 }
@@ -194,12 +198,14 @@ mod tests {
 
     #[test]
     fn only_an_agent_file_s_command_takes_a_second_turn_and_the_others_are_named() {
-        let claude = Agent::Builtin(BuiltinAgent::of(KindId::ClaudeCode));
-        assert_eq!(cannot_continue(&claude, 1), None);
-        let why = cannot_continue(&claude, 2).unwrap();
+        let codex = Agent::Builtin(BuiltinAgent::of(KindId::Codex));
+        assert_eq!(cannot_continue(&codex, 1), None);
+        let why = cannot_continue(&codex, 2).unwrap();
         assert!(
-            why.starts_with("agent: claude-code cannot continue a conversation (turn 2)"),
+            why.starts_with("agent: codex cannot continue a conversation (turn 2)"),
             "{why}"
         );
+        let claude = Agent::Builtin(BuiltinAgent::of(KindId::ClaudeCode));
+        assert_eq!(cannot_continue(&claude, 2), None);
     }
 }

@@ -188,3 +188,97 @@ async fn skills_are_mounted_for_claude_code_and_its_skill_tool_use_is_asserted()
         "the skill's description never reached the model: {requests}"
     );
 }
+
+/// A conversation: Claude Code's second turn resumes the first's session (`--resume`), so
+/// its model request carries the first turn (its prompt, the tool call and the answer),
+/// against the same server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_resumes_its_session_in_a_conversations_second_turn() {
+    let api = FakeAnthropic::start(vec![
+        Turn::ToolUse {
+            name: "mcp__deploy__create".into(),
+            input: json!({"name": "web"}),
+        },
+        Turn::Text("Created web.".into()),
+    ])
+    .await;
+    // A copy of the fixture, whose cassette is written beside it.
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conversation");
+    for (from, to) in [
+        ("claude/task.yaml", "task.yaml"),
+        ("mcp.yaml", "mcp.yaml"),
+        ("server.py", "server.py"),
+    ] {
+        std::fs::copy(fixture.join(from), dir.path().join(to)).unwrap();
+    }
+    let eval = std::fs::read_to_string(fixture.join("claude/eval.yaml")).unwrap();
+    let eval = eval.replace("mcpConfigFile: ../mcp.yaml", "mcpConfigFile: mcp.yaml");
+    std::fs::write(dir.path().join("eval.yaml"), eval).unwrap();
+    let eval = dir.path().join("eval.yaml");
+    let eval = eval.to_str().unwrap();
+    let record = [("MCPEVAL_RECORD_MODE", "all")];
+    let Some(out) = run_with(&api.base_url, eval, "claude-conversation::create", &record).await
+    else {
+        return;
+    };
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        stdout(&out),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = api.requests();
+    let last = requests.last().unwrap().to_string();
+    assert!(
+        last.contains("What did you create?")
+            && last.contains("Create the deployment web")
+            && last.contains("Created web.")
+            && last.contains("tool_result"),
+        "{last}"
+    );
+    let result = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("claude-runs/results/claude-conversation__create.json");
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(result).unwrap()).unwrap();
+    let turns: Vec<(&str, bool)> = (result["turns"].as_array().unwrap().iter())
+        .map(|turn| (turn["answer"].as_str().unwrap(), turn["passed"] == true))
+        .collect();
+    assert_eq!(turns, [("Created web.", true), ("Created web.", true)]);
+
+    // Replayed from the one cassette of the conversation: no API.
+    drop(api);
+    let replay = [("MCPEVAL_RECORD_MODE", "none")];
+    let closed = "http://127.0.0.1:9";
+    let out = run_with(closed, eval, "claude-conversation::create", &replay)
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+/// Runs the test `name` of `eval` with `mcpeval check` against the API at `base_url`, with
+/// `env` on top (the record mode).
+async fn run_with(base_url: &str, eval: &str, name: &str, env: &[(&str, &str)]) -> Option<Output> {
+    let path = support::peers::path_with_claude()?;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpeval"));
+    command
+        .args(["check", eval, "--", "--exact", name])
+        .env("PATH", path)
+        .env("ANTHROPIC_BASE_URL", base_url)
+        .env("ANTHROPIC_API_KEY", "sk-ant-fake-key-for-tests")
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .env(
+            "MCPEVAL_OUTPUT_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("claude-runs"),
+        )
+        .env("RUST_BACKTRACE", "0")
+        .env_remove("CI")
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    command.envs(env.iter().copied());
+    Some(
+        tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap(),
+    )
+}
