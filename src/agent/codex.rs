@@ -28,6 +28,15 @@ const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// What its events say (`CliEvents`, named for this program).
 pub type CodexResult = CliEvents;
 
+/// The thread id of `codex exec --json`'s `thread.started` event.
+fn thread_started(stdout: &str) -> Option<String> {
+    stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line.trim()).ok())
+        .find(|event| event["type"] == "thread.started")
+        .and_then(|event| event["thread_id"].as_str().map(str::to_owned))
+}
+
 /// Reads the JSONL events of `codex exec --json`; lines that are not JSON are skipped.
 pub fn parse_codex_events(stdout: &str) -> CodexResult {
     let mut result = CodexResult::default();
@@ -163,19 +172,58 @@ async fn try_run_codex(model: Option<&str>, run: &AgentRun<'_>) -> Result<AgentO
         .unwrap_or_else(|| OPENAI_BASE_URL.to_owned());
     let config = codex_config(model, base_url.trim(), run.servers);
     write_file(&codex_home.join("config.toml"), &config)?;
-    let args: Vec<OsString> = [
-        "exec",
-        "--json",
-        "--skip-git-repo-check",
-        "--ephemeral",
-        "--color",
-        "never",
-        "--",
-        run.prompt,
-    ]
-    .iter()
-    .map(OsString::from)
-    .collect();
+    let thread_file = run.private_dir.join(THREAD_FILE);
+    let args = codex_args(run, &thread_file)?;
+    run_codex_args(program, args, (codex_home, home), run, &thread_file).await
+}
+
+/// `codex exec --json … -- PROMPT`: ephemeral for a task of one turn; in a conversation the
+/// session is kept (in the private `CODEX_HOME`) and a later turn is `codex exec resume`
+/// of the thread the turn before started.
+fn codex_args(run: &AgentRun<'_>, thread_file: &std::path::Path) -> Result<Vec<OsString>, String> {
+    let turn: Option<u32> = run.var("MCPEVAL_TURN").and_then(|n| n.parse().ok());
+    let mut args: Vec<&str> = match turn {
+        Some(turn) if turn > 1 => vec!["exec", "resume", "--json", "--skip-git-repo-check"],
+        _ => vec![
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "--color",
+            "never",
+        ],
+    };
+    if turn.is_none() {
+        args.push("--ephemeral");
+    }
+    args.push("--");
+    let mut args: Vec<OsString> = args.into_iter().map(OsString::from).collect();
+    if let Some(turn) = turn.filter(|turn| *turn > 1) {
+        let thread = std::fs::read_to_string(thread_file).unwrap_or_default();
+        if thread.trim().is_empty() {
+            return Err(format!(
+                "cannot continue the conversation (turn {turn}): Codex's output of turn {} named no thread to resume",
+                turn - 1
+            ));
+        }
+        args.push(thread.trim().into());
+    }
+    args.push(run.prompt.into());
+    Ok(args)
+}
+
+/// Where a conversation keeps Codex's thread id between turns, in the run's private
+/// directory.
+const THREAD_FILE: &str = "codex-thread-id";
+
+/// Runs `codex` with `args`; in a conversation the thread it started is kept in
+/// `thread_file` for the next turn.
+async fn run_codex_args(
+    program: std::path::PathBuf,
+    args: Vec<OsString>,
+    (codex_home, home): (std::path::PathBuf, std::path::PathBuf),
+    run: &AgentRun<'_>,
+    thread_file: &std::path::Path,
+) -> Result<AgentOutcome, String> {
     let mut extra = vec![("CODEX_HOME", codex_home.into()), ("HOME", home.into())];
     // mcpchecker's openai provider also reads MODEL_KEY; Codex only OPENAI_API_KEY.
     if run.var("OPENAI_API_KEY").is_none_or(|key| key.is_empty())
@@ -185,6 +233,11 @@ async fn try_run_codex(model: Option<&str>, run: &AgentRun<'_>) -> Result<AgentO
     }
     let env = env_with(run, extra);
     let finished = CODEX.run(program, args, env, run).await?;
+    if run.var("MCPEVAL_TURN").is_some()
+        && let Some(thread) = thread_started(&finished.stdout)
+    {
+        let _ = std::fs::write(thread_file, thread);
+    }
     let events = parse_codex_events(&finished.stdout);
     Ok(CODEX.outcome(finished, events, "turn.completed event", run))
 }

@@ -8,16 +8,17 @@
 //! script agent, a file agent) is run again with the next prompt and the turn number and
 //! earlier answers in its variables (`MCPEVAL_TURN`, `MCPEVAL_TURNS`,
 //! `MCPEVAL_PREVIOUS_ANSWERS`); the llm-agent continues its messages (kept in the run's
-//! directory); Claude Code resumes its session (`--resume`). One LLM proxy serves every turn, so the conversation records into one
-//! cassette. The other agents cannot continue through mcpeval yet: their second turn fails
-//! naming the agent, never silently starting over.
+//! directory); Claude Code, Codex and Gemini CLI resume their session (`--resume`,
+//! `exec resume`, `--resume latest`). One LLM proxy serves every turn, so the conversation
+//! records into one cassette. ACP agents cannot continue through mcpeval yet: their second
+//! turn fails naming the agent, never silently starting over.
 
 use std::sync::Arc;
 
 use serde_json::json;
 
 use crate::assert::check;
-use crate::config::{Agent, Eval, FollowUp, KindId, McpServer, Task};
+use crate::config::{Agent, Eval, FollowUp, McpServer, Task};
 use crate::proxy::CallRecorder;
 use crate::run::agent_phase::{TurnInput, finish_agent_llm, start_agent_llm};
 use crate::run::llm_phase::{LlmTarget, finish_llm_proxy};
@@ -125,19 +126,13 @@ fn cannot_continue(agent: &Agent, number: u32) -> Option<String> {
     if number == 1 {
         return None;
     }
-    let why = match agent {
-        Agent::Command(_) => return None,
-        Agent::Builtin(builtin)
-            if matches!(builtin.kind, KindId::LlmAgent | KindId::ClaudeCode) =>
-        {
-            return None;
-        }
-        Agent::Builtin(_) | Agent::Acp(_) => "mcpeval does not continue its session yet",
-    };
-    Some(format!(
-        "agent: {} cannot continue a conversation (turn {number}): {why}; Claude Code, the llm-agent and an Agent file's command (the script agent, a file agent) can",
-        agent.name()
-    ))
+    match agent {
+        Agent::Command(_) | Agent::Builtin(_) => None,
+        Agent::Acp(_) => Some(format!(
+            "agent: {} cannot continue a conversation (turn {number}): mcpeval does not continue an ACP session yet; the builtin agents and an Agent file's command (the script agent, a file agent) can",
+            agent.name()
+        )),
+    }
 }
 
 /// A later turn's own checks, right after it: its `verify` steps on the trace so far and
@@ -194,18 +189,20 @@ async fn check_turn(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::BuiltinAgent;
+    use crate::config::{BuiltinAgent, KindId};
 
     #[test]
     fn only_an_agent_file_s_command_takes_a_second_turn_and_the_others_are_named() {
-        let codex = Agent::Builtin(BuiltinAgent::of(KindId::Codex));
-        assert_eq!(cannot_continue(&codex, 1), None);
-        let why = cannot_continue(&codex, 2).unwrap();
-        assert!(
-            why.starts_with("agent: codex cannot continue a conversation (turn 2)"),
-            "{why}"
-        );
-        let claude = Agent::Builtin(BuiltinAgent::of(KindId::ClaudeCode));
-        assert_eq!(cannot_continue(&claude, 2), None);
+        for kind in [
+            KindId::ClaudeCode,
+            KindId::Codex,
+            KindId::GeminiCli,
+            KindId::LlmAgent,
+        ] {
+            assert_eq!(
+                cannot_continue(&Agent::Builtin(BuiltinAgent::of(kind)), 2),
+                None
+            );
+        }
     }
 }

@@ -492,3 +492,68 @@ async fn a_missing_program_fails_the_task_naming_its_package() {
         );
     }
 }
+
+/// A conversation: the second turn resumes the program's session of the first (Codex's
+/// `exec resume`, Gemini CLI's `--resume latest`), so its model request carries the first
+/// turn; recorded into one cassette, then replayed with no API.
+async fn a_conversation_resumes_the_session_recorded_then_replayed(program: Program) {
+    let Some(path) = path_with(program) else {
+        return;
+    };
+    let eval = fixture_copy();
+    let mut script = program.lookup_script();
+    script.push(Reply::Text("Once more: Ada Lovelace.".into()));
+    let api = FakeLlm::start(script).await;
+    let output = tempfile::tempdir().unwrap();
+    let llm = Llm::Live(&api);
+    let recorded = check(
+        program,
+        eval.path(),
+        output.path(),
+        "follow-up",
+        &path,
+        llm,
+        "all",
+    )
+    .await;
+    assert_eq!(recorded.code, Some(0), "{}", recorded.text);
+    let seen = api.seen();
+    let last = seen.last().unwrap().body.to_string();
+    assert!(
+        last.contains("Say it once more") && last.contains("Who is user 1?"),
+        "{last}"
+    );
+    let answers: Vec<&str> = (recorded.result["turns"].as_array().unwrap().iter())
+        .map(|turn| turn["answer"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(answers, [ANSWER, "Once more: Ada Lovelace."]);
+    drop(api);
+
+    let output = tempfile::tempdir().unwrap();
+    let llm = Llm::Nowhere;
+    let replayed = check(
+        program,
+        eval.path(),
+        output.path(),
+        "follow-up",
+        &path,
+        llm,
+        "none",
+    )
+    .await;
+    assert_eq!(replayed.code, Some(0), "{}", replayed.text);
+    assert_eq!(
+        replayed.result["turns"][1]["answer"],
+        "Once more: Ada Lovelace."
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_resumes_its_session_in_a_conversation() {
+    a_conversation_resumes_the_session_recorded_then_replayed(CODEX).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_cli_resumes_its_session_in_a_conversation() {
+    a_conversation_resumes_the_session_recorded_then_replayed(GEMINI).await;
+}
