@@ -10,15 +10,16 @@
 //! `MCPEVAL_PREVIOUS_ANSWERS`); the llm-agent continues its messages (kept in the run's
 //! directory); Claude Code, Codex and Gemini CLI resume their session (`--resume`,
 //! `exec resume`, `--resume latest`). One LLM proxy serves every turn, so the conversation
-//! records into one cassette. ACP agents cannot continue through mcpeval yet: their second
-//! turn fails naming the agent, never silently starting over.
+//! records into one cassette. An ACP agent loads the session of the turn before
+//! (`session/load`). An agent that cannot continue fails its turn saying why, never silently
+//! starting over.
 
 use std::sync::Arc;
 
 use serde_json::json;
 
 use crate::assert::check;
-use crate::config::{Agent, Eval, FollowUp, McpServer, Task};
+use crate::config::{Eval, FollowUp, McpServer, Task};
 use crate::proxy::CallRecorder;
 use crate::run::agent_phase::{TurnInput, finish_agent_llm, start_agent_llm};
 use crate::run::llm_phase::{LlmTarget, finish_llm_proxy};
@@ -62,37 +63,33 @@ pub(crate) async fn converse(
             continue;
         }
         recorder.set_turn(number);
-        if let Some(why) = cannot_continue(&eval.agent, number) {
-            turn.failures.push(why);
-        } else {
-            let input = TurnInput {
-                prompt,
-                env: vec![
-                    ("MCPEVAL_TURN".to_owned(), number.to_string()),
-                    ("MCPEVAL_TURNS".to_owned(), count.to_string()),
-                    (
-                        "MCPEVAL_PREVIOUS_ANSWERS".to_owned(),
-                        json!(answers).to_string(),
-                    ),
-                ],
-            };
-            let start = std::time::Instant::now();
-            let side = (servers, target, options);
-            let answer = agent_turn(shared, eval, &input, side, llm.as_ref()).await;
-            turn.span = Some(Span::since(start));
-            let ended = (shared.report().agent.as_ref()).map(|agent| agent.ended.clone());
-            if let Some(Ended::Failed(reason)) = ended {
-                turn.failures.push(format!("agent: {reason}"));
-            }
-            if let Some(follow_up) = index.checked_sub(1).map(|i| &task.follow_ups[i]) {
-                let trace = recorder.trace();
-                let checked = (index, answer.as_str(), &trace);
-                let failures = check_turn(eval, task, follow_up, checked, target, options).await;
-                turn.failures.extend(failures);
-            }
-            turn.answer = Some(answer.clone());
-            answers.push(answer);
+        let input = TurnInput {
+            prompt,
+            env: vec![
+                ("MCPEVAL_TURN".to_owned(), number.to_string()),
+                ("MCPEVAL_TURNS".to_owned(), count.to_string()),
+                (
+                    "MCPEVAL_PREVIOUS_ANSWERS".to_owned(),
+                    json!(answers).to_string(),
+                ),
+            ],
+        };
+        let start = std::time::Instant::now();
+        let side = (servers, target, options);
+        let answer = agent_turn(shared, eval, &input, side, llm.as_ref()).await;
+        turn.span = Some(Span::since(start));
+        let ended = (shared.report().agent.as_ref()).map(|agent| agent.ended.clone());
+        if let Some(Ended::Failed(reason)) = ended {
+            turn.failures.push(format!("agent: {reason}"));
         }
+        if let Some(follow_up) = index.checked_sub(1).map(|i| &task.follow_ups[i]) {
+            let trace = recorder.trace();
+            let checked = (index, answer.as_str(), &trace);
+            let failures = check_turn(eval, task, follow_up, checked, target, options).await;
+            turn.failures.extend(failures);
+        }
+        turn.answer = Some(answer.clone());
+        answers.push(answer);
         turn.calls = (recorder.trace().calls.iter())
             .filter(|call| call.turn == Some(number))
             .count();
@@ -119,20 +116,6 @@ pub(crate) async fn converse(
     }
     let stopped_early = shared.report().turns.iter().any(|turn| turn.not_run);
     (!stopped_early).then(|| answers.pop().unwrap_or_default())
-}
-
-/// Why `agent` cannot take turn `number` of a conversation, if it cannot.
-fn cannot_continue(agent: &Agent, number: u32) -> Option<String> {
-    if number == 1 {
-        return None;
-    }
-    match agent {
-        Agent::Command(_) | Agent::Builtin(_) => None,
-        Agent::Acp(_) => Some(format!(
-            "agent: {} cannot continue a conversation (turn {number}): mcpeval does not continue an ACP session yet; the builtin agents and an Agent file's command (the script agent, a file agent) can",
-            agent.name()
-        )),
-    }
 }
 
 /// A later turn's own checks, right after it: its `verify` steps on the trace so far and
@@ -184,25 +167,4 @@ async fn check_turn(
         )
     }));
     failures
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::{BuiltinAgent, KindId};
-
-    #[test]
-    fn only_an_agent_file_s_command_takes_a_second_turn_and_the_others_are_named() {
-        for kind in [
-            KindId::ClaudeCode,
-            KindId::Codex,
-            KindId::GeminiCli,
-            KindId::LlmAgent,
-        ] {
-            assert_eq!(
-                cannot_continue(&Agent::Builtin(BuiltinAgent::of(kind)), 2),
-                None
-            );
-        }
-    }
 }

@@ -332,3 +332,49 @@ async fn claude_code_over_acp_is_recorded_then_replayed_with_no_key() {
     assert_eq!(result["taskOutput"], "The sum is 42.");
     assert_eq!(result["llmCalls"][0]["used"], "replayed", "{result:#}");
 }
+
+/// A conversation: the second turn's process loads the session of the first
+/// (`session/load`, which our agent offers) and is prompted on it, against the same server.
+#[test]
+fn our_acp_agent_loads_its_session_for_a_conversations_second_turn() {
+    let output = output_dir("conversation");
+    let out = check(ACP_EVAL, "acp::conversation", &[], &output);
+    passed(&out);
+    let result = result_file(&output, "acp__conversation");
+    schema_valid(&result);
+    let answers: Vec<&str> = (result["turns"].as_array().unwrap().iter())
+        .map(|turn| turn["answer"].as_str().unwrap())
+        .collect();
+    assert_eq!(answers, ["new session", "loaded session"]);
+    let turns: Vec<(&str, u64)> = (result["callHistory"]["toolCalls"].as_array().unwrap())
+        .iter()
+        .map(|call| {
+            (
+                call["name"].as_str().unwrap(),
+                call["turn"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(turns, [("add", 1), ("echo", 2)]);
+}
+
+/// A conversation with Claude Code over ACP: the second turn's adapter loads the session of
+/// the first (`session/load`), so the model request carries the first turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_over_acp_loads_its_session_for_a_conversations_second_turn() {
+    let api = FakeAnthropic::start(add_script()).await;
+    let output = output_dir("claude-conversation");
+    let name = "claude-acp::conversation";
+    let Some(out) = check_claude(CLAUDE_EVAL, name, &api, &output) else {
+        return;
+    };
+    passed(&out);
+    let result = result_file(&output, "claude-acp__conversation");
+    schema_valid(&result);
+    let last = api.requests().last().unwrap().to_string();
+    assert!(
+        last.contains("Say the sum once more.") && last.contains("What is 2 + 40?"),
+        "{last}"
+    );
+    assert_eq!(result["turns"][1]["passed"], true, "{result:#}");
+}

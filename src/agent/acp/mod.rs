@@ -2,7 +2,8 @@
 //! `acp: {cmd, args}`, or `builtin.claude-code` over ACP through `claude-agent-acp`), one
 //! process per task run. The client says `initialize` (it can read text files, nothing
 //! else), opens one session (`session/new`) in the run's fresh working directory with the
-//! proxies as HTTP MCP servers, sends the prompt once (`session/prompt`) and keeps what the
+//! proxies as HTTP MCP servers (a conversation's later turn loads that session instead,
+//! `session/load`, when the agent offers it), sends the prompt once (`session/prompt`) and keeps what the
 //! `session/update` notifications say; it answers permission requests by the allowed tools
 //! and serves `fs/read_text_file` inside the working directory only. At its time bound it
 //! sends `session/cancel`, waits briefly, then kills the process group.
@@ -33,6 +34,10 @@ const PROTOCOL_VERSION: u64 = 1;
 
 /// How long a cancelled agent gets to answer its prompt before its group is killed.
 const CANCEL_GRACE: Duration = Duration::from_secs(2);
+
+/// Where a conversation keeps the ACP session's id between turns, in the run's private
+/// directory.
+const SESSION_FILE: &str = "acp-session-id";
 
 /// How long an agent gets to exit by itself once its stdin is closed.
 const EXIT_GRACE: Duration = Duration::from_millis(500);
@@ -138,22 +143,62 @@ impl Conversation {
             .iter()
             .map(|s| json!({"type": "http", "name": s.name, "url": s.url, "headers": []}))
             .collect();
-        let new = self
-            .call(
-                "session/new",
-                json!({"cwd": run.work_dir, "mcpServers": servers}),
-            )
-            .await?;
-        let Some(session_id) = new["sessionId"].as_str() else {
-            return Err(Stop::Reason(format!(
-                "the ACP agent's `session/new` answer has no sessionId: {}",
-                crate::plumbing::text::shorten(&new.to_string(), 300)
-            )));
+        let session_id = match run.var("MCPEVAL_TURN").and_then(|n| n.parse::<u32>().ok()) {
+            Some(turn) if turn > 1 => self.load_session(run, &init, servers, turn).await?,
+            turn => {
+                let new = self
+                    .call(
+                        "session/new",
+                        json!({"cwd": run.work_dir, "mcpServers": servers}),
+                    )
+                    .await?;
+                let Some(session_id) = new["sessionId"].as_str() else {
+                    return Err(Stop::Reason(format!(
+                        "the ACP agent's `session/new` answer has no sessionId: {}",
+                        crate::plumbing::text::shorten(&new.to_string(), 300)
+                    )));
+                };
+                if turn.is_some() {
+                    let _ = std::fs::write(run.private_dir.join(SESSION_FILE), session_id);
+                }
+                session_id.to_owned()
+            }
         };
-        self.session_id = Some(session_id.to_owned());
+        self.session_id = Some(session_id.clone());
         let prompt =
             json!({"sessionId": session_id, "prompt": [{"type": "text", "text": run.prompt}]});
         self.call("session/prompt", prompt).await
+    }
+
+    /// A later turn of a conversation: the session of the turns before, loaded
+    /// (`session/load`) in this process; what the agent replays of it is not this turn's.
+    async fn load_session(
+        &mut self,
+        run: &AgentRun<'_>,
+        init: &Value,
+        servers: Vec<Value>,
+        turn: u32,
+    ) -> Result<String, Stop> {
+        if init["agentCapabilities"]["loadSession"] != true {
+            return Err(Stop::Reason(format!(
+                "cannot continue the conversation (turn {turn}): the ACP agent does not load \
+                 sessions (its `initialize` answer lacks agentCapabilities.loadSession)"
+            )));
+        }
+        let session_id = std::fs::read_to_string(run.private_dir.join(SESSION_FILE))
+            .ok()
+            .filter(|id| !id.trim().is_empty())
+            .ok_or_else(|| {
+                Stop::Reason(format!(
+                    "cannot continue the conversation (turn {turn}): the session of turn {} is unknown",
+                    turn - 1
+                ))
+            })?;
+        let session_id = session_id.trim().to_owned();
+        let load = json!({"sessionId": session_id, "cwd": run.work_dir, "mcpServers": servers});
+        self.call("session/load", load).await?;
+        self.session = AcpSession::new(run.work_dir, run.servers);
+        Ok(session_id)
     }
 
     /// Sends a request and answers what the agent asks meanwhile, until its answer comes.

@@ -1,13 +1,15 @@
 //! `mcpeval acp-agent`: a deterministic agent that speaks the Agent Client Protocol over
 //! stdio (newline-delimited JSON-RPC), for testing ACP clients (mcpeval's own, in its
-//! tests) without an LLM. Its sessions connect to the HTTP MCP servers `session/new` names;
-//! each prompt is a script, one directive per line (other lines are ignored):
+//! tests) without an LLM. Its sessions connect to the HTTP MCP servers `session/new` names
+//! (or `session/load`, which continues its one session, `acp-agent-session`, in a new
+//! process); each prompt is a script, one directive per line (other lines are ignored):
 //!
 //! ```text
 //! call SERVER TOOL [JSON]   a tool_call update, a permission request, then the call
 //!                           (when allowed) and a tool_call_update with its result
 //! say TEXT                  an agent_message_chunk (a tool call in between starts a new
 //!                           message)
+//! say-session               says "new session" or "loaded session" (session/load)
 //! skill NAME                a tool call of its own `Skill` tool with {"skill": NAME}
 //! read-file PATH            fs/read_text_file (a relative PATH from the session's cwd);
 //!                           says the content or the error
@@ -40,6 +42,7 @@ enum PromptDirective {
         arguments: Value,
     },
     Say(String),
+    SaySession,
     Skill(String),
     ReadFile(String),
     Sleep(Duration),
@@ -72,6 +75,7 @@ fn parse(prompt: &str) -> anyhow::Result<Vec<PromptDirective>> {
                 }
             }
             "say" => PromptDirective::Say(rest.to_owned()),
+            "say-session" => PromptDirective::SaySession,
             "skill" => PromptDirective::Skill(rest.to_owned()),
             "read-file" => PromptDirective::ReadFile(rest.to_owned()),
             "sleep" => PromptDirective::Sleep(Duration::from_secs_f64(
@@ -116,9 +120,13 @@ pub async fn serve() -> anyhow::Result<()> {
         cwd: std::path::PathBuf::new(),
         clients: BTreeMap::new(),
         cancelled: false,
+        loaded: false,
     };
     agent.run().await
 }
+
+/// The id of the one session it hands out.
+const SESSION_ID: &str = "acp-agent-session";
 
 struct DeterministicAcpAgent {
     incoming: mpsc::Receiver<Value>,
@@ -130,6 +138,8 @@ struct DeterministicAcpAgent {
     cwd: std::path::PathBuf,
     clients: BTreeMap<String, RunningService<RoleClient, ()>>,
     cancelled: bool,
+    /// Its session was loaded (`session/load`), not made.
+    loaded: bool,
 }
 
 impl DeterministicAcpAgent {
@@ -144,7 +154,7 @@ impl DeterministicAcpAgent {
                 "initialize" => Ok(json!({
                     "protocolVersion": 1,
                     "agentCapabilities": {
-                        "loadSession": false,
+                        "loadSession": true,
                         "promptCapabilities": {},
                         "mcpCapabilities": {"http": true, "sse": false}
                     },
@@ -152,6 +162,7 @@ impl DeterministicAcpAgent {
                     "authMethods": []
                 })),
                 "session/new" => Ok(self.new_session(params)),
+                "session/load" => self.load_session(params),
                 "session/prompt" => Ok(self.prompt(params).await?),
                 other => Err(json!({"code": -32601, "message": format!("no method {other}")})),
             };
@@ -162,6 +173,17 @@ impl DeterministicAcpAgent {
             self.write(&reply).await?;
         }
         Ok(())
+    }
+
+    /// Continues its one session in this process: the servers and cwd as given.
+    fn load_session(&mut self, params: &Value) -> Result<Value, Value> {
+        if params["sessionId"] != SESSION_ID {
+            let message = format!("no session {}", params["sessionId"]);
+            return Err(json!({"code": -32602, "message": message}));
+        }
+        self.new_session(params);
+        self.loaded = true;
+        Ok(Value::Null)
     }
 
     fn new_session(&mut self, params: &Value) -> Value {
@@ -177,7 +199,7 @@ impl DeterministicAcpAgent {
             })
             .collect();
         self.cwd = params["cwd"].as_str().unwrap_or_default().into();
-        json!({"sessionId": "acp-agent-session"})
+        json!({"sessionId": SESSION_ID})
     }
 
     /// Runs the prompt's script: its answer.
@@ -198,6 +220,20 @@ impl DeterministicAcpAgent {
             }
             let call_id = format!("call_{}", index + 1);
             match directive {
+                PromptDirective::SaySession => {
+                    let text = if self.loaded {
+                        "loaded session"
+                    } else {
+                        "new session"
+                    };
+                    said_words += 2;
+                    self.update(
+                        &session,
+                        json!({"sessionUpdate": "agent_message_chunk",
+                        "content": {"type": "text", "text": text}}),
+                    )
+                    .await?;
+                }
                 PromptDirective::Say(text) => {
                     said_words += text.split_whitespace().count();
                     self.update(
