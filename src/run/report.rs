@@ -137,6 +137,8 @@ pub struct ConversationTurn {
     pub span: Option<Span>,
     /// The calls made in it.
     pub calls: usize,
+    /// The tokens the agent's API reported for it, when it reports them.
+    pub tokens: Option<u64>,
     /// Why it failed, each a line (its agent, its `verify` steps, its `assertions`).
     pub failures: Vec<String>,
     /// It did not run: an earlier turn failed and stopped the conversation.

@@ -79,6 +79,8 @@ pub(crate) async fn converse(
         let answer = agent_turn(shared, eval, &input, side, llm.as_ref()).await;
         turn.span = Some(Span::since(start));
         let ended = (shared.report().agent.as_ref()).map(|agent| agent.ended.clone());
+        turn.tokens = (shared.report().agent.as_ref())
+            .and_then(|agent| agent.usage.as_ref().map(|usage| usage.total_tokens));
         if let Some(Ended::Failed(reason)) = ended {
             turn.failures.push(format!("agent: {reason}"));
         }

@@ -81,7 +81,15 @@ fn write_reasons(out: &mut String, report: &RunReport, verdict: &Verdict) {
     }
     write_step_failures(out, verdict, Phase::Setup);
     if let (AgentVerdict::Failed(reason), Some(agent)) = (&verdict.agent, &report.agent) {
-        let _ = writeln!(out, "agent failed: {reason}");
+        // In a conversation the agent is the last turn's that ran.
+        match (report.turns.iter()).rfind(|turn| turn.answer.is_some()) {
+            Some(turn) => {
+                let _ = writeln!(out, "agent failed in turn {}: {reason}", turn.turn);
+            }
+            None => {
+                let _ = writeln!(out, "agent failed: {reason}");
+            }
+        }
         write_output(out, "stdout", &agent.stdout);
         write_output(out, "stderr", &agent.stderr);
     }

@@ -129,6 +129,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
                 passed: !turn.not_run && turn.failures.is_empty(),
                 not_run: turn.not_run,
                 calls: turn.calls,
+                tokens: turn.tokens,
                 duration_ms: turn.span.map(|span| span.duration.as_secs_f64() * 1000.0),
                 failures: turn.failures.clone(),
             })

@@ -293,6 +293,13 @@ async fn the_llm_agent_keeps_its_messages_across_turns_recorded_then_replayed() 
         .map(|turn| turn["answer"].as_str().unwrap())
         .collect();
     assert_eq!(answers, ["Created web.", "Scaled web to 3."]);
+    let tokens: Vec<u64> = (scale["turns"].as_array().unwrap().iter())
+        .map(|turn| turn["tokens"].as_u64().unwrap_or(0))
+        .collect();
+    assert!(
+        tokens.iter().all(|t| *t > 0),
+        "each turn's tokens: {scale:#}"
+    );
     assert_eq!(
         calls(&scale).last().unwrap().2,
         "scaled web to 3 replicas (call 2)"
@@ -317,4 +324,31 @@ async fn the_llm_agent_keeps_its_messages_across_turns_recorded_then_replayed() 
     assert!(replayed.status.success(), "{}", text(&replayed.stdout));
     let scale = result(output.path(), "llm-conversation__scale");
     assert_eq!(scale["turns"][1]["answer"], "Scaled web to 3.");
+
+    // The server answers turn 2's call differently: the replay diverges there, and the
+    // failure says turn 2 (turn 1 replayed as recorded).
+    let server = dir.path().join("server.py");
+    let changed = std::fs::read_to_string(&server)
+        .unwrap()
+        .replace("scaled %s to %d replicas", "resized %s to %d replicas");
+    std::fs::write(&server, changed).unwrap();
+    let output = tempfile::tempdir().unwrap();
+    let (root, out) = (dir.path().to_owned(), output.path().to_owned());
+    let diverged = tokio::task::spawn_blocking(move || {
+        let closed = "http://127.0.0.1:9/v1";
+        check_llm(&root, &out, closed, &[("MCPEVAL_RECORD_MODE", "none")])
+    })
+    .await
+    .unwrap();
+    let stdout = text(&diverged.stdout);
+    assert_eq!(diverged.status.code(), Some(101), "{stdout}");
+    let failure = failure_of(&stdout, "llm-conversation::scale");
+    assert!(
+        failure.contains(
+            "agent failed in turn 2: stopped by mcpeval at its first LLM request that matches no recording"
+        ) && failure.contains("first difference at $.messages[6].content"),
+        "{failure}"
+    );
+    let scale = result(output.path(), "llm-conversation__scale");
+    assert_eq!(scale["turns"][0]["passed"], true, "{scale:#}");
 }

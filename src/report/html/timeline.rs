@@ -256,10 +256,14 @@ fn call_event(call: &CallRecord, (span, limit): (TimelineSpan, usize)) -> Event 
     let tokens = call
         .result_tokens
         .map_or_else(String::new, |t| format!(" · {t} tokens"));
+    // A conversation's call says its turn.
+    let turn = call
+        .turn
+        .map_or_else(String::new, |turn| format!("turn {turn} · "));
     Event {
         kind: "mcp",
         title: format!(
-            "#{} {} {}{tokens}",
+            "{turn}#{} {} {}{tokens}",
             call.position, call.server_name, call.name
         ),
         status: match call.outcome.as_str() {

@@ -72,6 +72,12 @@ fn a_servers_elicitation_follows_the_call_it_came_during() {
     assert_eq!(events[2].status, "ok");
     let labels: Vec<&str> = events[0].blocks.iter().map(|(label, _)| *label).collect();
     assert_eq!(labels, ["arguments", "result", "task", "input rounds"]);
+    assert_eq!(events[0].title, "#1 files delete_file");
+
+    // A conversation's call says its turn.
+    result.call_history.tool_calls[0].turn = Some(2);
+    let events = timeline(&result, Path::new("."));
+    assert_eq!(events[0].title, "turn 2 · #1 files delete_file");
 }
 
 #[test]

@@ -398,6 +398,9 @@ pub struct TurnRecord {
     pub not_run: bool,
     /// The calls made in it (`callHistory` entries whose `turn` is this one).
     pub calls: usize,
+    /// The tokens the agent's API reported for it, when it reports them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
     /// How long the agent took, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
