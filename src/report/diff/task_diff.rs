@@ -235,9 +235,16 @@ impl TaskDiff {
         (self.changes.iter())
             .map(|change| {
                 let (b, a) = (number(change.base), number(change.current));
-                match change.figure.strip_prefix("assertion:") {
-                    Some(key) => format!(
+                if let Some(key) = change.figure.strip_prefix("assertion:") {
+                    return format!(
                         "assertion {key} held in {b} of {} runs {arrow} {a} of {}",
+                        runs(self.base),
+                        runs(self.current)
+                    );
+                }
+                match change.figure.strip_prefix("turn:") {
+                    Some(turn) => format!(
+                        "turn {turn} passed in {b} of {} runs {arrow} {a} of {}",
                         runs(self.base),
                         runs(self.current)
                     ),

@@ -100,3 +100,27 @@ fn timing_noise_is_no_change() {
     let diffs = task_diffs(&base, &[slower]);
     assert_eq!(diffs[0].describe_changes("->"), "duration ms 1000 -> 2000");
 }
+
+#[test]
+fn a_conversation_s_turn_that_stopped_passing_is_named() {
+    let turn = |turn: u32, passed: bool| crate::report::results::TurnRecord {
+        turn,
+        prompt: String::new(),
+        answer: None,
+        passed,
+        not_run: false,
+        calls: 0,
+        tokens: None,
+        duration_ms: None,
+        failures: Vec::new(),
+    };
+    let mut base = run("e::t", true, 0, true);
+    base.turns = vec![turn(1, true), turn(2, true)];
+    let mut current = run("e::t", false, 0, true);
+    current.turns = vec![turn(1, true), turn(2, false)];
+    let diffs = task_diffs(&[base], &[current]);
+    assert_eq!(
+        diffs[0].describe_changes("->"),
+        "turn 2 passed in 1 of 1 runs -> 0 of 1"
+    );
+}

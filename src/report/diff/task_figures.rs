@@ -49,7 +49,8 @@ impl Runs {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FigureChange {
-    /// `assertion:<key>` (its value: the runs in which it held), `toolErrors`,
+    /// `assertion:<key>` (its value: the runs in which it held), `turn:<n>` (the runs in
+    /// which turn `n` of the task's conversation passed), `toolErrors`,
     /// `schemaFindings`, `resultTokens`, `turns`, `durationMs` (per run, on average),
     /// `definitionTokens` (the most of a run).
     pub figure: String,
@@ -66,6 +67,8 @@ pub(super) struct Figures {
     pub(super) runs: Runs,
     /// Per assertion: runs in which it held.
     assertions: BTreeMap<String, usize>,
+    /// Per turn of the task's conversation: runs in which it passed.
+    conversation: BTreeMap<u32, usize>,
     turns: Option<f64>,
     duration_ms: f64,
 }
@@ -83,6 +86,10 @@ impl Figures {
             for (key, result) in &run.assertion_results {
                 *assertions.entry(key.clone()).or_default() += usize::from(result.passed);
             }
+        }
+        let mut conversation = BTreeMap::new();
+        for turn in runs.iter().flat_map(|run| &run.turns) {
+            *conversation.entry(turn.turn).or_default() += usize::from(turn.passed);
         }
         let with_turns: Vec<u32> = runs.iter().filter_map(|r| r.agent_turns).collect();
         let reported: Vec<u64> = (runs.iter())
@@ -115,6 +122,7 @@ impl Figures {
                 result_tokens: mean(&|r| tokens_of(r, |s| s.result_tokens) as f64),
             },
             assertions,
+            conversation,
             turns: (!with_turns.is_empty()).then(|| {
                 with_turns.iter().map(|&t| f64::from(t)).sum::<f64>() / with_turns.len() as f64
             }),
@@ -155,6 +163,16 @@ pub(super) fn figure_changes(base: &Figures, current: &Figures) -> Vec<FigureCha
         let share = |f: &Figures| held(f) / f.runs.runs.max(1) as f64;
         if (share(base) - share(current)).abs() > 1e-9 {
             push(format!("assertion:{key}"), held(base), held(current));
+        }
+    }
+    let turns: std::collections::BTreeSet<&u32> = (base.conversation.keys())
+        .chain(current.conversation.keys())
+        .collect();
+    for turn in turns {
+        let passed = |f: &Figures| f.conversation.get(turn).map_or(0.0, |&n| n as f64);
+        let share = |f: &Figures| passed(f) / f.runs.runs.max(1) as f64;
+        if (share(base) - share(current)).abs() > 1e-9 {
+            push(format!("turn:{turn}"), passed(base), passed(current));
         }
     }
     let (then, now) = (base.runs, current.runs);
