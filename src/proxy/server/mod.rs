@@ -3,13 +3,16 @@
 //! (`connection.rs`); the protocol version spoken with the agent, given the server's
 //! (`versions.rs`); each agent request forwarded and its answer brought back ([`forward`]),
 //! with the progress tokens and request ids of the two hops translated (`routes.rs`); a
-//! server's elicitations answered by the scripted user or relayed, and recorded (`asking.rs`),
+//! server's own requests and notifications relayed to the agent session it serves
+//! (`relay.rs`), its elicitations answered by the scripted user or relayed, and recorded
+//! (`asking.rs`),
 //! its sampling requests the same way by the scripted model (`sampling.rs`).
 
 mod asking;
 mod connection;
 mod forward;
 pub(crate) mod input_rounds;
+mod relay;
 mod routes;
 mod sampling;
 pub(crate) mod tasks;
