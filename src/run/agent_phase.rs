@@ -4,13 +4,18 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::agent::{AgentOutcome, AgentRun, ProxiedServer, mount_skills, write_agent_mcp_config};
+use crate::agent::{
+    AgentOutcome, AgentRun, ProxiedServer, agent_version, builtin_version, mount_skills,
+    program_version, write_agent_mcp_config,
+};
 use crate::config::{Agent, AllowedTools, Eval, McpServer};
 use crate::llm_proxy::LlmApi;
 use crate::proxy::ServerFailure;
 use crate::run::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy, start_llm_proxy};
 use crate::run::report::{LlmClient, LlmRecord, RunOptions};
 use crate::run::servers::list_allowed_tools;
+use crate::run::timed::TimedRun;
+use crate::steps::Span;
 
 /// What the agent is given in one turn of the task: the prompt, and variables on top of the
 /// run's (a conversation's turn number and earlier answers).
@@ -260,6 +265,78 @@ async fn run_agent_with(
         timeout: bound,
     };
     crate::agent::run_agent(&eval.agent, &run).await
+}
+
+/// One run of the agent (a task's, or a turn of its conversation, through the
+/// conversation's LLM proxy `llm`): its outcome, version and LLM calls into the report (the
+/// agent's span from its first turn on); its answer.
+pub(crate) async fn agent_turn(
+    shared: &TimedRun,
+    eval: &Eval,
+    turn: &TurnInput<'_>,
+    (servers, target, options): (&[(McpServer, String)], &LlmTarget<'_>, &RunOptions),
+    llm: Option<&StartedProxy>,
+) -> String {
+    let agent_start = std::time::Instant::now();
+    let mut listing_failures = Vec::new();
+    let (agent, llm) = match llm {
+        None => {
+            let failures = &mut listing_failures;
+            run_agent(
+                eval,
+                turn,
+                servers,
+                target,
+                options,
+                shared.deadline,
+                failures,
+            )
+            .await
+        }
+        Some(started) => {
+            let side = AgentSide {
+                servers,
+                target,
+                options,
+                deadline: shared.deadline,
+                llm: Some(started),
+            };
+            (
+                run_agent_on(eval, turn, &side, &mut listing_failures).await,
+                None,
+            )
+        }
+    };
+    shared.report().server_failures.extend(listing_failures);
+    let span = shared.report().agent_span.map_or_else(
+        || Span::since(agent_start),
+        |first| Span::since(first.start),
+    );
+    shared.report().agent_span = Some(span);
+    let version = version_of(eval, agent.version.clone(), target.run_dir, options).await;
+    shared.report().agent_version = version;
+    let answer = agent.answer.clone();
+    shared.report().agent = Some(agent);
+    shared.report().llm.extend(llm);
+    answer
+}
+
+/// The agent's version: its Agent file's `getVersion` or `metadata.version`, what the agent
+/// reported, its builtin kind's, else its program's `--version`.
+async fn version_of(
+    eval: &Eval,
+    reported: Option<String>,
+    run_dir: &Path,
+    options: &RunOptions,
+) -> Option<String> {
+    let version = agent_version(eval.agent.options(), run_dir, &options.vars)
+        .await
+        .or(reported)
+        .or_else(|| builtin_version(&eval.agent));
+    match version {
+        Some(version) => Some(version),
+        None => program_version(&eval.agent, run_dir, &options.vars).await,
+    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,9 @@ pub(crate) mod report;
 pub(crate) mod sampling_llm;
 pub(crate) mod secrets;
 pub(crate) mod servers;
+pub(crate) mod step_context;
 pub(crate) mod task;
+pub(crate) mod timed;
 pub(crate) mod turns;
 pub(crate) mod variant;
 

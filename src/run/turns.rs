@@ -21,10 +21,12 @@ use serde_json::json;
 use crate::assert::check;
 use crate::config::{Eval, FollowUp, McpServer, Task};
 use crate::proxy::CallRecorder;
+use crate::run::agent_phase::agent_turn;
 use crate::run::agent_phase::{TurnInput, finish_agent_llm, start_agent_llm};
 use crate::run::llm_phase::{LlmTarget, finish_llm_proxy};
-use crate::run::phases::{TimedRun, agent_turn, verify_context};
 use crate::run::report::{ConversationTurn, LlmClient, RunOptions};
+use crate::run::step_context::verify_context;
+use crate::run::timed::TimedRun;
 use crate::steps::{Ended, Phase, Span, run_phase};
 use crate::trace::CallTrace;
 

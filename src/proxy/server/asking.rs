@@ -246,7 +246,7 @@ impl Relayed {
             RelayedRecord::Sampling(mut record) => {
                 if let Ok(ClientResult::CreateMessageResult(result)) = response {
                     let wire = serde_json::to_value(result).unwrap_or_default();
-                    (record.reply, record.model) = super::sampling::agent_reply(&wire);
+                    (record.reply, record.model) = agent_reply(&wire);
                 }
                 record.failure = failure;
                 self.recorder
@@ -289,4 +289,11 @@ fn rmcp_action(action: ElicitationAction) -> rmcp::model::ElicitationAction {
 fn our_action(action: &rmcp::model::ElicitationAction) -> Option<ElicitationAction> {
     let name = serde_json::to_value(action).ok()?;
     name.as_str().and_then(ElicitationAction::from_name)
+}
+
+/// The reply text and model of the agent's answer to a relayed request, as the wire has it.
+fn agent_reply(result: &serde_json::Value) -> (Option<String>, Option<String>) {
+    let text = result["content"]["text"].as_str().map(str::to_owned);
+    let model = result["model"].as_str().map(str::to_owned);
+    (text, model)
 }

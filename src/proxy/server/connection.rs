@@ -19,9 +19,9 @@ use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
 use rmcp::{Peer, RoleClient, RoleServer};
 
 use super::asking::Asking;
+use super::in_flight::TasksInFlight;
 use super::relay::{AgentPeer, Relay};
 use super::routes::Routes;
-use super::tasks::TasksInFlight;
 use super::versions::agent_version;
 use crate::plumbing::lock::lock;
 use crate::proxy::inputs::Upstream;

@@ -11,6 +11,7 @@
 mod asking;
 mod connection;
 mod forward;
+mod in_flight;
 pub(crate) mod input_rounds;
 mod relay;
 mod routes;

@@ -152,10 +152,3 @@ fn shorten(text: &str) -> String {
         head
     }
 }
-
-/// The reply text and model of the agent's answer to a relayed request, as the wire has it.
-pub(super) fn agent_reply(result: &Value) -> (Option<String>, Option<String>) {
-    let text = result["content"]["text"].as_str().map(str::to_owned);
-    let model = result["model"].as_str().map(str::to_owned);
-    (text, model)
-}

@@ -6,7 +6,6 @@
 //! ends is cancelled at the server before the connection closes ([`TasksInFlight`]), and
 //! its call records so.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -17,37 +16,16 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use rmcp::{Peer, RoleClient};
 use serde_json::Value;
-use tokio::sync::{OwnedRwLockReadGuard, RwLock};
+use tokio::sync::OwnedRwLockReadGuard;
 use tokio_util::sync::CancellationToken;
 
 use super::connection::Connection;
 use super::forward::forward;
+use super::in_flight::END_WAIT;
 use super::input_rounds::respond;
 use super::routes::CallOrigin;
 use crate::proxy::record::{CANCELLED_CODE, CallRecorder};
 use crate::trace::TaskStatusStep;
-
-/// The tasks a connection follows for its agent: ended (cancelled at the server, noted)
-/// when the run ends, before the connection closes.
-#[derive(Debug, Default)]
-pub(crate) struct TasksInFlight {
-    run_ended: CancellationToken,
-    /// Held (read) by each task followed and by each `tasks/cancel` on its way; taken
-    /// (write) once they all have ended.
-    following: Arc<RwLock<()>>,
-}
-
-impl TasksInFlight {
-    /// Ends the tasks still followed: each is cancelled at the server and its call notes
-    /// it. Returns once they have (at most [`END_WAIT`] later).
-    pub(crate) async fn end(&self) {
-        self.run_ended.cancel();
-        let _ = tokio::time::timeout(END_WAIT, self.following.write()).await;
-    }
-}
-
-/// How long the end of a run waits for the tasks still followed to be cancelled.
-const END_WAIT: Duration = Duration::from_secs(5);
 
 /// How often the task is polled when the server suggests nothing, and at most.
 const DEFAULT_POLL: Duration = Duration::from_millis(100);
