@@ -51,6 +51,7 @@ pub(super) fn exact(server: &str, name: &str) -> CallMatcher {
         name: Some(name.into()),
         pattern: None,
         arguments: None,
+        turn: None,
     }
 }
 
@@ -60,6 +61,7 @@ pub(super) fn pattern(server: &str, regex: &str) -> CallMatcher {
         name: None,
         pattern: Some(Regex::new(regex).unwrap()),
         arguments: None,
+        turn: None,
     }
 }
 
@@ -69,6 +71,7 @@ pub(super) fn any_of(server: &str) -> CallMatcher {
         name: None,
         pattern: None,
         arguments: None,
+        turn: None,
     }
 }
 

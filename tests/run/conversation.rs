@@ -189,7 +189,7 @@ fn bad_follow_ups_are_load_errors_at_their_key_paths() {
         + &validate(
             "  followUps:\n    - {}\n    - prompt: {inline: judge}\n      verify:\n        \
              - llmJudge: {contains: x}\n      assertions:\n        toolsUsed:\n          \
-             - {server: deploi, tool: create}\n",
+             - {server: deploi, tool: create}\n          - {server: deploy, tool: create, turn: 0}\n",
         );
     for expected in [
         "spec.continueOnFailure: invalid boolean",
@@ -197,6 +197,7 @@ fn bad_follow_ups_are_load_errors_at_their_key_paths() {
         "spec.followUps[0].prompt: the task has no prompt",
         "spec.followUps[1].verify[0].llmJudge: an llmJudge step is checked with the whole conversation: put it in spec.verify",
         "spec.followUps[1].assertions.toolsUsed[0].server: unknown MCP server `deploi`; did you mean deploy?",
+        "spec.followUps[1].assertions.toolsUsed[1].turn: turns count from 1 (the task's prompt)",
     ] {
         assert!(all.contains(expected), "lacks {expected:?}:\n{all}");
     }

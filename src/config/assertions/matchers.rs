@@ -24,6 +24,7 @@ pub(in crate::config) struct RawMatcher {
     prompt: Option<String>,
     prompt_pattern: Option<String>,
     arguments: Option<Value>,
+    turn: Option<i64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -65,12 +66,15 @@ pub struct CallMatcher {
     pub pattern: Option<Regex>,
     /// The call's arguments must match this (tools and prompts).
     pub arguments: Option<ArgumentPattern>,
+    /// `turn`: only calls made in this turn of the task's conversation.
+    pub turn: Option<u32>,
 }
 
 impl CallMatcher {
-    /// Whether `call` matches this entry: its server, its name and its arguments.
+    /// Whether `call` matches this entry: its server, its name, its arguments and its turn.
     pub fn matches_call(&self, call: &RecordedCall) -> bool {
-        self.matches(&call.server, &call.name)
+        self.turn.is_none_or(|turn| call.turn == Some(turn))
+            && self.matches(&call.server, &call.name)
             && self
                 .arguments
                 .as_ref()
@@ -93,10 +97,14 @@ impl CallMatcher {
     /// How the entry reads in a failure message, e.g. `kubernetes/~pods_.*`,
     /// `kubernetes/*` or `files/read_file with arguments {"path":{"$match":"^/tmp/"}}`.
     pub fn describe(&self) -> String {
-        match &self.arguments {
+        let mut text = match &self.arguments {
             Some(pattern) => format!("{} with arguments {pattern}", self.describe_name()),
             None => self.describe_name(),
+        };
+        if let Some(turn) = self.turn {
+            text.push_str(&format!(" in turn {turn}"));
         }
+        text
     }
 
     /// The server and name part of [`describe`](Self::describe).
@@ -270,12 +278,29 @@ impl RawMatcher {
             None => return None,
         };
         ok &= check_server(check, &format!("{path}.server"), &server, servers);
+        let turn = match self.turn {
+            None => None,
+            Some(0) => {
+                check.error(
+                    format!("{path}.turn"),
+                    "turns count from 1 (the task's prompt)",
+                );
+                ok = false;
+                None
+            }
+            Some(turn) => {
+                let turn = check.count(&format!("{path}.turn"), turn);
+                ok &= turn.is_some();
+                turn
+            }
+        };
         match arguments {
             Ok(arguments) if ok => Some(CallMatcher {
                 server,
                 name,
                 pattern,
                 arguments,
+                turn,
             }),
             _ => None,
         }
@@ -353,7 +378,33 @@ mod tests {
             name: name.map(Into::into),
             pattern: pattern.map(|p| Regex::new(p).unwrap()),
             arguments: None,
+            turn: None,
         }
+    }
+
+    #[test]
+    fn an_entry_with_a_turn_matches_only_calls_of_that_turn() {
+        let call = |turn: Option<u32>| RecordedCall {
+            server: "k8s".into(),
+            kind: CallKind::Tool,
+            name: "scale".into(),
+            arguments: None,
+            outcome: crate::trace::Outcome::Ok {
+                result: serde_json::Value::Null,
+            },
+            start_offset: std::time::Duration::ZERO,
+            duration: std::time::Duration::ZERO,
+            injected: None,
+            rounds: Vec::new(),
+            task: Vec::new(),
+            turn,
+        };
+        let mut entry = matcher(Some("scale"), None);
+        assert!(entry.matches_call(&call(None)) && entry.matches_call(&call(Some(2))));
+        entry.turn = Some(2);
+        assert!(entry.matches_call(&call(Some(2))));
+        assert!(!entry.matches_call(&call(Some(3))) && !entry.matches_call(&call(None)));
+        assert_eq!(entry.describe(), "k8s/scale in turn 2");
     }
 
     #[test]
