@@ -72,6 +72,8 @@ pub struct Verdict {
     pub steps: Vec<StepFailure>,
     /// The agent.
     pub agent: AgentVerdict,
+    /// In a conversation, the turn the agent's verdict is of: the last that ran.
+    pub agent_turn: Option<u32>,
     /// Failed assertions.
     pub assertions: Vec<AssertionFailure>,
     /// What the checks against the servers' own schemas found (failing or not).
@@ -130,6 +132,9 @@ impl Verdict {
             interrupted: report.interrupted_in,
             steps,
             agent,
+            agent_turn: (report.turns.iter())
+                .rfind(|turn| turn.answer.is_some())
+                .map(|turn| turn.turn),
             assertions: report.failures.clone(),
             schema: report.schema.clone(),
             schema_violations,
@@ -212,7 +217,10 @@ impl Verdict {
             (format!("{}: {}", step.label, step.reason), Some(place))
         }));
         if let AgentVerdict::Failed(reason) = &self.agent {
-            reasons.push((format!("agent: {reason}"), Some(FailedAt::Agent)));
+            let turn = self
+                .agent_turn
+                .map_or(String::new(), |n| format!(" (turn {n})"));
+            reasons.push((format!("agent{turn}: {reason}"), Some(FailedAt::Agent)));
         }
         reasons.extend(self.assertions.iter().map(|f| {
             let place = FailedAt::Assertion {

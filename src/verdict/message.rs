@@ -82,9 +82,9 @@ fn write_reasons(out: &mut String, report: &RunReport, verdict: &Verdict) {
     write_step_failures(out, verdict, Phase::Setup);
     if let (AgentVerdict::Failed(reason), Some(agent)) = (&verdict.agent, &report.agent) {
         // In a conversation the agent is the last turn's that ran.
-        match (report.turns.iter()).rfind(|turn| turn.answer.is_some()) {
+        match verdict.agent_turn {
             Some(turn) => {
-                let _ = writeln!(out, "agent failed in turn {}: {reason}", turn.turn);
+                let _ = writeln!(out, "agent failed in turn {turn}: {reason}");
             }
             None => {
                 let _ = writeln!(out, "agent failed: {reason}");

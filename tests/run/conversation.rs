@@ -352,4 +352,9 @@ async fn the_llm_agent_keeps_its_messages_across_turns_recorded_then_replayed() 
     );
     let scale = result(output.path(), "llm-conversation__scale");
     assert_eq!(scale["turns"][0]["passed"], true, "{scale:#}");
+    let reasons = scale["reasons"].to_string();
+    assert!(
+        reasons.contains("agent (turn 2): stopped by mcpeval"),
+        "{reasons}"
+    );
 }
