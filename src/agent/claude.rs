@@ -126,7 +126,7 @@ pub async fn run_claude_code(model: Option<&str>, run: &AgentRun<'_>) -> AgentOu
     }
     // A later turn of a conversation resumes the session of the turn before.
     let session_file = run.private_dir.join(SESSION_FILE);
-    let resume = match run.var("MCPEVAL_TURN").and_then(|n| n.parse::<u32>().ok()) {
+    let resume = match run.turn() {
         Some(turn) if turn > 1 => match std::fs::read_to_string(&session_file) {
             Ok(id) if !id.trim().is_empty() => Some(id.trim().to_owned()),
             _ => {
@@ -152,7 +152,7 @@ pub async fn run_claude_code(model: Option<&str>, run: &AgentRun<'_>) -> AgentOu
     match process::run(&spec, run.timeout).await {
         Ok(finished) => {
             let session = parse_stream_json(&finished.stdout).session_id;
-            if let Some(id) = session.filter(|_| run.var("MCPEVAL_TURN").is_some()) {
+            if let Some(id) = session.filter(|_| run.turn().is_some()) {
                 let _ = std::fs::write(&session_file, id);
             }
             outcome_of(finished, run.timeout)

@@ -181,7 +181,7 @@ async fn try_run_codex(model: Option<&str>, run: &AgentRun<'_>) -> Result<AgentO
 /// session is kept (in the private `CODEX_HOME`) and a later turn is `codex exec resume`
 /// of the thread the turn before started.
 fn codex_args(run: &AgentRun<'_>, thread_file: &std::path::Path) -> Result<Vec<OsString>, String> {
-    let turn: Option<u32> = run.var("MCPEVAL_TURN").and_then(|n| n.parse().ok());
+    let turn = run.turn();
     let mut args: Vec<&str> = match turn {
         Some(turn) if turn > 1 => vec!["exec", "resume", "--json", "--skip-git-repo-check"],
         _ => vec![
@@ -233,7 +233,7 @@ async fn run_codex_args(
     }
     let env = env_with(run, extra);
     let finished = CODEX.run(program, args, env, run).await?;
-    if run.var("MCPEVAL_TURN").is_some()
+    if run.turn().is_some()
         && let Some(thread) = thread_started(&finished.stdout)
     {
         let _ = std::fs::write(thread_file, thread);

@@ -31,6 +31,12 @@ pub struct AgentRun<'a> {
 }
 
 impl AgentRun<'_> {
+    /// The turn of the task's conversation this run is (`MCPEVAL_TURN`, from 1); `None`
+    /// for a task of one turn.
+    pub fn turn(&self) -> Option<u32> {
+        self.var("MCPEVAL_TURN").and_then(|n| n.parse().ok())
+    }
+
     /// A variable as the agent sees it: [`AgentRun::env`] first, else the process's own.
     pub fn var(&self, name: &str) -> Option<String> {
         self.env

@@ -152,7 +152,7 @@ async fn try_run_gemini_cli(
     }
     // A later turn of a conversation resumes the session of the turn before: the latest of
     // this private HOME, for this working directory.
-    if run.var("MCPEVAL_TURN").and_then(|n| n.parse::<u32>().ok()) > Some(1) {
+    if run.turn() > Some(1) {
         args.extend(["--resume".into(), "latest".into()]);
     }
     // Its error reports go to the temporary directory: the run's own.

@@ -201,7 +201,7 @@ pub async fn run_llm_agent_for(
     run: &AgentRun<'_>,
 ) -> AgentOutcome {
     let options = LlmAgentOptions::new(provider, model);
-    let turn: Option<u32> = run.var("MCPEVAL_TURN").and_then(|n| n.parse().ok());
+    let turn = run.turn();
     let file = run.private_dir.join(CONVERSATION_FILE);
     let history = match turn {
         Some(turn) if turn > 1 => match read_history(&file) {
