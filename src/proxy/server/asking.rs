@@ -16,8 +16,7 @@ use crate::llm::Sampler;
 use crate::proxy::inputs::FaultPlan;
 use crate::proxy::record::CallRecorder;
 use crate::trace::{
-    AnsweredBy, During, ElicitationAction, ElicitationMode, Injected, RecordedElicitation,
-    RecordedSampling,
+    AnsweredBy, ElicitationAction, ElicitationMode, Injected, RecordedElicitation, RecordedSampling,
 };
 use crate::user::{Asked, ScriptedModel, ScriptedUser, Unmatched, UserDecision};
 
@@ -125,11 +124,7 @@ impl Asking {
             message,
             requested_schema,
             url,
-            during: call.map(|call| During {
-                kind: call.kind,
-                name: call.name,
-                position: None,
-            }),
+            during: call.map(CallOrigin::during),
             answered_by: AnsweredBy::Script,
             rule: None,
             action: None,

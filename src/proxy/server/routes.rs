@@ -11,7 +11,7 @@ use std::sync::{Mutex, MutexGuard};
 use rmcp::model::{ProgressToken, RequestId};
 
 use crate::plumbing::lock::lock;
-use crate::trace::CallKind;
+use crate::trace::{CallKind, During};
 
 /// The recorded call an agent request is (a tool call, a resource read, a prompt get): put
 /// in the request's extensions by the session, so that what the server sends while
@@ -24,6 +24,18 @@ pub(crate) struct CallOrigin {
     pub(crate) kind: CallKind,
     /// The tool name, resource URI or prompt name.
     pub(crate) name: String,
+}
+
+impl CallOrigin {
+    /// The call as the record of a request made during it names it (its position is set
+    /// when the trace is read).
+    pub(crate) fn during(self) -> During {
+        During {
+            kind: self.kind,
+            name: self.name,
+            position: None,
+        }
+    }
 }
 
 /// The translation tables of one agent session.

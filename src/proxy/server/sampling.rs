@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::asking::{Answer, Asking, Relayed, RelayedRecord};
 use super::routes::CallOrigin;
-use crate::trace::{AnsweredBy, During, RecordedSampling};
+use crate::trace::{AnsweredBy, RecordedSampling};
 use crate::user::{ReplySource, Sampled, SamplingUnmatched, message_texts};
 
 /// The error a client answers a refused sampling request with (the MCP specification's
@@ -35,11 +35,7 @@ impl Asking {
             server: self.server.clone(),
             messages: message_texts(&wire),
             system_prompt: wire["systemPrompt"].as_str().map(str::to_owned),
-            during: call.map(|call| During {
-                kind: call.kind,
-                name: call.name,
-                position: None,
-            }),
+            during: call.map(CallOrigin::during),
             answered_by: AnsweredBy::Script,
             rule: None,
             reply: None,
