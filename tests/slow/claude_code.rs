@@ -18,31 +18,15 @@ async fn run_task(api: &FakeAnthropic, task: &str) -> Option<Output> {
     run_test(api, EVAL, &format!("claude::{task}")).await
 }
 
-/// Runs the test `name` of `eval` with `mcpeval check`, against `api`.
+/// Runs the test `name` of `eval` with `mcpeval check`, against `api` (the fake API is the
+/// live one here: no cassette is read or written).
 async fn run_test(api: &FakeAnthropic, eval: &str, name: &str) -> Option<Output> {
-    let path = support::peers::path_with_claude()?;
     let time_server = support::peers::require("venv/bin/mcp-server-time")?;
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpeval"));
-    command
-        .args(["check", eval, "--", "--exact", name])
-        .env("PATH", path)
-        .env("ANTHROPIC_BASE_URL", &api.base_url)
-        .env("ANTHROPIC_API_KEY", "sk-ant-fake-key-for-tests")
-        // The fake API is the live one here: no cassette is read or written.
-        .env("MCPEVAL_RECORD_MODE", "passthrough")
-        .env("ENABLE_TOOL_SEARCH", "false")
-        .env("MCPEVAL_TIME_SERVER", time_server)
-        .env(
-            "MCPEVAL_OUTPUT_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("claude-runs"),
-        )
-        .env("RUST_BACKTRACE", "0")
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    Some(
-        tokio::task::spawn_blocking(move || command.output().unwrap())
-            .await
-            .unwrap(),
-    )
+    let env = [
+        ("MCPEVAL_RECORD_MODE", "passthrough"),
+        ("MCPEVAL_TIME_SERVER", time_server.to_str()?),
+    ];
+    run_with(&api.base_url, eval, name, &env).await
 }
 
 fn stdout(out: &Output) -> String {
@@ -273,7 +257,6 @@ async fn run_with(base_url: &str, eval: &str, name: &str, env: &[(&str, &str)]) 
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("claude-runs"),
         )
         .env("RUST_BACKTRACE", "0")
-        .env_remove("CI")
         .current_dir(env!("CARGO_MANIFEST_DIR"));
     command.envs(env.iter().copied());
     Some(
