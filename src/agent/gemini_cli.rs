@@ -106,7 +106,10 @@ fn gemini_usage(stats: &Value) -> TokenUsage {
 }
 
 /// The private `settings.json`: every proxied server by `httpUrl` (only its allowed tools
-/// included, when they are listed), the API-key auth type, no usage statistics.
+/// included, when they are listed), the API-key auth type, no usage statistics, and no
+/// agent skills: Gemini CLI 0.61 lists its bundled skills (in its system prompt and its
+/// `activate_skill` tool) in the order a directory walk finds them, which varies from run
+/// to run, so no recording of its model calls could be replayed.
 pub fn gemini_settings(servers: &[ProxiedServer]) -> Value {
     let mut entries = serde_json::Map::new();
     for server in servers {
@@ -120,6 +123,7 @@ pub fn gemini_settings(servers: &[ProxiedServer]) -> Value {
         "mcpServers": entries,
         "security": {"auth": {"selectedType": "gemini-api-key"}},
         "privacy": {"usageStatisticsEnabled": false},
+        "skills": {"enabled": false},
     })
 }
 
@@ -231,6 +235,7 @@ mod tests {
                 "mcpServers": {"demo": {"httpUrl": "http://127.0.0.1:1/mcp", "includeTools": ["add"]}},
                 "security": {"auth": {"selectedType": "gemini-api-key"}},
                 "privacy": {"usageStatisticsEnabled": false},
+                "skills": {"enabled": false},
             })
         );
     }

@@ -12,6 +12,7 @@
 //! | `id`, `tool_use_id`, `call_id`, `tool_call_id` → `<ID1>`… | outside tool content   |
 //! | `metadata` dropped; Claude Code's "The date has changed" note dropped | Anthropic  |
 //! | `client_metadata`, `prompt_cache_key`, `input[].id` dropped | Responses API       |
+//! | a `functionResponse` part repeating an earlier one of the same content dropped | Gemini |
 //!
 //! *Tool content* is what the test is about: the tools offered (`tools`) and the results
 //! the MCP server returned (see [`tool_content_fields`]). Only the first three rules
@@ -185,7 +186,12 @@ impl RequestNormalizer {
                     }
                 }
             }
-            LlmApi::OpenAiChat | LlmApi::Gemini => {}
+            LlmApi::Gemini => {
+                if let Some(Value::Array(contents)) = object.get_mut("contents") {
+                    drop_repeated_responses(contents);
+                }
+            }
+            LlmApi::OpenAiChat => {}
         }
     }
 
@@ -269,6 +275,28 @@ fn drop_date_changes(messages: &mut Vec<Value>) {
 
 /// Drops Claude Code's date-change note from `text`; false when nothing else is left of a
 /// text that held it.
+/// Drops each `functionResponse` part that repeats an earlier one of the same content, id
+/// and all: Gemini CLI 0.61's resumed session (`--resume`) holds a tool's answer once per
+/// time its session file was saved while the call ran, a number that varies from run to run.
+fn drop_repeated_responses(contents: &mut [Value]) {
+    for content in contents {
+        let Some(Value::Array(parts)) = content.get_mut("parts") else {
+            continue;
+        };
+        let mut seen: Vec<Value> = Vec::new();
+        parts.retain(|part| {
+            let Some(response) = part.get("functionResponse") else {
+                return true;
+            };
+            if seen.contains(response) {
+                return false;
+            }
+            seen.push(response.clone());
+            true
+        });
+    }
+}
+
 fn keeps_more_than_a_date_change(text: &mut String) -> bool {
     if !DATE_CHANGE.is_match(text) {
         return true;

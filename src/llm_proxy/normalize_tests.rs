@@ -341,3 +341,32 @@ fn an_exact_path_mask_masks_the_path_only() {
         "<AGENT_INSTALL>/bundle/SKILL.md extends gemini-cli"
     );
 }
+
+#[test]
+fn a_repeated_gemini_function_response_leaves_the_key_alone() {
+    let response = |output: &str| {
+        json!({"functionResponse": {"name": "mcp_deploy_create", "id": "mcp_deploy_create_1_0",
+            "response": {"output": output}}})
+    };
+    let turn = |parts: Vec<Value>| {
+        json!({"contents": [
+            {"role": "model", "parts": [{"functionCall": {"name": "mcp_deploy_create", "id": "mcp_deploy_create_1_0"}}]},
+            {"role": "user", "parts": parts},
+        ]})
+    };
+    let once = key_of(LlmApi::Gemini, &turn(vec![response("created")]));
+    let thrice = turn(vec![
+        response("created"),
+        response("created"),
+        response("created"),
+    ]);
+    assert_eq!(key_of(LlmApi::Gemini, &thrice), once);
+    // Another answer is not a repetition; nor is the same answer in another API.
+    let two = turn(vec![response("created"), response("created again")]);
+    assert_ne!(key_of(LlmApi::Gemini, &two), once);
+    let twice = turn(vec![response("created"), response("created")]);
+    assert_ne!(
+        key_of(LlmApi::OpenAiChat, &twice),
+        key_of(LlmApi::OpenAiChat, &turn(vec![response("created")]))
+    );
+}

@@ -173,37 +173,35 @@ async fn skills_are_mounted_for_claude_code_and_its_skill_tool_use_is_asserted()
     );
 }
 
-/// A conversation: Claude Code's second turn resumes the first's session (`--resume`), so
-/// its model request carries the first turn (its prompt, the tool call and the answer),
-/// against the same server.
+/// A three-turn conversation with the stateful server (tests/fixtures/conversation): each
+/// turn resumes the session before (`--resume`), so its model request carries the turns
+/// before, and the one server process sees all four calls (turn 3's verify step reads
+/// "(call 4)"); recorded into one cassette, then replayed with no API.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn claude_code_resumes_its_session_in_a_conversations_second_turn() {
+async fn claude_code_resumes_its_session_through_a_three_turn_conversation() {
+    let tool = |name: &str, input| Turn::ToolUse {
+        name: format!("mcp__deploy__{name}"),
+        input,
+    };
+    let answers = ["Created web.", "Scaled web to 3.", "web has 1 replica."];
     let api = FakeAnthropic::start(vec![
-        Turn::ToolUse {
-            name: "mcp__deploy__create".into(),
-            input: json!({"name": "web"}),
-        },
-        Turn::Text("Created web.".into()),
+        tool("create", json!({"name": "web"})),
+        Turn::Text(answers[0].into()),
+        tool("scale", json!({"name": "web", "replicas": 3})),
+        Turn::Text(answers[1].into()),
+        tool("undo", json!({})),
+        tool("status", json!({"name": "web"})),
+        Turn::Text(answers[2].into()),
     ])
     .await;
-    // A copy of the fixture, whose cassette is written beside it.
+    // A copy of the fixture, whose cassette is written beside the eval.
     let dir = tempfile::tempdir().unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conversation");
-    for (from, to) in [
-        ("claude/task.yaml", "task.yaml"),
-        ("mcp.yaml", "mcp.yaml"),
-        ("server.py", "server.py"),
-    ] {
-        std::fs::copy(fixture.join(from), dir.path().join(to)).unwrap();
-    }
-    let eval = std::fs::read_to_string(fixture.join("claude/eval.yaml")).unwrap();
-    let eval = eval.replace("mcpConfigFile: ../mcp.yaml", "mcpConfigFile: mcp.yaml");
-    std::fs::write(dir.path().join("eval.yaml"), eval).unwrap();
-    let eval = dir.path().join("eval.yaml");
+    support::files::copy_tree(&fixture, dir.path());
+    let eval = dir.path().join("cli/claude-code.yaml");
     let eval = eval.to_str().unwrap();
     let record = [("MCPEVAL_RECORD_MODE", "all")];
-    let Some(out) = run_with(&api.base_url, eval, "claude-conversation::create", &record).await
-    else {
+    let Some(out) = run_with(&api.base_url, eval, "claude-code::deploy", &record).await else {
         return;
     };
     assert_eq!(
@@ -216,26 +214,32 @@ async fn claude_code_resumes_its_session_in_a_conversations_second_turn() {
     let requests = api.requests();
     let last = requests.last().unwrap().to_string();
     assert!(
-        last.contains("What did you create?")
+        last.contains("Undo that")
+            && last.contains("Now scale it")
             && last.contains("Create the deployment web")
-            && last.contains("Created web.")
+            && last.contains("Scaled web to 3.")
             && last.contains("tool_result"),
         "{last}"
     );
-    let result = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("claude-runs/results/claude-conversation__create.json");
+    let result =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("claude-runs/results/claude-code__deploy.json");
     let result: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(result).unwrap()).unwrap();
-    let turns: Vec<(&str, bool)> = (result["turns"].as_array().unwrap().iter())
-        .map(|turn| (turn["answer"].as_str().unwrap(), turn["passed"] == true))
+    let turns: Vec<(&str, u64)> = (result["turns"].as_array().unwrap().iter())
+        .map(|turn| {
+            (
+                turn["answer"].as_str().unwrap(),
+                turn["calls"].as_u64().unwrap(),
+            )
+        })
         .collect();
-    assert_eq!(turns, [("Created web.", true), ("Created web.", true)]);
+    assert_eq!(turns, [(answers[0], 1), (answers[1], 1), (answers[2], 2)]);
 
     // Replayed from the one cassette of the conversation: no API.
     drop(api);
     let replay = [("MCPEVAL_RECORD_MODE", "none")];
     let closed = "http://127.0.0.1:9";
-    let out = run_with(closed, eval, "claude-conversation::create", &replay)
+    let out = run_with(closed, eval, "claude-code::deploy", &replay)
         .await
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));

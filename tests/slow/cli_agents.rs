@@ -493,59 +493,67 @@ async fn a_missing_program_fails_the_task_naming_its_package() {
     }
 }
 
-/// A conversation: the second turn resumes the program's session of the first (Codex's
-/// `exec resume`, Gemini CLI's `--resume latest`), so its model request carries the first
-/// turn; recorded into one cassette, then replayed with no API.
+/// A three-turn conversation with the stateful server (tests/fixtures/conversation): each
+/// turn resumes the program's session of the one before (Codex's `exec resume`, Gemini
+/// CLI's `--resume latest`), so its model request carries the turns before, and the one
+/// server process sees all four calls (turn 3's verify step reads "(call 4)"); recorded
+/// into one cassette, then replayed with no API.
 async fn a_conversation_resumes_the_session_recorded_then_replayed(program: Program) {
     let Some(path) = path_with(program) else {
         return;
     };
-    let eval = fixture_copy();
-    let mut script = program.lookup_script();
-    script.push(Reply::Text("Once more: Ada Lovelace.".into()));
-    let api = FakeLlm::start(script).await;
+    let copy = tempfile::tempdir().unwrap();
+    let conversation = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conversation");
+    crate::support::files::copy_tree(&conversation, copy.path());
+    let eval = copy.path().join("cli");
+    let call = |name: &str, args: Value| match program.eval {
+        "codex" => Reply::NamespacedCall {
+            namespace: "mcp__deploy".into(),
+            name: name.into(),
+            args,
+        },
+        _ => Reply::ToolCall {
+            name: format!("mcp_deploy_{name}"),
+            args,
+        },
+    };
+    let answers = ["Created web.", "Scaled web to 3.", "web has 1 replica."];
+    let api = FakeLlm::start(vec![
+        call("create", json!({"name": "web"})),
+        Reply::Text(answers[0].into()),
+        call("scale", json!({"name": "web", "replicas": 3})),
+        Reply::Text(answers[1].into()),
+        call("undo", json!({})),
+        call("status", json!({"name": "web"})),
+        Reply::Text(answers[2].into()),
+    ])
+    .await;
     let output = tempfile::tempdir().unwrap();
     let llm = Llm::Live(&api);
-    let recorded = check(
-        program,
-        eval.path(),
-        output.path(),
-        "follow-up",
-        &path,
-        llm,
-        "all",
-    )
-    .await;
+    let recorded = check(program, &eval, output.path(), "deploy", &path, llm, "all").await;
     assert_eq!(recorded.code, Some(0), "{}", recorded.text);
     let seen = api.seen();
     let last = seen.last().unwrap().body.to_string();
     assert!(
-        last.contains("Say it once more") && last.contains("Who is user 1?"),
+        last.contains("Undo that")
+            && last.contains("Now scale it")
+            && last.contains("Create the deployment"),
         "{last}"
     );
-    let answers: Vec<&str> = (recorded.result["turns"].as_array().unwrap().iter())
-        .map(|turn| turn["answer"].as_str().unwrap_or_default())
+    let turns: Vec<(&str, usize)> = (recorded.result["turns"].as_array().unwrap().iter())
+        .map(|turn| {
+            let answer = turn["answer"].as_str().unwrap_or_default();
+            (answer, turn["calls"].as_u64().unwrap_or(0) as usize)
+        })
         .collect();
-    assert_eq!(answers, [ANSWER, "Once more: Ada Lovelace."]);
+    assert_eq!(turns, [(answers[0], 1), (answers[1], 1), (answers[2], 2)]);
     drop(api);
 
     let output = tempfile::tempdir().unwrap();
     let llm = Llm::Nowhere;
-    let replayed = check(
-        program,
-        eval.path(),
-        output.path(),
-        "follow-up",
-        &path,
-        llm,
-        "none",
-    )
-    .await;
+    let replayed = check(program, &eval, output.path(), "deploy", &path, llm, "none").await;
     assert_eq!(replayed.code, Some(0), "{}", replayed.text);
-    assert_eq!(
-        replayed.result["turns"][1]["answer"],
-        "Once more: Ada Lovelace."
-    );
+    assert_eq!(replayed.result["turns"][2]["answer"], answers[2]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

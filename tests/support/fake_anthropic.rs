@@ -86,9 +86,19 @@ impl FakeAnthropic {
 }
 
 /// The script's turn: the conversation's `tool_result` blocks, less each failure that is
-/// not itself a retry's (the turn that made the call comes again, once).
+/// not itself a retry's (the turn that made the call comes again, once), plus the answers
+/// the conversation already holds (an assistant message with no `tool_use`: a resumed
+/// session's earlier turns).
 fn script_turn(request: &Value) -> usize {
-    let blocks = (request["messages"].as_array().into_iter().flatten())
+    let messages = request["messages"].as_array().into_iter().flatten();
+    let answered = (messages.clone())
+        .filter(|m| m["role"] == "assistant")
+        .filter(|m| {
+            let content = m["content"].as_array().cloned().unwrap_or_default();
+            !content.is_empty() && !content.iter().any(|block| block["type"] == "tool_use")
+        })
+        .count();
+    let blocks = messages
         .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
         .filter(|block| block["type"] == "tool_result");
     let mut turn = 0;
@@ -101,7 +111,7 @@ fn script_turn(request: &Value) -> usize {
             retrying = false;
         }
     }
-    turn
+    turn + answered
 }
 
 async fn messages(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
