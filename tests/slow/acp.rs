@@ -283,22 +283,32 @@ async fn claude_code_over_acp_fails_with_the_status_and_message_the_api_refused_
     assert!(!failure.contains("sk-ant-fake-key-for-tests"), "{failure}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn claude_code_over_acp_is_recorded_then_replayed_with_no_key() {
-    let Some(path) = path_with_adapter() else {
-        return;
-    };
+/// What recording the task `task` of a copy of the claude-acp fixture against `api`, then
+/// replaying it with no key and a closed port, left.
+struct RecordedThenReplayed {
+    /// The recording's requests to the API.
+    asked: Vec<serde_json::Value>,
+    /// The replay's results file.
+    replayed: serde_json::Value,
+}
+
+/// Records the task `task` of a copy of the claude-acp fixture against `api` (checking the
+/// cassette holds no key), then replays it with no key and a closed port; both must pass
+/// and the replay must not ask the API. `None` when the adapter is not installed.
+fn record_then_replay(task: &str, api: &FakeAnthropic) -> Option<RecordedThenReplayed> {
+    let path = path_with_adapter()?;
     // A copy of the fixture: the cassette is written beside the eval file.
     let dir = tempfile::tempdir().unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-acp");
     crate::support::files::copy_tree(&fixture, dir.path());
     let eval = dir.path().join("eval.yaml");
     let eval = eval.to_str().unwrap();
-    let api = FakeAnthropic::start(add_script()).await;
-    let output = output_dir("claude-record");
+    let name = format!("claude-acp::{task}");
+    let stem = format!("claude-acp__{task}");
+    let output = output_dir(&format!("claude-record-{task}"));
     let recorded = check(
         eval,
-        "claude-acp::add",
+        &name,
         &[
             ("PATH", &path),
             ("ANTHROPIC_BASE_URL", &api.base_url),
@@ -309,15 +319,15 @@ async fn claude_code_over_acp_is_recorded_then_replayed_with_no_key() {
         &output,
     );
     passed(&recorded);
-    let cassette = dir.path().join("cassettes/claude-acp__add.json");
+    let cassette = dir.path().join(format!("cassettes/{stem}.json"));
     let text_of_cassette = std::fs::read_to_string(&cassette).unwrap();
     assert!(!text_of_cassette.contains("sk-ant-fake-key-for-tests"));
-    let asked = api.requests().len();
+    let asked = api.requests();
     // Replay: no key, and the API's address is a closed port.
-    let output = output_dir("claude-replay");
+    let output = output_dir(&format!("claude-replay-{task}"));
     let replayed = check(
         eval,
-        "claude-acp::add",
+        &name,
         &[
             ("PATH", &path),
             ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9"),
@@ -327,10 +337,27 @@ async fn claude_code_over_acp_is_recorded_then_replayed_with_no_key() {
         &output,
     );
     passed(&replayed);
-    assert_eq!(api.requests().len(), asked, "the replay asked the API");
-    let result = result_file(&output, "claude-acp__add");
-    assert_eq!(result["taskOutput"], "The sum is 42.");
-    assert_eq!(result["llmCalls"][0]["used"], "replayed", "{result:#}");
+    assert_eq!(
+        api.requests().len(),
+        asked.len(),
+        "the replay asked the API"
+    );
+    let replayed = result_file(&output, &stem);
+    Some(RecordedThenReplayed { asked, replayed })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_over_acp_is_recorded_then_replayed_with_no_key() {
+    let api = FakeAnthropic::start(add_script()).await;
+    let Some(run) = record_then_replay("add", &api) else {
+        return;
+    };
+    assert_eq!(run.replayed["taskOutput"], "The sum is 42.");
+    assert_eq!(
+        run.replayed["llmCalls"][0]["used"], "replayed",
+        "{:#}",
+        run.replayed
+    );
 }
 
 /// A conversation: the second turn's process loads the session of the first
@@ -359,22 +386,30 @@ fn our_acp_agent_loads_its_session_for_a_conversations_second_turn() {
 }
 
 /// A conversation with Claude Code over ACP: the second turn's adapter loads the session of
-/// the first (`session/load`), so the model request carries the first turn.
+/// the first (`session/load`), so the model request carries the first turn; recorded into
+/// one cassette, then replayed with no key.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_code_over_acp_loads_its_session_for_a_conversations_second_turn() {
     let api = FakeAnthropic::start(add_script()).await;
-    let output = output_dir("claude-conversation");
-    let name = "claude-acp::conversation";
-    let Some(out) = check_claude(CLAUDE_EVAL, name, &api, &output) else {
+    let Some(run) = record_then_replay("conversation", &api) else {
         return;
     };
-    passed(&out);
-    let result = result_file(&output, "claude-acp__conversation");
-    schema_valid(&result);
-    let last = api.requests().last().unwrap().to_string();
+    schema_valid(&run.replayed);
+    let last = run.asked.last().unwrap().to_string();
     assert!(
         last.contains("Say the sum once more.") && last.contains("What is 2 + 40?"),
         "{last}"
     );
-    assert_eq!(result["turns"][1]["passed"], true, "{result:#}");
+    let turns = run.replayed["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2, "{:#}", run.replayed);
+    assert!(
+        turns.iter().all(|turn| turn["passed"] == true),
+        "{:#}",
+        run.replayed
+    );
+    assert_eq!(
+        run.replayed["llmCalls"][0]["used"], "replayed",
+        "{:#}",
+        run.replayed
+    );
 }
