@@ -82,6 +82,7 @@ pub(super) fn ordered(kind: CallKind, server: &str, name: &str) -> OrderedCall {
         name: name.into(),
         arguments: None,
         asked: false,
+        turn: None,
     }
 }
 

@@ -75,20 +75,27 @@ impl CallTrace {
     }
 
     /// The part of the trace made in `turn` of the task's conversation: its calls, the
-    /// elicitations and sampling requests during them (their positions among those calls),
-    /// and everything listed and advertised.
+    /// elicitations and sampling requests that came in it (their positions among its
+    /// calls), and everything listed and advertised.
     pub fn of_turn(&self, turn: u32) -> CallTrace {
         let kept: Vec<usize> = (self.calls.iter().enumerate())
             .filter(|(_, call)| call.turn == Some(turn))
             .map(|(i, _)| i + 1)
             .collect();
-        let renumbered = |during: &Option<During>| -> Option<Option<During>> {
-            let during = during.as_ref()?;
-            let at = kept.iter().position(|&p| Some(p) == during.position)?;
-            Some(Some(During {
-                position: Some(at + 1),
+        // Whether a request stamped `asked_in` (or, unstamped, during `during`) came in the
+        // turn, and its `during` renumbered among the turn's calls.
+        let renumbered = |asked_in: Option<u32>, during: &Option<During>| {
+            let at =
+                (during.as_ref()).and_then(|d| kept.iter().position(|&p| Some(p) == d.position));
+            let in_turn = match asked_in {
+                Some(asked_in) => asked_in == turn,
+                None => at.is_some(),
+            };
+            let during = during.as_ref().map(|during| During {
+                position: at.map(|at| at + 1),
                 ..during.clone()
-            }))
+            });
+            in_turn.then_some(during)
         };
         CallTrace {
             calls: (self.calls.iter())
@@ -99,7 +106,7 @@ impl CallTrace {
             advertised: self.advertised.clone(),
             elicitations: (self.elicitations.iter())
                 .filter_map(|e| {
-                    renumbered(&e.during).map(|during| RecordedElicitation {
+                    renumbered(e.turn, &e.during).map(|during| RecordedElicitation {
                         during,
                         ..e.clone()
                     })
@@ -107,7 +114,7 @@ impl CallTrace {
                 .collect(),
             sampling: (self.sampling.iter())
                 .filter_map(|s| {
-                    renumbered(&s.during).map(|during| RecordedSampling {
+                    renumbered(s.turn, &s.during).map(|during| RecordedSampling {
                         during,
                         ..s.clone()
                     })

@@ -57,9 +57,10 @@ fn describe(elicitation: &RecordedElicitation) -> String {
         Some(during) => format!(" during {} {}", kind_name(during.kind), during.name),
         None => String::new(),
     };
+    let turn = (elicitation.turn).map_or(String::new(), |turn| format!(" in turn {turn}"));
     let action = elicitation.action.map_or("no answer", |a| a.as_str());
     format!(
-        "{}{during} ({} {:?} → {action})",
+        "{}{during}{turn} ({} {:?} → {action})",
         elicitation.server,
         elicitation.mode.as_str(),
         elicitation.message
@@ -83,6 +84,7 @@ mod tests {
             message: format!("Really {tool}?"),
             requested_schema: None,
             url: None,
+            turn: None,
             during: Some(During {
                 kind: CallKind::Tool,
                 name: tool.into(),
@@ -140,6 +142,30 @@ mod tests {
             ..Assertions::default()
         };
         assert_eq!(check(&by_message, &accepted).len(), 1, "the mode differs");
+    }
+
+    #[test]
+    fn an_entry_with_a_turn_matches_only_that_turns_elicitations() {
+        let assertions = Assertions {
+            elicitations: vec![ElicitationMatcher {
+                tool: Some("delete_file".into()),
+                turn: Some(2),
+                ..ElicitationMatcher::default()
+            }],
+            ..Assertions::default()
+        };
+        let in_turn = |turn| RecordedElicitation {
+            turn: Some(turn),
+            ..asked("delete_file", ElicitationAction::Accept)
+        };
+        assert!(check(&assertions, &trace(vec![in_turn(2)])).is_empty());
+        let failures = check(&assertions, &trace(vec![in_turn(1)]));
+        let (_, expected, actual) = &failures[0];
+        assert!(expected.contains("tool=delete_file turn=2"), "{expected}");
+        assert!(
+            actual.contains("during tool delete_file in turn 1 ("),
+            "{actual}"
+        );
     }
 
     #[test]

@@ -112,6 +112,7 @@ fn asked(tool: &str, position: usize) -> crate::trace::RecordedElicitation {
         message: format!("Really {tool}?"),
         requested_schema: None,
         url: None,
+        turn: None,
         during: Some(crate::trace::During {
             kind: CallKind::Tool,
             name: tool.into(),
@@ -137,6 +138,7 @@ fn call_order_pairs_an_elicitation_entry_with_the_call_it_came_during() {
     t.elicitations = vec![asked("delete_file", 2)];
     let elicitation = |name: &str| crate::config::OrderedCall {
         asked: true,
+        turn: None,
         ..ordered(CallKind::Tool, "files", name)
     };
     let holds = Assertions {
@@ -172,4 +174,58 @@ fn call_order_pairs_an_elicitation_entry_with_the_call_it_came_during() {
             .actual
             .contains("elicitation files/read_file never came")
     );
+}
+
+#[test]
+fn call_order_entries_with_a_turn_match_only_that_turns_calls_and_elicitations() {
+    let in_turn = |turn: u32, mut call: crate::trace::RecordedCall| {
+        call.turn = Some(turn);
+        call
+    };
+    let mut t = trace(vec![
+        in_turn(1, tool("files", "delete_file")),
+        in_turn(2, tool("files", "list_files")),
+        in_turn(2, tool("files", "delete_file")),
+    ]);
+    let mut second = asked("delete_file", 3);
+    second.turn = Some(2);
+    t.elicitations = vec![second];
+    let at = |turn: u32, entry: crate::config::OrderedCall| crate::config::OrderedCall {
+        turn: Some(turn),
+        ..entry
+    };
+    let delete = || ordered(CallKind::Tool, "files", "delete_file");
+    let asked_during = || crate::config::OrderedCall {
+        asked: true,
+        ..delete()
+    };
+    // Turn 2's delete came after its list (turn 1's did not), and asked in turn 2.
+    let holds = Assertions {
+        call_order: vec![
+            ordered(CallKind::Tool, "files", "list_files"),
+            at(2, delete()),
+            at(2, asked_during()),
+        ],
+        ..Default::default()
+    };
+    assert!(failures(holds, &t).is_empty());
+    let turn_one_after_list = Assertions {
+        call_order: vec![
+            ordered(CallKind::Tool, "files", "list_files"),
+            at(1, delete()),
+        ],
+        ..Default::default()
+    };
+    let f = only(turn_one_after_list, &t);
+    assert!(
+        f.expected.contains("tool files/delete_file in turn 1")
+            && f.actual
+                .contains("tool files/delete_file in turn 1 never came after call #2"),
+        "{f}"
+    );
+    let asked_in_one = Assertions {
+        call_order: vec![at(1, asked_during())],
+        ..Default::default()
+    };
+    assert!(!failures(asked_in_one, &t).is_empty());
 }

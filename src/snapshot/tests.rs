@@ -462,6 +462,7 @@ fn elicitation(
         message: "Delete pod web-1?".into(),
         requested_schema: Some(json!({"type": "object"})),
         url: None,
+        turn: None,
         during: position.map(|position| crate::trace::During {
             kind: CallKind::Tool,
             name: "pods_delete".into(),

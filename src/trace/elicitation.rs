@@ -27,6 +27,9 @@ pub struct RecordedElicitation {
     /// The call in flight when the server asked, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub during: Option<During>,
+    /// The turn of the task's conversation it came in, from 1 (absent outside one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
     /// Who answered: the scripted user or the agent.
     pub answered_by: AnsweredBy,
     /// The key path of the scripted user's rule that answered, e.g.

@@ -23,6 +23,9 @@ pub struct RecordedSampling {
     /// The call in flight when the server asked, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub during: Option<During>,
+    /// The turn of the task's conversation it came in, from 1 (absent outside one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
     /// Who answered: the scripted model (the task's `sampling` rules) or the agent.
     pub answered_by: AnsweredBy,
     /// The key path of the rule that answered, e.g. `spec.sampling.rules[0]`.

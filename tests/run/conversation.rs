@@ -189,7 +189,9 @@ fn bad_follow_ups_are_load_errors_at_their_key_paths() {
         + &validate(
             "  followUps:\n    - {}\n    - prompt: {inline: judge}\n      verify:\n        \
              - llmJudge: {contains: x}\n      assertions:\n        toolsUsed:\n          \
-             - {server: deploi, tool: create}\n          - {server: deploy, tool: create, turn: 0}\n",
+             - {server: deploi, tool: create}\n          - {server: deploy, tool: create, turn: 0}\n        \
+             callOrder:\n          - {type: tool, server: deploy, name: create, turn: -1}\n        \
+             elicitations:\n          - {server: deploy, turn: 0}\n",
         );
     for expected in [
         "spec.continueOnFailure: invalid boolean",
@@ -198,6 +200,8 @@ fn bad_follow_ups_are_load_errors_at_their_key_paths() {
         "spec.followUps[1].verify[0].llmJudge: an llmJudge step is checked with the whole conversation: put it in spec.verify",
         "spec.followUps[1].assertions.toolsUsed[0].server: unknown MCP server `deploi`; did you mean deploy?",
         "spec.followUps[1].assertions.toolsUsed[1].turn: turns count from 1 (the task's prompt)",
+        "spec.followUps[1].assertions.callOrder[0].turn:",
+        "spec.followUps[1].assertions.elicitations[0].turn: turns count from 1 (the task's prompt)",
     ] {
         assert!(all.contains(expected), "lacks {expected:?}:\n{all}");
     }

@@ -17,6 +17,7 @@ pub(in crate::config) struct RawElicitationMatcher {
     mode: Option<String>,
     message: Option<String>,
     action: Option<String>,
+    turn: Option<i64>,
 }
 
 /// Which elicitations an `elicitations` entry matches: every key written must hold.
@@ -34,6 +35,8 @@ pub struct ElicitationMatcher {
     pub message: Option<Regex>,
     /// `action`: the answer the server got.
     pub action: Option<ElicitationAction>,
+    /// `turn`: only elicitations of this turn of the task's conversation.
+    pub turn: Option<u32>,
 }
 
 impl ElicitationMatcher {
@@ -50,6 +53,7 @@ impl ElicitationMatcher {
             && self
                 .action
                 .is_none_or(|action| Some(action) == elicitation.action)
+            && self.turn.is_none_or(|turn| elicitation.turn == Some(turn))
     }
 
     /// `server=files tool=delete_file action=accept`, for messages (`any elicitation` when
@@ -62,6 +66,7 @@ impl ElicitationMatcher {
             self.mode.map(|m| format!("mode={}", m.as_str())),
             (self.message.as_ref()).map(|p| format!("message={}", p.as_str())),
             self.action.map(|a| format!("action={}", a.as_str())),
+            self.turn.map(|turn| format!("turn={turn}")),
         ];
         let keys: Vec<String> = keys.into_iter().flatten().collect();
         if keys.is_empty() {
@@ -93,6 +98,7 @@ impl RawElicitationMatcher {
         let tool_pattern =
             (self.tool_pattern).and_then(|p| check.regex(&format!("{path}.toolPattern"), &p));
         let message = (self.message).and_then(|p| check.regex(&format!("{path}.message"), &p));
+        let turn = super::matchers::turn(check, path, self.turn);
         if check.error_count() > errors {
             return None;
         }
@@ -103,6 +109,7 @@ impl RawElicitationMatcher {
             mode,
             message,
             action,
+            turn: turn.ok().flatten(),
         })
     }
 }

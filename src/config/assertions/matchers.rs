@@ -35,6 +35,7 @@ pub(in crate::config) struct RawCallOrder {
     server: Option<String>,
     name: Option<String>,
     arguments: Option<Value>,
+    turn: Option<i64>,
 }
 
 /// The YAML spelling of a call kind: `tool`, `resource` or `prompt`.
@@ -134,13 +135,18 @@ pub struct OrderedCall {
     /// `type: elicitation`: the entry is an elicitation `server` sent while its tool `name`
     /// was being called, not the call itself.
     pub asked: bool,
+    /// `turn`: only a call (or an elicitation) of this turn of the task's conversation.
+    pub turn: Option<u32>,
 }
 
 impl OrderedCall {
     /// Whether `elicitation` is this `type: elicitation` entry's: its server, during a
     /// call of the entry's tool.
     pub fn matches_elicitation(&self, elicitation: &RecordedElicitation) -> bool {
-        self.asked && elicitation.server == self.server && elicitation.tool() == Some(&self.name)
+        self.asked
+            && elicitation.server == self.server
+            && elicitation.tool() == Some(&self.name)
+            && self.turn.is_none_or(|turn| elicitation.turn == Some(turn))
     }
 
     /// Whether `call` is this entry's call: kind, server, name and arguments.
@@ -155,7 +161,10 @@ impl OrderedCall {
 
     /// Whether `call` has this entry's kind, server and name, arguments aside.
     pub fn matches_name(&self, call: &RecordedCall) -> bool {
-        call.kind == self.kind && call.server == self.server && call.name == self.name
+        call.kind == self.kind
+            && call.server == self.server
+            && call.name == self.name
+            && self.turn.is_none_or(|turn| call.turn == Some(turn))
     }
 
     /// How the entry reads in a failure message: `tool demo/add`, with its arguments
@@ -166,11 +175,14 @@ impl OrderedCall {
         } else {
             kind_name(self.kind)
         };
-        let call = format!("{kind} {}/{}", self.server, self.name);
-        match &self.arguments {
-            Some(pattern) => format!("{call} with arguments {pattern}"),
-            None => call,
+        let mut call = format!("{kind} {}/{}", self.server, self.name);
+        if let Some(pattern) = &self.arguments {
+            call.push_str(&format!(" with arguments {pattern}"));
         }
+        if let Some(turn) = self.turn {
+            call.push_str(&format!(" in turn {turn}"));
+        }
+        call
     }
 }
 
@@ -278,29 +290,15 @@ impl RawMatcher {
             None => return None,
         };
         ok &= check_server(check, &format!("{path}.server"), &server, servers);
-        let turn = match self.turn {
-            None => None,
-            Some(0) => {
-                check.error(
-                    format!("{path}.turn"),
-                    "turns count from 1 (the task's prompt)",
-                );
-                ok = false;
-                None
-            }
-            Some(turn) => {
-                let turn = check.count(&format!("{path}.turn"), turn);
-                ok &= turn.is_some();
-                turn
-            }
-        };
+        let turn = turn(check, path, self.turn);
+        ok &= turn.is_ok();
         match arguments {
             Ok(arguments) if ok => Some(CallMatcher {
                 server,
                 name,
                 pattern,
                 arguments,
-                turn,
+                turn: turn.ok().flatten(),
             }),
             _ => None,
         }
@@ -353,18 +351,37 @@ impl RawCallOrder {
             );
         }
         let arguments = arguments(check, &format!("{path}.arguments"), kind, self.arguments);
-        match (kind, server, name, arguments) {
-            (Some(kind), Some(server), Some(name), Ok(arguments)) if server_ok => {
+        let turn = turn(check, path, self.turn);
+        match (kind, server, name, arguments, turn) {
+            (Some(kind), Some(server), Some(name), Ok(arguments), Ok(turn)) if server_ok => {
                 Some(OrderedCall {
                     kind,
                     server,
                     name,
                     arguments,
                     asked,
+                    turn,
                 })
             }
             _ => None,
         }
+    }
+}
+
+/// Validates the `turn` of the entry at `path`: a count from 1; `Err` once reported.
+pub(super) fn turn(
+    check: &mut Checker<'_>,
+    path: &str,
+    turn: Option<i64>,
+) -> Result<Option<u32>, ()> {
+    let at = format!("{path}.turn");
+    match turn {
+        None => Ok(None),
+        Some(0) => {
+            check.error(at, "turns count from 1 (the task's prompt)");
+            Err(())
+        }
+        Some(turn) => check.count(&at, turn).map(Some).ok_or(()),
     }
 }
 

@@ -180,9 +180,11 @@ impl CallRecorder {
         &self,
         seq: u64,
         call_seq: Option<u64>,
-        elicitation: RecordedElicitation,
+        mut elicitation: RecordedElicitation,
     ) {
-        self.lock().elicitations.push((seq, call_seq, elicitation));
+        let mut inner = self.lock();
+        elicitation.turn = inner.turn;
+        inner.elicitations.push((seq, call_seq, elicitation));
     }
 
     /// Records a sampling request received at `seq` (see [`stamp`](Self::stamp)), during the
@@ -191,9 +193,11 @@ impl CallRecorder {
         &self,
         seq: u64,
         call_seq: Option<u64>,
-        sampling: RecordedSampling,
+        mut sampling: RecordedSampling,
     ) {
-        self.lock().sampling.push((seq, call_seq, sampling));
+        let mut inner = self.lock();
+        sampling.turn = inner.turn;
+        inner.sampling.push((seq, call_seq, sampling));
     }
 
     /// Records an input round of the call received at `call_seq`.

@@ -125,6 +125,7 @@ impl Asking {
             requested_schema,
             url,
             during: call.map(CallOrigin::during),
+            turn: None,
             answered_by: AnsweredBy::Script,
             rule: None,
             action: None,

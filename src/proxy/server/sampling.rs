@@ -36,6 +36,7 @@ impl Asking {
             messages: message_texts(&wire),
             system_prompt: wire["systemPrompt"].as_str().map(str::to_owned),
             during: call.map(CallOrigin::during),
+            turn: None,
             answered_by: AnsweredBy::Script,
             rule: None,
             reply: None,

@@ -30,6 +30,7 @@ fn a_servers_elicitation_follows_the_call_it_came_during() {
         message: "Delete notes.txt?".into(),
         requested_schema: Some(json!({"type": "object"})),
         url: None,
+        turn: None,
         during: position.map(|position| During {
             kind: CallKind::Tool,
             name: "delete_file".into(),
