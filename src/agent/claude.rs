@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::cli::CliProgram;
-use super::contract::{AgentOutcome, AgentRun, ProxiedServer};
+use super::contract::{AgentOutcome, AgentRun, ProxiedServer, cannot_continue};
 use crate::config::KindId;
 use crate::llm::TokenUsage;
 use crate::plumbing::process::{self, Finished, ProcessSpec};
@@ -130,10 +130,11 @@ pub async fn run_claude_code(model: Option<&str>, run: &AgentRun<'_>) -> AgentOu
         Some(turn) if turn > 1 => match std::fs::read_to_string(&session_file) {
             Ok(id) if !id.trim().is_empty() => Some(id.trim().to_owned()),
             _ => {
-                return failed(format!(
-                    "cannot continue the conversation (turn {turn}): Claude Code's output of turn {} named no session to resume",
+                let why = format!(
+                    "Claude Code's output of turn {} named no session to resume",
                     turn - 1
-                ));
+                );
+                return failed(cannot_continue(turn, &why));
             }
         },
         _ => None,

@@ -12,7 +12,7 @@ use std::ffi::OsString;
 use serde_json::Value;
 
 use super::cli::{CliEvents, CliProgram, env_with, private_dir, toml_string, write_file};
-use super::contract::{AgentOutcome, AgentRun, ProxiedServer};
+use super::contract::{AgentOutcome, AgentRun, ProxiedServer, cannot_continue};
 use crate::config::KindId;
 use crate::llm::TokenUsage;
 use crate::trace::AgentToolCall;
@@ -200,10 +200,11 @@ fn codex_args(run: &AgentRun<'_>, thread_file: &std::path::Path) -> Result<Vec<O
     if let Some(turn) = turn.filter(|turn| *turn > 1) {
         let thread = std::fs::read_to_string(thread_file).unwrap_or_default();
         if thread.trim().is_empty() {
-            return Err(format!(
-                "cannot continue the conversation (turn {turn}): Codex's output of turn {} named no thread to resume",
+            let why = format!(
+                "Codex's output of turn {} named no thread to resume",
                 turn - 1
-            ));
+            );
+            return Err(cannot_continue(turn, &why));
         }
         args.push(thread.trim().into());
     }

@@ -110,6 +110,21 @@ impl AgentOutcome {
     pub fn reason(&self) -> &str {
         self.ended.reason()
     }
+
+    /// Whether it failed because it could not continue the conversation (see
+    /// [`cannot_continue`]).
+    pub(crate) fn could_not_continue(&self) -> bool {
+        self.reason().starts_with(CANNOT_CONTINUE)
+    }
+}
+
+/// How the reason an agent cannot continue a conversation begins.
+const CANNOT_CONTINUE: &str = "cannot continue the conversation";
+
+/// Why an agent cannot continue the conversation in `turn` (`why`: the session of the turn
+/// before is unknown, say); the run names the agent and its version after it.
+pub(crate) fn cannot_continue(turn: u32, why: &str) -> String {
+    format!("{CANNOT_CONTINUE} (turn {turn}): {why}")
 }
 
 /// Writes the MCP config the agent gets: every proxied server as `type: http`.

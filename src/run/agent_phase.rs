@@ -314,6 +314,13 @@ pub(crate) async fn agent_turn(
     );
     shared.report().agent_span = Some(span);
     let version = version_of(eval, agent.version.clone(), target.run_dir, options).await;
+    let mut agent = agent;
+    if agent.could_not_continue() {
+        // Which agent, at which version, could not: a later one may.
+        let at = version.as_deref().unwrap_or("an unknown version");
+        let named = format!("{} (agent {}, {at})", agent.reason(), eval.agent.name());
+        agent.ended = crate::agent::Ended::Failed(named);
+    }
     shared.report().agent_version = version;
     let answer = agent.answer.clone();
     shared.report().agent = Some(agent);

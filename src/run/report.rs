@@ -139,8 +139,11 @@ pub struct ConversationTurn {
     pub calls: usize,
     /// The tokens the agent's API reported for it, when it reports them.
     pub tokens: Option<u64>,
-    /// Why it failed, each a line (its agent, its `verify` steps, its `assertions`).
+    /// Why it failed, each a line (its agent, its `verify` steps, its `assertions`); the
+    /// last turn's agent failure is the report's agent's, not repeated here.
     pub failures: Vec<String>,
+    /// Its agent run failed (whether or not `failures` repeats why).
+    pub agent_failed: bool,
     /// It did not run: an earlier turn failed and stopped the conversation.
     pub not_run: bool,
 }

@@ -85,6 +85,7 @@ pub(crate) async fn converse(
             .and_then(|agent| agent.usage.as_ref().map(|usage| usage.total_tokens));
         if let Some(Ended::Failed(reason)) = ended {
             turn.failures.push(format!("agent: {reason}"));
+            turn.agent_failed = true;
         }
         if let Some(follow_up) = index.checked_sub(1).map(|i| &task.follow_ups[i]) {
             let trace = recorder.trace();

@@ -126,7 +126,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
                 turn: turn.turn,
                 prompt: turn.prompt.clone(),
                 answer: turn.answer.clone(),
-                passed: !turn.not_run && turn.failures.is_empty(),
+                passed: !turn.not_run && !turn.agent_failed && turn.failures.is_empty(),
                 not_run: turn.not_run,
                 calls: turn.calls,
                 tokens: turn.tokens,

@@ -283,6 +283,30 @@ async fn claude_code_over_acp_fails_with_the_status_and_message_the_api_refused_
     assert!(!failure.contains("sk-ant-fake-key-for-tests"), "{failure}");
 }
 
+/// A conversation with an ACP agent that does not load sessions: turn 2 fails saying it
+/// cannot continue, naming the agent and its version, and does not start over.
+#[test]
+fn an_acp_agent_that_cannot_load_its_session_fails_turn_two_naming_agent_and_version() {
+    let output = output_dir("without-load");
+    let eval = "tests/fixtures/acp/without-load.yaml";
+    let out = check(eval, "acp-without-load::conversation", &[], &output);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(101), "{stdout}");
+    let failure = failure_of(&stdout, "acp-without-load::conversation");
+    let expected = format!(
+        "agent failed in turn 2: cannot continue the conversation (turn 2): the ACP agent does \
+         not load sessions (its `initialize` answer lacks agentCapabilities.loadSession) \
+         (agent acp-agent-without-load, mcpeval-acp-agent {})",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(failure.contains(&expected), "{failure}");
+    let result = result_file(&output, "acp-without-load__conversation");
+    let turns: Vec<(bool, u64)> = (result["turns"].as_array().unwrap().iter())
+        .map(|turn| (turn["passed"] == true, turn["calls"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(turns, [(true, 1), (false, 0)], "{result:#}");
+}
+
 /// What recording the task `task` of a copy of the claude-acp fixture against `api`, then
 /// replaying it with no key and a closed port, left.
 struct RecordedThenReplayed {

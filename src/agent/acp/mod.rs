@@ -28,7 +28,7 @@ use self::outcome::outcome_of;
 #[cfg(test)]
 use self::outcome::{prompt_usage, version_of};
 use self::session::AcpSession;
-use super::contract::{AgentOutcome, AgentRun};
+use super::contract::{AgentOutcome, AgentRun, cannot_continue};
 use crate::config::AcpAgent;
 
 /// The ACP protocol version the client speaks.
@@ -182,19 +182,18 @@ impl Conversation {
         turn: u32,
     ) -> Result<String, Stop> {
         if init["agentCapabilities"]["loadSession"] != true {
-            return Err(Stop::Reason(format!(
-                "cannot continue the conversation (turn {turn}): the ACP agent does not load \
-                 sessions (its `initialize` answer lacks agentCapabilities.loadSession)"
+            return Err(Stop::Reason(cannot_continue(
+                turn,
+                "the ACP agent does not load sessions (its `initialize` answer lacks \
+                 agentCapabilities.loadSession)",
             )));
         }
         let session_id = std::fs::read_to_string(run.private_dir.join(SESSION_FILE))
             .ok()
             .filter(|id| !id.trim().is_empty())
             .ok_or_else(|| {
-                Stop::Reason(format!(
-                    "cannot continue the conversation (turn {turn}): the session of turn {} is unknown",
-                    turn - 1
-                ))
+                let why = format!("the session of turn {} is unknown", turn - 1);
+                Stop::Reason(cannot_continue(turn, &why))
             })?;
         let session_id = session_id.trim().to_owned();
         let load = json!({"sessionId": session_id, "cwd": run.work_dir, "mcpServers": servers});

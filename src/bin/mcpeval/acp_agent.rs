@@ -18,7 +18,7 @@
 //! exit CODE                 exits at once with this code
 //! ```
 //! The prompt's answer says `stopReason` and `usage` (words of the prompt and of the
-//! messages).
+//! messages). With `--no-load-session` it does not offer `session/load`.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -96,7 +96,7 @@ fn parse(prompt: &str) -> anyhow::Result<Vec<PromptDirective>> {
 }
 
 /// Serves ACP on stdin/stdout until stdin ends.
-pub async fn serve() -> anyhow::Result<()> {
+pub async fn serve(loads_sessions: bool) -> anyhow::Result<()> {
     let (sender, incoming) = mpsc::channel(64);
     tokio::spawn(async move {
         let mut lines = BufReader::new(tokio::io::stdin()).lines();
@@ -121,6 +121,7 @@ pub async fn serve() -> anyhow::Result<()> {
         clients: BTreeMap::new(),
         cancelled: false,
         loaded: false,
+        loads_sessions,
     };
     agent.run().await
 }
@@ -140,6 +141,8 @@ struct DeterministicAcpAgent {
     cancelled: bool,
     /// Its session was loaded (`session/load`), not made.
     loaded: bool,
+    /// Whether it offers `session/load` (`--no-load-session`: not).
+    loads_sessions: bool,
 }
 
 impl DeterministicAcpAgent {
@@ -154,7 +157,7 @@ impl DeterministicAcpAgent {
                 "initialize" => Ok(json!({
                     "protocolVersion": 1,
                     "agentCapabilities": {
-                        "loadSession": true,
+                        "loadSession": self.loads_sessions,
                         "promptCapabilities": {},
                         "mcpCapabilities": {"http": true, "sse": false}
                     },

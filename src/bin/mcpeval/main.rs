@@ -96,9 +96,13 @@ enum Command {
     /// resources demo://readme, demo://users/{id}; prompt summarize).
     DemoServer,
     /// A deterministic ACP agent over stdio: each prompt is a script (`call SERVER TOOL
-    /// {json}` after asking permission, `say TEXT`, `skill NAME`, `read-file PATH`,
+    /// {json}` after asking permission, `say TEXT`, `say-session`, `skill NAME`, `read-file PATH`,
     /// `sleep SECONDS`, `hang`, `exit CODE`), run against the MCP servers of its session.
-    AcpAgent,
+    AcpAgent {
+        /// Do not offer `session/load` (an agent that cannot continue a conversation).
+        #[arg(long)]
+        no_load_session: bool,
+    },
 }
 
 /// Set (by mcpeval's documentation tests), the command line is parsed and nothing is run:
@@ -141,9 +145,8 @@ fn main() -> ExitCode {
         Command::DemoServer => {
             block_on(demo_server::serve()).map_or(ExitCode::FAILURE, |()| ExitCode::SUCCESS)
         }
-        Command::AcpAgent => {
-            block_on(acp_agent::serve()).map_or(ExitCode::FAILURE, |()| ExitCode::SUCCESS)
-        }
+        Command::AcpAgent { no_load_session } => block_on(acp_agent::serve(!no_load_session))
+            .map_or(ExitCode::FAILURE, |()| ExitCode::SUCCESS),
     }
 }
 
