@@ -362,3 +362,30 @@ async fn the_llm_agent_keeps_its_messages_across_turns_recorded_then_replayed() 
         "{reasons}"
     );
 }
+
+/// Variants apply in every turn: the `reworded` variant's description of `status` is what
+/// turn 2's (new) agent session lists and picks by, so that variant passes and `plain`
+/// fails turn 2; each variant's calls carry their turns.
+#[test]
+fn a_variants_tool_override_holds_in_a_later_turn() {
+    let output = tempfile::tempdir().unwrap();
+    let eval = "tests/fixtures/conversation/variants/eval.yaml";
+    let out = mcpeval(&["check", eval], Some(output.path()));
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(101), "{stdout}");
+    let reworded = result(output.path(), "conversation-variants__reworded@reworded");
+    assert_eq!(reworded["taskPassed"], true, "{reworded:#}");
+    let turns: Vec<(String, u64)> = calls(&reworded)
+        .into_iter()
+        .map(|(name, turn, _)| (name, turn))
+        .collect();
+    assert_eq!(turns, [("create".into(), 1), ("status".into(), 2)]);
+    let plain = result(output.path(), "conversation-variants__reworded@plain");
+    assert_eq!(plain["taskPassed"], false, "{plain:#}");
+    assert_eq!(plain["turns"][1]["passed"], false, "{plain:#}");
+    let failure = failure_of(&stdout, "conversation-variants::reworded@plain");
+    assert!(
+        failure.contains("turn 2: toolsUsed (spec.followUps[0])"),
+        "{failure}"
+    );
+}
