@@ -194,4 +194,57 @@ mod tests {
                         <li>spec.faults[1]: timeout on tool `add` of server `demo`, never matched a call</li></ul>";
         assert!(runs.contains(expected), "{runs}");
     }
+
+    #[test]
+    fn a_conversation_lists_each_turn_with_prompt_answer_and_outcome() {
+        use crate::report::results::TurnRecord;
+        let turn = |turn: u32, answer: Option<&str>, passed: bool, failures: &[&str]| TurnRecord {
+            turn,
+            prompt: format!("prompt {turn}"),
+            answer: answer.map(str::to_owned),
+            passed,
+            not_run: answer.is_none(),
+            calls: usize::from(answer.is_some()),
+            tokens: None,
+            duration_ms: None,
+            failures: failures.iter().map(|f| (*f).to_owned()).collect(),
+        };
+        let result = TaskResult {
+            test_name: "deploy::deploy".into(),
+            turns: vec![
+                turn(1, Some("Created web."), true, &[]),
+                turn(2, Some("Scaled."), false, &["toolsUsed: no scale"]),
+                turn(3, None, false, &[]),
+            ],
+            ..TaskResult::default()
+        };
+        let report = merge(vec![result]);
+        let page = Value::from_serialize(view::page(&report, "t", Path::new("."), Path::new(".")));
+        let runs = render_runs(&environment().unwrap(), &page).unwrap();
+        let turns: Vec<&str> = runs.split("<li class=\"turn ").skip(1).collect();
+        assert_eq!(turns.len(), 3, "{runs}");
+        assert!(
+            turns[0].starts_with("passed\">") && turns[0].contains("Created web."),
+            "{}",
+            turns[0]
+        );
+        assert!(
+            turns[1].starts_with("failed\">")
+                && turns[1].contains("<strong>Turn 2</strong> · failed · 1 call</p>")
+                && turns[1].contains("prompt 2")
+                && turns[1].contains("<li>toolsUsed: no scale</li>"),
+            "{}",
+            turns[1]
+        );
+        assert!(
+            turns[2].starts_with("not-run\">") && turns[2].contains("· not run · 0 calls"),
+            "{}",
+            turns[2]
+        );
+        // A task of one turn has no conversation section.
+        let single = merge(vec![TaskResult::default()]);
+        let page = Value::from_serialize(view::page(&single, "t", Path::new("."), Path::new(".")));
+        let runs = render_runs(&environment().unwrap(), &page).unwrap();
+        assert!(!runs.contains("Conversation"), "{runs}");
+    }
 }

@@ -105,8 +105,22 @@ pub(super) struct TaskView {
     faults: Vec<String>,
     llm: Vec<String>,
     timeline: Vec<Event>,
+    /// A conversation's turns (none for a task of one turn).
+    turns: Vec<TurnShown>,
     answer: Option<Shown>,
     failure_message: Option<Shown>,
+}
+
+/// One turn of a conversation: what the user said, what the agent answered, how it went.
+#[derive(Serialize)]
+struct TurnShown {
+    turn: u32,
+    /// `passed`, `failed` or `not run`.
+    outcome: &'static str,
+    calls: usize,
+    prompt: Shown,
+    answer: Option<Shown>,
+    failures: Vec<String>,
 }
 
 /// A failed assertion, expected beside actual.
@@ -299,6 +313,20 @@ fn task(result: &TaskResult, flaky: bool, base: &Path, page_dir: &Path) -> TaskV
             })
             .collect(),
         timeline: timeline(result, base),
+        turns: (result.turns.iter())
+            .map(|turn| TurnShown {
+                turn: turn.turn,
+                outcome: match (turn.not_run, turn.passed) {
+                    (true, _) => "not run",
+                    (false, true) => "passed",
+                    (false, false) => "failed",
+                },
+                calls: turn.calls,
+                prompt: Shown::new(&turn.prompt),
+                answer: turn.answer.as_deref().map(Shown::new),
+                failures: turn.failures.clone(),
+            })
+            .collect(),
         answer: (!result.task_output.is_empty()).then(|| Shown::new(&result.task_output)),
         failure_message: result.failure_message.as_deref().map(Shown::new),
     }
