@@ -241,3 +241,50 @@ async fn sampling_roots_and_elicitation_from_a_stdio_server_reach_the_agent() {
     let _ = agent.cancel().await;
     proxy.shutdown().await;
 }
+
+/// With `one_server` (a task's conversation) an HTTP upstream keeps one session for every
+/// agent session: the second agent, connecting after the first is gone, reaches the
+/// server's session of the first (one `initialize` upstream), and its calls are recorded
+/// after the first's. Without it, each agent session gets its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_server_keeps_one_http_session_upstream_across_agent_sessions() {
+    for one_server in [true, false] {
+        let observed = std::sync::Arc::new(support::server::Observed::default());
+        let (url, server) = support::server::serve_http(observed.clone()).await;
+        let logs = tempfile::tempdir().unwrap();
+        let recorder = CallRecorder::new();
+        let upstream = Upstream::Http {
+            url,
+            headers: Vec::new(),
+        };
+        let options = ProxyOptions {
+            one_server,
+            ..ProxyOptions::default()
+        };
+        let proxy = Proxy::start_with_options("remote", upstream, &recorder, logs.path(), options)
+            .await
+            .unwrap();
+        for (turn, text) in [(1, "first"), (2, "second")] {
+            recorder.set_turn(turn);
+            let agent = connect(TestAgent::new(text), proxy.url()).await;
+            let echo = ok(
+                &agent,
+                "tools/call",
+                json!({"name": "echo", "arguments": {"text": text}}),
+            )
+            .await;
+            assert_eq!(echo["content"][0]["text"], format!("echo: {text}"));
+            let _ = agent.cancel().await;
+        }
+        let sessions = observed.clients.lock().unwrap().len();
+        assert_eq!(
+            sessions,
+            if one_server { 1 } else { 2 },
+            "one_server {one_server}"
+        );
+        let turns: Vec<Option<u32>> = recorder.trace().calls.iter().map(|c| c.turn).collect();
+        assert_eq!(turns, [Some(1), Some(2)]);
+        proxy.shutdown().await;
+        server.cancel();
+    }
+}
