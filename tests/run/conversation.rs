@@ -2,8 +2,10 @@
 //! tests/fixtures/conversation (a stateful server of ours that would lose its deployments if
 //! restarted) through the script agent. The same server answers every turn; each later turn
 //! is checked right after it on its own calls; a failed turn stops the conversation unless
-//! `continueOnFailure`; a fault's `call` counts through the whole conversation; a file agent
-//! gets its turn and the earlier answers in its variables.
+//! `continueOnFailure`; a fault's `call` counts through the whole conversation; a variant's
+//! tool override holds in every turn; a file agent gets its turn and the earlier answers in
+//! its variables; the llm-agent (recorded, replayed, diverging in turn 2) and an ACP agent
+//! continue their sessions through three turns.
 
 use crate::support;
 
@@ -261,12 +263,21 @@ async fn the_llm_agent_keeps_its_messages_across_turns_recorded_then_replayed() 
             args: serde_json::json!({"name": "web", "replicas": 3}),
         },
         Reply::Text("Scaled web to 3.".into()),
+        Reply::ToolCall {
+            name: "undo".into(),
+            args: serde_json::json!({}),
+        },
+        Reply::ToolCall {
+            name: "status".into(),
+            args: serde_json::json!({"name": "web"}),
+        },
+        Reply::Text("web has 1 replica.".into()),
     ])
     .await;
     let dir = llm_eval_copy();
 
-    // Recorded: turn 2's first request carries turn 1's messages, and one cassette keeps
-    // both turns.
+    // Recorded: turn 2's first request carries turn 1's messages, turn 3's both, and one
+    // cassette keeps the three turns.
     let output = tempfile::tempdir().unwrap();
     let (root, out) = (dir.path().to_owned(), output.path().to_owned());
     let url = format!("{}/v1", fake.url);
@@ -285,7 +296,7 @@ async fn the_llm_agent_keeps_its_messages_across_turns_recorded_then_replayed() 
     .unwrap();
     assert!(recorded.status.success(), "{}", text(&recorded.stdout));
     let seen = fake.seen();
-    assert_eq!(seen.len(), 4, "{seen:#?}");
+    assert_eq!(seen.len(), 7, "{seen:#?}");
     let turn_two = seen[2].body["messages"].to_string();
     assert!(
         turn_two.contains("Create the deployment web.")
@@ -297,7 +308,15 @@ async fn the_llm_agent_keeps_its_messages_across_turns_recorded_then_replayed() 
     let answers: Vec<&str> = (scale["turns"].as_array().unwrap().iter())
         .map(|turn| turn["answer"].as_str().unwrap())
         .collect();
-    assert_eq!(answers, ["Created web.", "Scaled web to 3."]);
+    assert_eq!(
+        answers,
+        ["Created web.", "Scaled web to 3.", "web has 1 replica."]
+    );
+    let turn_three = seen[4].body["messages"].to_string();
+    assert!(
+        turn_three.contains("Now scale it") && turn_three.contains("Undo that"),
+        "{turn_three}"
+    );
     let tokens: Vec<u64> = (scale["turns"].as_array().unwrap().iter())
         .map(|turn| turn["tokens"].as_u64().unwrap_or(0))
         .collect();
@@ -305,10 +324,7 @@ async fn the_llm_agent_keeps_its_messages_across_turns_recorded_then_replayed() 
         tokens.iter().all(|t| *t > 0),
         "each turn's tokens: {scale:#}"
     );
-    assert_eq!(
-        calls(&scale).last().unwrap().2,
-        "scaled web to 3 replicas (call 2)"
-    );
+    assert_eq!(calls(&scale).last().unwrap().2, "web: 1 replicas (call 4)");
 
     // Replayed: no API, no key, the same conversation.
     drop(fake);
@@ -323,12 +339,14 @@ async fn the_llm_agent_keeps_its_messages_across_turns_recorded_then_replayed() 
     let cassette = dir.path().join("cassettes/llm-conversation__scale.json");
     let stored = std::fs::read_to_string(&cassette).unwrap();
     assert!(
-        stored.contains("Created web.") && stored.contains("Scaled web to 3."),
-        "one cassette, both turns: {stored}"
+        stored.contains("Created web.")
+            && stored.contains("Scaled web to 3.")
+            && stored.contains("web has 1 replica."),
+        "one cassette, the three turns: {stored}"
     );
     assert!(replayed.status.success(), "{}", text(&replayed.stdout));
     let scale = result(output.path(), "llm-conversation__scale");
-    assert_eq!(scale["turns"][1]["answer"], "Scaled web to 3.");
+    assert_eq!(scale["turns"][2]["answer"], "web has 1 replica.");
 
     // The server answers turn 2's call differently: the replay diverges there, and the
     // failure says turn 2 (turn 1 replayed as recorded).
@@ -387,5 +405,35 @@ fn a_variants_tool_override_holds_in_a_later_turn() {
     assert!(
         failure.contains("turn 2: toolsUsed (spec.followUps[0])"),
         "{failure}"
+    );
+}
+
+/// An ACP agent (mcpeval's own) in a three-turn conversation with the stateful server:
+/// each turn a new agent process that loads the session of the turn before, the one server
+/// process answering all four calls.
+#[test]
+fn an_acp_agent_loads_its_session_through_three_turns() {
+    let output = tempfile::tempdir().unwrap();
+    let eval = "tests/fixtures/conversation/acp/eval.yaml";
+    let out = mcpeval(&["check", eval], Some(output.path()));
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    let deploy = result(output.path(), "acp-conversation__deploy");
+    let answers: Vec<&str> = (deploy["turns"].as_array().unwrap().iter())
+        .map(|turn| turn["answer"].as_str().unwrap())
+        .collect();
+    assert_eq!(answers, ["new session", "loaded session", "loaded session"]);
+    let turns: Vec<(String, u64)> = calls(&deploy)
+        .into_iter()
+        .map(|(name, turn, _)| (name, turn))
+        .collect();
+    let owned = |name: &str, turn| (name.to_owned(), turn);
+    assert_eq!(
+        turns,
+        [
+            owned("create", 1),
+            owned("scale", 2),
+            owned("undo", 3),
+            owned("status", 3)
+        ]
     );
 }
