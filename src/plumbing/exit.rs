@@ -3,7 +3,7 @@
 //! | code | meaning |
 //! |---|---|
 //! | 0 | everything selected passed (or the command did what it was asked) |
-//! | 1 | a gate failed: `mcpeval diff --fail-on-regression` found a regression, a budget of `mcpeval diff` was exceeded (`--max-definition-growth`, `--max-result-growth`, `--fail-on-new-schema-findings`, `--min-coverage`: a line names it), or `mcpeval report --min-coverage` found a server below the minimum |
+//! | 1 | a gate failed: `mcpeval diff --fail-on-regression` found a regression, a budget of `mcpeval diff` was exceeded (`--max-definition-growth`, `--max-result-growth`, `--fail-on-new-schema-findings`, `--min-coverage`, `--min-parameter-coverage`: a line names it), or `mcpeval report --min-coverage` or `--min-parameter-coverage` found a server below the minimum |
 //! | 2 | nothing ran: an eval file is invalid, `--exact` names no task (`mcpeval check`, nextest), `INSTA_UPDATE` or `INSTA_FORCE_PASS` has a value insta does not take, or the arguments are wrong (clap's code; also `mcpeval init`'s arguments: no server to start, an unknown agent, a crate binary not chosen) |
 //! | 3 | `mcpeval report` / `diff` cannot read or write results or a report |
 //! | 4 | `mcpeval init` wrote nothing: the server did not start or answer, a file it would write exists, or the crate's binary did not build |

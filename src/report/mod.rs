@@ -33,14 +33,15 @@ pub use render::{
 pub use results::{
     AppliedOverride, AssertionDetail, AssertionResult, CallHistory, CallRecord, DecoyCall,
     FailedAt, FaultNote, FlakyTask, LlmCalls, LlmTurnTime, PassCount, PhaseOutput,
-    RESULTS_SCHEMA_VERSION, SchemaVersion, ServerFailureRecord, StepOutput, Surface, TaskResult,
-    TokenEstimate, ToolTokens, TurnRecord, VariantDetails, flaky_tasks, pass_counts, run_name,
-    wilson_interval,
+    RESULTS_SCHEMA_VERSION, SchemaVersion, ServerFailureRecord, ServerTools, StepOutput, Surface,
+    TaskResult, TokenEstimate, ToolSummary, ToolTokens, TurnRecord, VariantDetails, flaky_tasks,
+    pass_counts, run_name, wilson_interval,
 };
 pub use summary::{
-    BiggestResult, FaultSummary, LlmRunCounts, Report, ReportError, SchemaSummary, ServerCoverage,
-    ServerTokenSummary, Summary, Tally, ToolSchemaCounts, ToolTokenSummary, coverage, load_results,
-    merge, template_matches, tool_tokens,
+    BiggestResult, FaultSummary, LlmRunCounts, PropertyCoverage, Report, ReportError,
+    SchemaSummary, ServerCoverage, ServerParameters, ServerTokenSummary, Summary, Tally,
+    ToolParameters, ToolSchemaCounts, ToolTokenSummary, coverage, load_results, merge,
+    parameter_coverage, template_matches, tool_tokens,
 };
 pub use variants::{
     Comparison, PairedTest, SignFlip, VariantReport, VariantSummary, VariantVerdict, format_p,

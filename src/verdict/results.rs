@@ -1,6 +1,6 @@
 //! Builds the results file of one task run ([`TaskResult`]) from what the run produced.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use crate::assert::AssertionFailure;
@@ -12,8 +12,8 @@ use crate::run::variant;
 
 use crate::report::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, LlmTurnTime, PhaseOutput,
-    SchemaVersion, ServerFailureRecord, StepOutput, Surface, TaskResult, TokenEstimate, ToolTokens,
-    TurnRecord,
+    SchemaVersion, ServerFailureRecord, ServerTools, StepOutput, Surface, TaskResult,
+    TokenEstimate, ToolTokens, TurnRecord,
 };
 use crate::run::report::LlmRecord;
 use crate::steps::{Span, StepResult, phase_passed};
@@ -101,6 +101,8 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         surface: (report.trace.advertised.iter())
             .map(|(server, advertised)| (server.clone(), Surface::of(advertised)))
             .collect(),
+        mcp_servers: ServerTools::of_each(&report.trace.advertised),
+        asserted_arguments: asserted_arguments(case, task),
         tool_errors: report.trace.tool_errors(),
         schema_violations: report.schema.clone(),
         tool_tokens: tool_tokens(report),
@@ -135,6 +137,24 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
             })
             .collect(),
     }
+}
+
+/// The tool arguments the run's assertions name (its task sets' and its turns'): server →
+/// tool → property paths.
+fn asserted_arguments(
+    case: &TaskCase,
+    task: &Task,
+) -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let sets = (case.assertion_sets.iter()).map(|set| set.assertions.as_ref());
+    let turns = task.follow_ups.iter().map(|turn| &turn.assertions);
+    let mut asserted: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for (server, tool, path) in sets.chain(turns).flat_map(|a| a.asserted_arguments()) {
+        (asserted.entry(server.to_owned()).or_default())
+            .entry(tool.to_owned())
+            .or_default()
+            .insert(path);
+    }
+    asserted
 }
 
 /// The agent as the one step of `agentOutput` (none when it did not run).

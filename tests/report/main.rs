@@ -12,4 +12,5 @@ mod extensions;
 mod extensions_release;
 mod github_actions;
 mod html;
+mod parameter_coverage;
 mod report;

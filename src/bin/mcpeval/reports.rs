@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use mcpeval::exit;
-use mcpeval::report::{BudgetCheck, Budgets, DiffFormat, Report, github};
+use mcpeval::report::{Budgets, DiffFormat, Report, github};
 
 /// The flags of `mcpeval report`.
 #[derive(Debug, clap::Args)]
@@ -31,6 +31,11 @@ pub struct ReportArgs {
     /// below this share, from 0 to 1, or when no server advertised anything.
     #[arg(long, value_name = "SHARE", value_parser = parse_share)]
     min_coverage: Option<f64>,
+    /// Exit with code 1 when a server's parameter coverage (the share of its tools'
+    /// input-schema properties some task's succeeded call passed) is below this share, from
+    /// 0 to 1, or when no server's tools have properties.
+    #[arg(long, value_name = "SHARE", value_parser = parse_share)]
+    min_parameter_coverage: Option<f64>,
     /// `text` (default), `markdown` (the summary as a pull-request comment) or `json` (the
     /// merged report, as written to `--output`), on stdout (with `markdown` or `json` the
     /// paths written go to stderr).
@@ -68,6 +73,10 @@ pub struct DiffArgs {
     /// share, from 0 to 1 (as `mcpeval report --min-coverage`).
     #[arg(long, value_name = "SHARE", value_parser = parse_share)]
     min_coverage: Option<f64>,
+    /// Exit with code 1 when a server's parameter coverage in the current run is below this
+    /// share, from 0 to 1 (as `mcpeval report --min-parameter-coverage`).
+    #[arg(long, value_name = "SHARE", value_parser = parse_share)]
+    min_parameter_coverage: Option<f64>,
 }
 
 /// How `report` prints.
@@ -118,9 +127,13 @@ pub fn report(args: ReportArgs) -> ExitCode {
         Ok(json) => json,
         Err(message) => return report_error(message),
     };
-    let checks: Vec<BudgetCheck> = (args.min_coverage.iter())
-        .map(|&minimum| mcpeval::report::budgets::min_coverage(&report, minimum))
-        .collect();
+    let budgets = Budgets {
+        min_coverage: args.min_coverage,
+        min_parameter_coverage: args.min_parameter_coverage,
+        ..Default::default()
+    };
+    // The coverage gates read the current report only.
+    let checks = mcpeval::report::check_budgets(&report, &report, &budgets);
     let markdown =
         || mcpeval::report::report_markdown(&report, &checks, mcpeval::report::COMMENT_LIMIT);
     let mut written = vec![("report", output)];
@@ -145,9 +158,23 @@ pub fn report(args: ReportArgs) -> ExitCode {
         }
     }
     job_summary(&markdown);
-    match args.min_coverage {
+    let surface = match args.min_coverage {
         Some(minimum) => coverage_gate(&report.summary, minimum),
         None => ExitCode::SUCCESS,
+    };
+    let parameters =
+        (checks.iter()).filter(|check| check.budget == "--min-parameter-coverage" && !check.passed);
+    let mut below = false;
+    for check in parameters {
+        below = true;
+        for line in &check.over {
+            eprintln!("mcpeval: {line}");
+        }
+    }
+    if below {
+        ExitCode::from(exit::COVERAGE_BELOW_MINIMUM)
+    } else {
+        surface
     }
 }
 
@@ -251,6 +278,7 @@ pub fn diff(args: DiffArgs) -> ExitCode {
         max_result_growth: args.max_result_growth,
         fail_on_new_schema_findings: args.fail_on_new_schema_findings,
         min_coverage: args.min_coverage,
+        min_parameter_coverage: args.min_parameter_coverage,
     };
     diff.budgets = mcpeval::report::check_budgets(&base, &current, &budgets);
     let format = match args.format {

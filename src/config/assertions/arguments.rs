@@ -141,6 +141,35 @@ impl ArgumentPattern {
             None => Err(ConfigErrors::default()),
         }
     }
+
+    /// The argument properties the pattern names, to one level of nesting: `name`,
+    /// `spec.replicas` (a key of an object's pattern), `items[].id` (a key of the pattern of
+    /// an array's elements).
+    pub fn property_paths(&self) -> Vec<String> {
+        let Pattern::Object(keys) = &self.root else {
+            return Vec::new();
+        };
+        let mut paths = Vec::new();
+        for (key, value) in keys {
+            paths.push(key.clone());
+            match value {
+                Pattern::Object(inner) => {
+                    paths.extend(inner.iter().map(|(name, _)| format!("{key}.{name}")));
+                }
+                Pattern::Array(items) => {
+                    for item in items {
+                        if let Pattern::Object(inner) = item {
+                            paths.extend(inner.iter().map(|(name, _)| format!("{key}[].{name}")));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        paths.sort();
+        paths.dedup();
+        paths
+    }
 }
 
 /// The key path of `key` under `path`: `path.key`, or `path["a key"]` for a key that is not

@@ -236,6 +236,35 @@ impl RawAssertions {
 }
 
 impl Assertions {
+    /// The tool arguments the entries' `arguments` patterns name (`toolsUsed`,
+    /// `requireAny`, `toolsNotUsed`, `callOrder`), as `(server, tool, property path)`; an
+    /// entry naming its tool by pattern only names no tool.
+    pub fn asserted_arguments(&self) -> Vec<(&str, &str, String)> {
+        let lists = [&self.tools_used, &self.require_any, &self.tools_not_used];
+        let matchers = lists.into_iter().flatten().filter_map(|entry| {
+            Some((
+                entry.server.as_str(),
+                entry.name.as_deref()?,
+                entry.arguments.as_ref()?,
+            ))
+        });
+        let ordered = (self.call_order.iter())
+            .filter(|entry| entry.kind == crate::trace::CallKind::Tool && !entry.asked)
+            .filter_map(|entry| {
+                Some((
+                    entry.server.as_str(),
+                    entry.name.as_str(),
+                    entry.arguments.as_ref()?,
+                ))
+            });
+        matchers
+            .chain(ordered)
+            .flat_map(|(server, tool, pattern)| {
+                (pattern.property_paths().into_iter()).map(move |path| (server, tool, path))
+            })
+            .collect()
+    }
+
     /// The kinds of assertion this task set configures, in [`AssertionKind`] order.
     pub fn configured(&self) -> Vec<AssertionKind> {
         use AssertionKind as K;

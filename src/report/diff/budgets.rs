@@ -21,6 +21,9 @@ pub struct Budgets {
     pub fail_on_new_schema_findings: bool,
     /// `--min-coverage`: the share (0 to 1) of its surface every server must cover.
     pub min_coverage: Option<f64>,
+    /// `--min-parameter-coverage`: the share (0 to 1) of its tools' input-schema properties
+    /// every server's tests must exercise.
+    pub min_parameter_coverage: Option<f64>,
 }
 
 /// One budget, checked.
@@ -56,12 +59,12 @@ impl BudgetCheck {
     /// `…: held (2 servers compared)`.
     pub fn describe(&self, arrow: &str) -> String {
         let limit = match (self.budget.as_str(), self.limit) {
-            ("--min-coverage", Some(share)) => format!(" {share}"),
+            ("--min-coverage" | "--min-parameter-coverage", Some(share)) => format!(" {share}"),
             (_, Some(percent)) => format!(" {percent}%"),
             (_, None) => String::new(),
         };
         let what = match self.budget.as_str() {
-            "--max-definition-growth" | "--min-coverage" => "server",
+            "--max-definition-growth" | "--min-coverage" | "--min-parameter-coverage" => "server",
             "--max-result-growth" => "tool",
             _ if self.passed => return format!("budget {}: held (no new finding)", self.budget),
             _ => "finding",
@@ -99,6 +102,9 @@ pub fn check_budgets(base: &Report, current: &Report, budgets: &Budgets) -> Vec<
     }
     if let Some(minimum) = budgets.min_coverage {
         checks.push(min_coverage(current, minimum));
+    }
+    if let Some(minimum) = budgets.min_parameter_coverage {
+        checks.push(min_parameter_coverage(current, minimum));
     }
     checks
 }
@@ -228,6 +234,30 @@ pub fn min_coverage(current: &Report, minimum: f64) -> BudgetCheck {
         Some(minimum),
         over,
         summary.coverage.len(),
+    )
+}
+
+/// As `mcpeval report --min-parameter-coverage`: every server whose tools have input-schema
+/// properties has at least `minimum` of them exercised, and some server has properties.
+pub fn min_parameter_coverage(current: &Report, minimum: f64) -> BudgetCheck {
+    let summary = &current.summary;
+    let mut over: Vec<String> = (summary.parameter_coverage_below(minimum).into_iter())
+        .map(|(server, coverage)| {
+            format!(
+                "parameter coverage of {server} is {:.1}%, below the minimum {:.1}%",
+                coverage * 100.0,
+                minimum * 100.0
+            )
+        })
+        .collect();
+    if summary.parameter_coverage.is_empty() {
+        over.push("no server's tools have input-schema properties in these results".to_owned());
+    }
+    BudgetCheck::new(
+        "--min-parameter-coverage",
+        Some(minimum),
+        over,
+        summary.parameter_coverage.len(),
     )
 }
 

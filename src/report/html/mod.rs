@@ -11,6 +11,7 @@
 
 mod link;
 mod page;
+mod parameter_matrix;
 mod shown;
 mod timeline;
 mod variant_matrix;

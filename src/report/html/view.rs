@@ -20,6 +20,8 @@ pub(super) struct Page {
     pub(super) summary: SummaryFigures,
     pub(super) evals: Vec<EvalRow>,
     pub(super) coverage: Vec<CoverageRow>,
+    /// Each server's parameter coverage, as a matrix.
+    pub(super) parameters: Vec<super::parameter_matrix::ParameterMatrix>,
     /// The Variants section: per eval with variants (`variants.rs`).
     pub(super) variants: Vec<super::variants::VariantsView>,
     pub(super) filters: Filters,
@@ -151,6 +153,9 @@ pub(super) fn page(report: &Report, title: &str, base: &Path, page_dir: &Path) -
         evals: eval_rows(summary, &flaky),
         coverage: (summary.coverage.iter())
             .map(|(server, coverage)| coverage_row(server, coverage))
+            .collect(),
+        parameters: (summary.parameter_coverage.iter())
+            .map(|(server, coverage)| super::parameter_matrix::parameter_matrix(server, coverage))
             .collect(),
         variants: super::variants::variants(report),
         filters: filters(report),

@@ -150,5 +150,8 @@ fn server_lines(summary: &Summary) -> Vec<String> {
     for (server, coverage) in &summary.coverage {
         servers.extend(coverage.render(server));
     }
+    for (server, parameters) in &summary.parameter_coverage {
+        servers.extend(parameters.render(server));
+    }
     servers
 }

@@ -4,7 +4,7 @@
 //! `<output dir>/results/`. The harness builds it from a run; this module only holds the
 //! shape and writes it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -15,7 +15,7 @@ use crate::schema_checks::SchemaChecks;
 use crate::tokens::ServerTokens;
 
 use super::calls::{CallHistory, LlmCalls};
-use super::surface::Surface;
+use super::surface::{ServerTools, Surface};
 use super::variant_details::{DecoyCall, VariantDetails};
 
 /// The version of the shape of a results file and of a merged report (`schemaVersion`),
@@ -95,6 +95,14 @@ pub struct TaskResult {
     /// surface coverage counts; `callHistory` holds what was used).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub surface: BTreeMap<String, Surface>,
+    /// The tools each server offered the agent (name, description, input schema), as it saw
+    /// them: what parameter coverage counts properties of.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<ServerTools>,
+    /// The tool arguments this run's assertions constrain (an `arguments` pattern naming
+    /// them): server → tool → property paths (`name`, `spec.replicas`, `items[].id`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub asserted_arguments: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
     /// Tool calls that ended in an `isError` result or a JSON-RPC error (what
     /// `maxToolErrors` counts).
     #[serde(default)]

@@ -53,3 +53,55 @@ impl Surface {
         }
     }
 }
+
+/// The tools one server offered the agent during a run, as it saw them (after a variant's
+/// rewrites and decoys): `mcpServers[]` of a results file, as mcpchecker's summary names
+/// them, so a reader knows which tool set the run was judged against.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerTools {
+    /// The server's name in the MCP config.
+    pub name: String,
+    /// Its tools, in the order listed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolSummary>,
+}
+
+/// One tool as listed: what parameter coverage reads its properties from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolSummary {
+    /// Its name.
+    pub name: String,
+    /// Its description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its input schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<serde_json::Value>,
+}
+
+impl ServerTools {
+    /// The tools of each server in `advertised` (servers that listed none left out).
+    pub fn of_each<'a>(
+        advertised: impl IntoIterator<Item = (&'a String, &'a Advertised)>,
+    ) -> Vec<ServerTools> {
+        advertised
+            .into_iter()
+            .filter(|(_, advertised)| !advertised.tools.is_empty())
+            .map(|(server, advertised)| ServerTools {
+                name: server.clone(),
+                tools: (advertised.tools.iter())
+                    .filter_map(|tool| {
+                        Some(ToolSummary {
+                            name: tool["name"].as_str()?.to_owned(),
+                            description: tool["description"].as_str().map(str::to_owned),
+                            input_schema: Some(tool["inputSchema"].clone())
+                                .filter(|schema| !schema.is_null()),
+                        })
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}

@@ -3,7 +3,8 @@
 //!
 //! A results file names what each server advertised ([`Surface`]); its `callHistory` holds
 //! what was used, but for the calls whose answer the proxy injected (a task's `faults`): the
-//! server's item did not answer them. An item counts a test once however many of its runs
+//! server's item did not answer them; and a call answered with `isError` or an error does
+//! not cover its item (parameter coverage shows each tool's error share). An item counts a test once however many of its runs
 //! used it. A resource template is used by a `resources/read` whose URI matches it
 //! ([`template_matches`]).
 
@@ -144,9 +145,11 @@ pub fn coverage(results: &[TaskResult]) -> BTreeMap<String, ServerCoverage> {
         ];
         for (list, records) in calls {
             // A call whose answer the proxy injected (a task's `faults`) did not use the
-            // server's item.
+            // server's item, nor did one it answered with `isError` or an error: an item is
+            // covered by a call that succeeded.
             let served = records.iter().filter(|record| {
-                !(record.injected.as_ref()).is_some_and(Injected::replaces_answer)
+                record.outcome == "ok"
+                    && !(record.injected.as_ref()).is_some_and(Injected::replaces_answer)
             });
             for CallRecord {
                 server_name, name, ..

@@ -145,3 +145,15 @@ fn uri_templates_match_by_expression() {
         );
     }
 }
+
+#[test]
+fn a_call_that_erred_covers_nothing() {
+    let mut erred = result("e::b", demo(), &["echo"], &["demo://readme"]);
+    erred.call_history.tool_calls[0].outcome = "is_error".into();
+    erred.call_history.resource_reads[0].outcome = "error".into();
+    let results = [result("e::a", demo(), &["add"], &[]), erred];
+    let demo = &coverage(&results)["demo"];
+    assert_eq!((demo.tools["add"], demo.tools["echo"]), (1, 0));
+    assert_eq!(demo.resources["demo://readme"], 0);
+    assert_eq!((demo.used, demo.advertised), (1, 5));
+}

@@ -6,6 +6,7 @@
 
 mod coverage;
 mod faults;
+mod parameters;
 mod report_file;
 mod schema;
 mod tool_tokens;
@@ -13,6 +14,7 @@ mod totals;
 
 pub use coverage::{ServerCoverage, coverage, template_matches};
 pub use faults::FaultSummary;
+pub use parameters::{PropertyCoverage, ServerParameters, ToolParameters, parameter_coverage};
 pub use report_file::{Report, ReportError, load_results, merge};
 pub use schema::{SchemaSummary, ToolSchemaCounts};
 pub use tool_tokens::{BiggestResult, ServerTokenSummary, ToolTokenSummary, tool_tokens};

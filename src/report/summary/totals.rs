@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::coverage::{ServerCoverage, coverage};
 use super::faults::FaultSummary;
+use super::parameters::{ServerParameters, parameter_coverage};
 use super::schema::SchemaSummary;
 use super::tool_tokens::{ToolTokenSummary, tool_tokens};
 use crate::report::results::{FlakyTask, TaskResult, flaky_tasks, run_name};
@@ -62,6 +63,10 @@ pub struct Summary {
     /// of tests that used it, the untouched ones, the share used.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub coverage: BTreeMap<String, ServerCoverage>,
+    /// Parameter coverage per server whose tools have input-schema properties: each
+    /// property exercised, asserted or never, enum values seen, each tool's error share.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub parameter_coverage: BTreeMap<String, ServerParameters>,
     /// What the checks against the servers' own schemas found, per tool.
     #[serde(default, skip_serializing_if = "SchemaSummary::is_empty")]
     pub schema: SchemaSummary,
@@ -174,6 +179,7 @@ impl Summary {
         summary.slowest = slowest;
         summary.flaky = flaky_tasks(results);
         summary.coverage = coverage(results);
+        summary.parameter_coverage = parameter_coverage(results);
         summary.schema = SchemaSummary::of(results);
         summary.tool_tokens = tool_tokens(results);
         let variants = VariantReport::of(results);
@@ -186,6 +192,15 @@ impl Summary {
     /// coverage, by name.
     pub fn coverage_below(&self, minimum: f64) -> Vec<(&str, f64)> {
         (self.coverage.iter())
+            .filter(|(_, server)| server.coverage < minimum)
+            .map(|(name, server)| (name.as_str(), server.coverage))
+            .collect()
+    }
+
+    /// The servers whose parameter coverage (the share of their tools' properties some
+    /// test exercised) is below `minimum`, with that share, by name.
+    pub fn parameter_coverage_below(&self, minimum: f64) -> Vec<(&str, f64)> {
+        (self.parameter_coverage.iter())
             .filter(|(_, server)| server.coverage < minimum)
             .map(|(name, server)| (name.as_str(), server.coverage))
             .collect()
@@ -237,6 +252,11 @@ impl Summary {
         }
         for (server, coverage) in &self.coverage {
             for line in coverage.render(server) {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+        for (server, parameters) in &self.parameter_coverage {
+            for line in parameters.render(server) {
                 let _ = writeln!(out, "  {line}");
             }
         }
