@@ -22,6 +22,7 @@ use super::mcp_env::{MCP_ENV_VARS, mcp_config_from_env};
 use super::task::definition::{Limits, RawLimits};
 use super::task_set::{RawTaskSet, TaskSet, task_sets};
 use super::variants::{RawVariant, Variant, VariantContext, variants};
+use crate::llm::pricing::{ModelPrice, PRICING_VAR, PriceTable};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -56,6 +57,7 @@ struct RawEvalConfig {
     sources: Option<IgnoredAny>,
     skills: Option<RawSkillsConfig>,
     variants: Option<Vec<RawVariant>>,
+    pricing: Option<Vec<ModelPrice>>,
 }
 
 /// `config.replay` as written.
@@ -104,6 +106,9 @@ pub struct Eval {
     /// The variant this eval value runs ([`Eval::for_variant`]); `None` for the eval as
     /// written.
     pub variant: Option<Arc<Variant>>,
+    /// `pricing`, after the entries of the file `$MCPEVAL_PRICING` names: the user's
+    /// prices, which win over the ones mcpeval ships.
+    pub pricing: Vec<ModelPrice>,
     pub(crate) locations: LocationIndex,
 }
 
@@ -111,6 +116,11 @@ impl Eval {
     /// The directory relative paths of the eval resolve against.
     pub fn dir(&self) -> &Path {
         super::files::check::dir_of(&self.path)
+    }
+
+    /// The prices its runs are costed with: its `pricing` (the user's), then mcpeval's.
+    pub fn prices(&self) -> PriceTable {
+        PriceTable::builtin().with(&self.pricing)
     }
 
     /// The eval as `variant` runs it: its agent, its MCP config (none with `servers: none`,
@@ -222,6 +232,12 @@ pub fn load_eval_with(
         reload_mcp: &reload_mcp,
     };
     let variants = variants(&mut check, config.variants, &context);
+    let file = std::env::var(PRICING_VAR).ok();
+    let pricing = pricing(
+        &mut check,
+        config.pricing.unwrap_or_default(),
+        file.as_deref(),
+    );
     // A variant's own agent must be able to run the eval's skills, as `config.agent` must.
     for agent in variants.iter().filter_map(|v| v.agent.as_ref()) {
         check_skills_agent(&mut check, agent, has_skills, assertions_of(&task_sets));
@@ -246,8 +262,31 @@ pub fn load_eval_with(
         extensions,
         variants,
         variant: None,
+        pricing,
         locations,
     })
+}
+
+/// `config.pricing`, checked, after the entries of `file` (what `$MCPEVAL_PRICING` names).
+fn pricing(
+    check: &mut Checker<'_>,
+    written: Vec<ModelPrice>,
+    file: Option<&str>,
+) -> Vec<ModelPrice> {
+    let mut prices = Vec::new();
+    if let Some(file) = file.filter(|file| !file.is_empty()) {
+        match PriceTable::read_file(Path::new(&file)) {
+            Ok(entries) => prices.extend(entries),
+            Err(problem) => check.error("config.pricing", format!("${PRICING_VAR}: {problem}")),
+        }
+    }
+    for (i, entry) in written.iter().enumerate() {
+        if let Some((key, problem)) = entry.problem() {
+            check.error(format!("config.pricing[{i}].{key}"), problem);
+        }
+    }
+    prices.extend(written);
+    prices
 }
 
 /// The eval's name (`metadata.name`), its `kind` checked and mcpchecker's keys mcpeval does

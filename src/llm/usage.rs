@@ -69,3 +69,47 @@ mod tests {
         );
     }
 }
+
+/// The tokens of one or more model calls of one model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelUsage {
+    /// The model.
+    pub model: String,
+    /// The calls counted.
+    pub calls: u64,
+    /// Input tokens not read from the cache (cache writes included for APIs that count them
+    /// apart: Anthropic's are in `cache_write_tokens`).
+    pub input_tokens: u64,
+    /// Output tokens (reasoning included).
+    pub output_tokens: u64,
+    /// Input tokens read from the cache.
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// Input tokens written to the cache (Anthropic).
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+}
+
+impl ModelUsage {
+    /// Adds `other`'s counts (of the same model).
+    pub fn add(&mut self, other: &ModelUsage) {
+        self.calls += other.calls;
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+    }
+
+    /// `usages` summed per model, in the order each model first came.
+    pub fn per_model<'a>(usages: impl IntoIterator<Item = &'a ModelUsage>) -> Vec<ModelUsage> {
+        let mut summed: Vec<ModelUsage> = Vec::new();
+        for usage in usages {
+            match summed.iter_mut().find(|u| u.model == usage.model) {
+                Some(sum) => sum.add(usage),
+                None => summed.push(usage.clone()),
+            }
+        }
+        summed
+    }
+}

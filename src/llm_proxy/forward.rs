@@ -89,19 +89,38 @@ pub(crate) async fn forward(
     let streamed = content_type
         .as_deref()
         .is_some_and(|media| media.to_ascii_lowercase().starts_with("text/event-stream"));
+    let asked = LiveCall {
+        path: request.path,
+        request: request.normalized,
+    };
     let body = if streamed {
         lock(&shared.state).note_answer(status.as_u16(), None);
-        stream_through(shared, upstream, status.as_u16(), content_type, capture)
+        stream_through(
+            shared,
+            upstream,
+            (status.as_u16(), content_type),
+            asked,
+            capture,
+        )
     } else {
         match upstream.bytes().await {
             Ok(bytes) => {
-                lock(&shared.state).note_answer(status.as_u16(), Some(&bytes));
+                let mut state = lock(&shared.state);
+                state.note_answer(status.as_u16(), Some(&bytes));
+                asked.note_usage(
+                    shared,
+                    &mut state,
+                    status.as_u16(),
+                    content_type.clone(),
+                    &bytes,
+                );
+                drop(state);
                 if let Some(capture) = capture {
                     capture.store(status.as_u16(), content_type, &bytes);
                 }
                 Body::from(bytes)
             }
-            Err(error) => return unreachable_upstream(shared, &request.path, error),
+            Err(error) => return unreachable_upstream(shared, &asked.path, error),
         }
     };
     let mut answer = Response::new(body);
@@ -123,13 +142,34 @@ fn answer_headers(upstream: &HeaderMap) -> HeaderMap {
     headers
 }
 
+/// The call a live answer is to: what its usage is read with.
+struct LiveCall {
+    path: String,
+    request: Value,
+}
+
+impl LiveCall {
+    /// Notes what the answer `body` says the call used.
+    fn note_usage(
+        &self,
+        shared: &LlmProxyState,
+        state: &mut super::state::RunState,
+        status: u16,
+        content_type: Option<String>,
+        body: &[u8],
+    ) {
+        let response = RecordedResponse::capture(status, content_type, body);
+        state.note_usage(shared.config.api, &self.path, &self.request, &response);
+    }
+}
+
 /// A body that passes each upstream chunk on at once; a task reads the upstream to its end
-/// (even when the agent has gone) and records the whole answer.
+/// (even when the agent has gone), notes what the call used and records the whole answer.
 fn stream_through(
     shared: &Arc<LlmProxyState>,
     upstream: reqwest::Response,
-    status: u16,
-    content_type: Option<String>,
+    (status, content_type): (u16, Option<String>),
+    asked: LiveCall,
     capture: Option<Capture>,
 ) -> Body {
     let (sender, receiver) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(64);
@@ -140,9 +180,7 @@ fn stream_through(
         while let Some(chunk) = chunks.next().await {
             match chunk {
                 Ok(bytes) => {
-                    if capture.is_some() {
-                        captured.extend_from_slice(&bytes);
-                    }
+                    captured.extend_from_slice(&bytes);
                     let _ = sender.send(Ok(bytes)).await;
                 }
                 Err(error) => {
@@ -156,6 +194,15 @@ fn stream_through(
                 }
             }
         }
+        let mut state = lock(&task_shared.state);
+        asked.note_usage(
+            &task_shared,
+            &mut state,
+            status,
+            content_type.clone(),
+            &captured,
+        );
+        drop(state);
         if let Some(capture) = capture {
             capture.store(status, content_type, &captured);
         }

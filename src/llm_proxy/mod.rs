@@ -45,6 +45,7 @@ mod server;
 mod sse;
 mod state;
 mod turns;
+mod usage;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

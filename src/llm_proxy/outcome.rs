@@ -43,6 +43,9 @@ pub struct LlmProxyOutcome {
     /// When each model call of the cassette (as it stands after the run) was asked and how
     /// long its live answer took, by its number in the cassette.
     pub turn_times: Vec<TurnTime>,
+    /// What the answered model calls used, per model (live answers' and replayed ones':
+    /// a replayed call's are what it used when recorded).
+    pub usage: Vec<crate::llm::ModelUsage>,
 }
 
 /// When one model call of the cassette was asked, and how long it took to answer.
@@ -99,6 +102,7 @@ pub(crate) fn finish(shared: &LlmProxyState) -> Result<LlmProxyOutcome, LlmProxy
         problems: state.problems.clone(),
         last_refusal: last_refusal(shared, &state),
         turn_times: turn_times(&state),
+        usage: crate::llm::ModelUsage::per_model(&state.usage),
     })
 }
 

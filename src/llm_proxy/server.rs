@@ -130,6 +130,8 @@ fn decide(shared: &LlmProxyState, request: &ApiRequest) -> Decision {
             state.replayed += 1;
             let body = (response.status >= 400).then(|| response.body());
             state.note_answer(response.status, body.as_deref().map(str::as_bytes));
+            let api = shared.config.api;
+            state.note_usage(api, &request.path, &request.normalized, &response);
             let replayed_seq = Some(interaction.seq);
             let slot = record.then(|| {
                 state.written.push(Some(interaction));

@@ -56,6 +56,8 @@ pub(crate) struct RunState {
     pub(crate) last_answer: Option<(u16, Option<String>)>,
     /// When each model call of the cassette was asked and answered.
     pub(crate) times: Vec<CallTime>,
+    /// What each answered model call used (live or replayed), when its answer said.
+    pub(crate) usage: Vec<crate::llm::ModelUsage>,
 }
 
 /// When one model call that is (or will be) in the cassette was asked and answered.
@@ -72,6 +74,19 @@ pub(crate) struct CallTime {
 }
 
 impl RunState {
+    /// Notes what the call to `path` (its request `request`) answered with `response`
+    /// used, when the answer says.
+    pub(crate) fn note_usage(
+        &mut self,
+        api: LlmApi,
+        path: &str,
+        request: &Value,
+        response: &super::cassette::RecordedResponse,
+    ) {
+        self.usage
+            .extend(super::usage::call_usage(api, path, request, response));
+    }
+
     /// Notes the API's latest answer: `status`, and `body` when it is an error.
     pub(crate) fn note_answer(&mut self, status: u16, body: Option<&[u8]>) {
         let message = body.filter(|_| status >= 400).map(error_message);

@@ -8,6 +8,7 @@
 //! file imports its siblings directly and another wing through that wing's face, never a
 //! wing above its own; this face re-exports what the rest of the crate uses.
 
+mod cost;
 mod diff;
 mod html;
 mod render;
@@ -15,6 +16,7 @@ mod results;
 mod summary;
 mod variants;
 
+pub use cost::CostSummary;
 pub use diff::budgets;
 pub use diff::{
     ALPHA, BudgetCheck, Budgets, Change, DiffFormat, Direction, FigureChange, ReportDiff, Runs,

@@ -369,6 +369,7 @@ mod tests {
                 problems: Vec::new(),
                 last_refusal: last_refusal.map(str::to_owned),
                 turn_times: Vec::new(),
+                usage: Vec::new(),
             }),
             failure: None,
         }

@@ -10,6 +10,7 @@ use crate::proxy::ServerFailure;
 use crate::run::report::RunReport;
 use crate::run::variant;
 
+use crate::llm::pricing::{PriceTable, RunCost};
 use crate::report::{
     AssertionDetail, AssertionResult, CallHistory, CallRecord, LlmCalls, LlmTurnTime, PhaseOutput,
     SchemaVersion, ServerFailureRecord, ServerTools, StepOutput, Surface, TaskResult,
@@ -66,6 +67,10 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
     let assertion_results =
         assertion_results(case, &verdict.assertions, &report.skipped_assertions);
     let all_assertions_passed = assertion_results.values().all(|r| r.passed);
+    let prices = eval.prices();
+    let llm_calls: Vec<LlmCalls> = (report.llm.iter())
+        .filter_map(|record| llm_calls(record, offsets, &prices))
+        .collect();
     TaskResult {
         schema_version: SchemaVersion::default(),
         test_name: case.name.clone(),
@@ -110,9 +115,11 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         agent_output: agent_output(report, offsets),
         verify_output: phase(&report.verify, offsets),
         cleanup_output: phase(&report.cleanup, offsets),
-        llm_calls: (report.llm.iter())
-            .filter_map(|record| llm_calls(record, offsets))
-            .collect(),
+        llm_calls: llm_calls.clone(),
+        cost: RunCost::of((llm_calls.iter()).flat_map(|calls| {
+            let replayed = calls.replayed > 0;
+            calls.usage.iter().map(move |usage| (usage, replayed))
+        })),
         duration_ms: duration.as_secs_f64() * 1000.0,
         run_index: run.map(|(index, _, _)| index),
         nextest_run_id: crate::plumbing::ci::nextest_run_id(),
@@ -223,7 +230,7 @@ fn server_failure(failure: &ServerFailure) -> ServerFailureRecord {
     }
 }
 
-fn llm_calls(record: &LlmRecord, offsets: Offsets) -> Option<LlmCalls> {
+fn llm_calls(record: &LlmRecord, offsets: Offsets, prices: &PriceTable) -> Option<LlmCalls> {
     let outcome = record.outcome.as_ref()?;
     let turns = (outcome.turn_times.iter())
         .filter_map(|time| {
@@ -244,6 +251,7 @@ fn llm_calls(record: &LlmRecord, offsets: Offsets) -> Option<LlmCalls> {
         recorded: outcome.recorded,
         passed_through: outcome.passed_through,
         turns,
+        usage: prices.priced(&outcome.usage),
     })
 }
 

@@ -5,6 +5,7 @@
 mod support;
 
 mod action;
+mod cost;
 mod diff_gate;
 mod extensions;
 // Downloads extension releases from a fake release server.

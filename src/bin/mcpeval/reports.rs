@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use mcpeval::exit;
-use mcpeval::report::{Budgets, DiffFormat, Report, github};
+use mcpeval::report::{BudgetCheck, Budgets, DiffFormat, Report, github};
 
 /// The flags of `mcpeval report`.
 #[derive(Debug, clap::Args)]
@@ -36,6 +36,10 @@ pub struct ReportArgs {
     /// 0 to 1, or when no server's tools have properties.
     #[arg(long, value_name = "SHARE", value_parser = parse_share)]
     min_parameter_coverage: Option<f64>,
+    /// Exit with code 1 when the runs' priced model calls cost more than USD US dollars in
+    /// total (unpriced models are named, not counted).
+    #[arg(long, value_name = "USD", value_parser = parse_dollars)]
+    max_cost: Option<f64>,
     /// `text` (default), `markdown` (the summary as a pull-request comment) or `json` (the
     /// merged report, as written to `--output`), on stdout (with `markdown` or `json` the
     /// paths written go to stderr).
@@ -77,6 +81,10 @@ pub struct DiffArgs {
     /// share, from 0 to 1 (as `mcpeval report --min-parameter-coverage`).
     #[arg(long, value_name = "SHARE", value_parser = parse_share)]
     min_parameter_coverage: Option<f64>,
+    /// Exit with code 1 when the total cost of the runs' priced model calls grew more than
+    /// PCT percent.
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    max_cost_growth: Option<f64>,
 }
 
 /// How `report` prints.
@@ -130,6 +138,7 @@ pub fn report(args: ReportArgs) -> ExitCode {
     let budgets = Budgets {
         min_coverage: args.min_coverage,
         min_parameter_coverage: args.min_parameter_coverage,
+        max_cost: args.max_cost,
         ..Default::default()
     };
     // The coverage gates read the current report only.
@@ -162,19 +171,17 @@ pub fn report(args: ReportArgs) -> ExitCode {
         Some(minimum) => coverage_gate(&report.summary, minimum),
         None => ExitCode::SUCCESS,
     };
-    let parameters =
-        (checks.iter()).filter(|check| check.budget == "--min-parameter-coverage" && !check.passed);
-    let mut below = false;
-    for check in parameters {
-        below = true;
-        for line in &check.over {
-            eprintln!("mcpeval: {line}");
-        }
+    // The gates other than --min-coverage (which says more above): a line each.
+    let failed: Vec<&BudgetCheck> = (checks.iter())
+        .filter(|check| check.budget != "--min-coverage" && !check.passed)
+        .collect();
+    for line in failed.iter().flat_map(|check| &check.over) {
+        eprintln!("mcpeval: {line}");
     }
-    if below {
-        ExitCode::from(exit::COVERAGE_BELOW_MINIMUM)
-    } else {
+    if failed.is_empty() {
         surface
+    } else {
+        ExitCode::from(exit::BUDGET_EXCEEDED)
     }
 }
 
@@ -250,6 +257,16 @@ fn parse_share(text: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_dollars(text: &str) -> Result<f64, String> {
+    let number = text.strip_prefix('$').unwrap_or(text);
+    match number.parse::<f64>() {
+        Ok(usd) if usd.is_finite() && usd >= 0.0 => Ok(usd),
+        _ => Err(format!(
+            "expected US dollars, 0 or more (2.50 or $2.50), not {text}"
+        )),
+    }
+}
+
 fn parse_percent(text: &str) -> Result<f64, String> {
     let number = text.strip_suffix('%').unwrap_or(text);
     match number.parse::<f64>() {
@@ -279,6 +296,8 @@ pub fn diff(args: DiffArgs) -> ExitCode {
         fail_on_new_schema_findings: args.fail_on_new_schema_findings,
         min_coverage: args.min_coverage,
         min_parameter_coverage: args.min_parameter_coverage,
+        max_cost: None,
+        max_cost_growth: args.max_cost_growth,
     };
     diff.budgets = mcpeval::report::check_budgets(&base, &current, &budgets);
     let format = match args.format {

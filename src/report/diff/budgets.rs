@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::llm::pricing::dollars;
 use crate::report::results::TaskResult;
 use crate::report::summary::Report;
 
@@ -24,6 +25,10 @@ pub struct Budgets {
     /// `--min-parameter-coverage`: the share (0 to 1) of its tools' input-schema properties
     /// every server's tests must exercise.
     pub min_parameter_coverage: Option<f64>,
+    /// `--max-cost`: US dollars the current runs' priced model calls may cost in total.
+    pub max_cost: Option<f64>,
+    /// `--max-cost-growth`: percent the total cost may grow from the base.
+    pub max_cost_growth: Option<f64>,
 }
 
 /// One budget, checked.
@@ -60,12 +65,14 @@ impl BudgetCheck {
     pub fn describe(&self, arrow: &str) -> String {
         let limit = match (self.budget.as_str(), self.limit) {
             ("--min-coverage" | "--min-parameter-coverage", Some(share)) => format!(" {share}"),
+            ("--max-cost", Some(usd)) => format!(" {}", crate::llm::pricing::dollars(usd)),
             (_, Some(percent)) => format!(" {percent}%"),
             (_, None) => String::new(),
         };
         let what = match self.budget.as_str() {
             "--max-definition-growth" | "--min-coverage" | "--min-parameter-coverage" => "server",
             "--max-result-growth" => "tool",
+            "--max-cost" | "--max-cost-growth" => "total",
             _ if self.passed => return format!("budget {}: held (no new finding)", self.budget),
             _ => "finding",
         };
@@ -105,6 +112,12 @@ pub fn check_budgets(base: &Report, current: &Report, budgets: &Budgets) -> Vec<
     }
     if let Some(minimum) = budgets.min_parameter_coverage {
         checks.push(min_parameter_coverage(current, minimum));
+    }
+    if let Some(limit) = budgets.max_cost {
+        checks.push(max_cost(current, limit));
+    }
+    if let Some(limit) = budgets.max_cost_growth {
+        checks.push(cost_growth(base, current, limit));
     }
     checks
 }
@@ -259,6 +272,46 @@ pub fn min_parameter_coverage(current: &Report, minimum: f64) -> BudgetCheck {
         over,
         summary.parameter_coverage.len(),
     )
+}
+
+/// As `mcpeval report --max-cost`: the priced model calls of the current runs cost at most
+/// `limit` US dollars in total (runs that said nothing of their usage cost nothing here).
+pub fn max_cost(current: &Report, limit: f64) -> BudgetCheck {
+    let total = current
+        .summary
+        .cost
+        .as_ref()
+        .map_or(0.0, |cost| cost.total_usd);
+    let mut over = Vec::new();
+    if total > limit + 1e-12 {
+        over.push(format!(
+            "the runs cost {}, above the limit {}",
+            dollars(total),
+            dollars(limit)
+        ));
+    }
+    BudgetCheck::new("--max-cost", Some(limit), over, 1)
+}
+
+/// `--max-cost-growth`: the current runs' total cost grew at most `limit` percent from the
+/// base's (not checked when the base cost nothing or said nothing).
+fn cost_growth(base: &Report, current: &Report, limit: f64) -> BudgetCheck {
+    let total = |report: &Report| report.summary.cost.as_ref().map(|cost| cost.total_usd);
+    let (Some(before), Some(after)) = (total(base), total(current)) else {
+        return BudgetCheck::new("--max-cost-growth", Some(limit), Vec::new(), 0);
+    };
+    let Some(grew) = growth(before, after) else {
+        return BudgetCheck::new("--max-cost-growth", Some(limit), Vec::new(), 0);
+    };
+    let mut over = Vec::new();
+    if grew > limit + 1e-9 {
+        over.push(format!(
+            "cost {} -> {} ({grew:+.1}%)",
+            dollars(before),
+            dollars(after)
+        ));
+    }
+    BudgetCheck::new("--max-cost-growth", Some(limit), over, 1)
 }
 
 #[cfg(test)]

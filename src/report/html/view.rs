@@ -45,6 +45,9 @@ pub(super) struct SummaryFigures {
     recorded: usize,
     live: usize,
     tool_errors: usize,
+    /// The cost lines (total, by variant, the live projection, unpriced models), when the
+    /// runs said what their model calls used.
+    cost: Vec<String>,
     slowest: Vec<(String, String)>,
 }
 
@@ -189,6 +192,10 @@ fn summary_figures(report: &Report, flaky: usize) -> SummaryFigures {
         recorded: summary.llm_runs.recorded,
         live: summary.llm_runs.live,
         tool_errors: summary.tool_errors,
+        cost: (summary.cost.iter())
+            .flat_map(crate::report::CostSummary::render)
+            .map(|line| line.trim().to_owned())
+            .collect(),
         slowest: (summary.slowest.iter())
             .map(|(name, ms)| (name.clone(), millis(*ms)))
             .collect(),

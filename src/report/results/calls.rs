@@ -90,6 +90,10 @@ pub struct LlmCalls {
     /// when no call is in the cassette, and in older results files).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub turns: Vec<LlmTurnTime>,
+    /// What the answered calls used per model, and what that cost (absent when no answer
+    /// said; a replayed call's figures are what it used when recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<crate::llm::pricing::PricedUsage>,
 }
 
 /// When one model call of a cassette was made during the run.

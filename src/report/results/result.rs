@@ -107,6 +107,10 @@ pub struct TaskResult {
     /// `maxToolErrors` counts).
     #[serde(default)]
     pub tool_errors: usize,
+    /// What the run's model calls (the agent's and the judge's) cost, priced per model
+    /// (absent when no call said what it used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::llm::pricing::RunCost>,
     /// What the checks against the servers' own schemas found: broken tool definitions,
     /// results that break their output schema, arguments that break the input schema
     /// (absent when nothing).

@@ -12,6 +12,7 @@ use super::faults::FaultSummary;
 use super::parameters::{ServerParameters, parameter_coverage};
 use super::schema::SchemaSummary;
 use super::tool_tokens::{ToolTokenSummary, tool_tokens};
+use crate::report::cost::CostSummary;
 use crate::report::results::{FlakyTask, TaskResult, flaky_tasks, run_name};
 use crate::report::variants::{Comparison, VariantReport, VariantSummary, render_variants};
 
@@ -67,6 +68,10 @@ pub struct Summary {
     /// property exercised, asserted or never, enum values seen, each tool's error share.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub parameter_coverage: BTreeMap<String, ServerParameters>,
+    /// What the runs' model calls cost, priced per model (absent when no call said what it
+    /// used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CostSummary>,
     /// What the checks against the servers' own schemas found, per tool.
     #[serde(default, skip_serializing_if = "SchemaSummary::is_empty")]
     pub schema: SchemaSummary,
@@ -180,6 +185,7 @@ impl Summary {
         summary.flaky = flaky_tasks(results);
         summary.coverage = coverage(results);
         summary.parameter_coverage = parameter_coverage(results);
+        summary.cost = CostSummary::of(results);
         summary.schema = SchemaSummary::of(results);
         summary.tool_tokens = tool_tokens(results);
         let variants = VariantReport::of(results);
@@ -318,6 +324,9 @@ impl Summary {
                 "  LLM calls: {} runs replayed from cassettes, {} recorded, {} live",
                 llm.replayed, llm.recorded, llm.live
             );
+        }
+        for line in self.cost.iter().flat_map(CostSummary::render) {
+            let _ = writeln!(out, "  {line}");
         }
     }
 }
