@@ -94,6 +94,12 @@ fn properties_exercised_asserted_and_never_with_a_gate_on_the_share() {
         "{all}"
     );
 
+    // The tool sets judged against: deploy's as written, then the reworded variant's.
+    let sets: Vec<(&str, Option<&str>)> = (summary["mcpServers"].as_array().unwrap().iter())
+        .map(|set| (set["name"].as_str().unwrap(), set["variant"].as_str()))
+        .collect();
+    assert_eq!(sets, [("deploy", None), ("deploy", Some("reworded"))]);
+
     // The HTML report: a matrix of tools by properties, and the enums' values.
     let page = std::fs::read_to_string(output.path().join("report.html")).unwrap();
     for shown in [
@@ -120,6 +126,33 @@ fn properties_exercised_asserted_and_never_with_a_gate_on_the_share() {
     let (code, all, merged) = report(&[first.path(), second.path()], &[]);
     assert_eq!(code, Some(0), "{all}");
     assert_eq!(merged["parameterCoverage"], summary["parameterCoverage"]);
+
+    // `diff` names what a change gained: the shard that only erred and was faulted used
+    // nothing; the whole run used deploy and three of its properties.
+    let (code, all, _) = report(&[second.path()], &[]);
+    assert_eq!(code, Some(0), "{all}");
+    let nothing = second.path().join("report.json");
+    let whole = output.path().join("report.json");
+    let out = mcpeval(
+        &["diff", nothing.to_str().unwrap(), whole.to_str().unwrap()],
+        None,
+    );
+    let all = text(&out.stdout);
+    assert!(
+        all.contains("coverage 0% -> 50%; parameter coverage 0% -> 50%; now used: deploy.spec, deploy.spec.replicas, deploy.strategy, tool deploy"),
+        "{all}"
+    );
+    let out = mcpeval(
+        &["diff", whole.to_str().unwrap(), nothing.to_str().unwrap()],
+        None,
+    );
+    assert!(
+        text(&out.stdout).contains(
+            "no longer used: deploy.spec, deploy.spec.replicas, deploy.strategy, tool deploy"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
 
     // `diff --min-parameter-coverage` gates the current run, with a budget line.
     let base = first.path().join("report.json");

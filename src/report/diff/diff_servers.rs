@@ -18,6 +18,13 @@ pub struct ServerChange {
     pub result_tokens_per_call: (Option<usize>, Option<usize>),
     /// Share of its advertised surface that some test used.
     pub coverage: (Option<f64>, Option<f64>),
+    /// Share of its tools' input-schema properties that some test exercised.
+    pub parameter_coverage: (Option<f64>, Option<f64>),
+    /// What some test uses now and none did before: `tool deploy`, `deploy.spec.zone` (a
+    /// property exercised).
+    pub gained: Vec<String>,
+    /// What some test used before and none does now.
+    pub lost: Vec<String>,
 }
 
 /// One tool's schema findings in the base and the current report.
@@ -41,22 +48,61 @@ pub(super) fn server_changes(base: &Report, current: &Report) -> Vec<ServerChang
             tokens
                 .flat_map(|t| t.servers.keys())
                 .chain(report.summary.coverage.keys())
+                .chain(report.summary.parameter_coverage.keys())
         })
         .collect();
     names
         .into_iter()
-        .map(|server| ServerChange {
-            server: server.clone(),
-            definition_tokens: (definitions(base, server), definitions(current, server)),
-            result_tokens_per_call: (per_call(base, server), per_call(current, server)),
-            coverage: (coverage(base, server), coverage(current, server)),
+        .map(|server| {
+            let (before, after) = (used(base, server), used(current, server));
+            ServerChange {
+                server: server.clone(),
+                definition_tokens: (definitions(base, server), definitions(current, server)),
+                result_tokens_per_call: (per_call(base, server), per_call(current, server)),
+                coverage: (coverage(base, server), coverage(current, server)),
+                parameter_coverage: (parameters(base, server), parameters(current, server)),
+                gained: after.difference(&before).cloned().collect(),
+                lost: before.difference(&after).cloned().collect(),
+            }
         })
         .filter(|change| {
             change.definition_tokens.0 != change.definition_tokens.1
                 || change.result_tokens_per_call.0 != change.result_tokens_per_call.1
                 || change.coverage.0 != change.coverage.1
+                || change.parameter_coverage.0 != change.parameter_coverage.1
+                || !change.gained.is_empty()
+                || !change.lost.is_empty()
         })
         .collect()
+}
+
+fn parameters(report: &Report, server: &str) -> Option<f64> {
+    Some(report.summary.parameter_coverage.get(server)?.coverage)
+}
+
+/// What some test of `report` used of `server`: `tool <name>` (and the other kinds) for
+/// its surface, `<tool>.<path>` for each property exercised.
+fn used(report: &Report, server: &str) -> BTreeSet<String> {
+    let mut used = BTreeSet::new();
+    if let Some(coverage) = report.summary.coverage.get(server) {
+        let lists = [
+            ("tool", &coverage.tools),
+            ("resource", &coverage.resources),
+            ("resource template", &coverage.resource_templates),
+            ("prompt", &coverage.prompts),
+        ];
+        for (kind, items) in lists {
+            let touched = items.iter().filter(|(_, tests)| **tests > 0);
+            used.extend(touched.map(|(name, _)| format!("{kind} {name}")));
+        }
+    }
+    if let Some(parameters) = report.summary.parameter_coverage.get(server) {
+        for (tool, figures) in &parameters.tools {
+            let exercised = figures.properties.iter().filter(|(_, p)| p.exercised > 0);
+            used.extend(exercised.map(|(path, _)| format!("{tool}.{path}")));
+        }
+    }
+    used
 }
 
 fn definitions(report: &Report, server: &str) -> Option<usize> {
@@ -120,15 +166,24 @@ impl ServerChange {
                 delta(before, after)
             ));
         }
-        let (before, after) = self.coverage;
-        if before != after {
-            let percent =
-                |c: Option<f64>| c.map_or("–".to_owned(), |c| format!("{:.0}%", c * 100.0));
-            parts.push(format!(
-                "coverage {} {arrow} {}",
-                percent(before),
-                percent(after)
-            ));
+        let percent = |c: Option<f64>| c.map_or("–".to_owned(), |c| format!("{:.0}%", c * 100.0));
+        for (what, (before, after)) in [
+            ("coverage", self.coverage),
+            ("parameter coverage", self.parameter_coverage),
+        ] {
+            if before != after {
+                parts.push(format!(
+                    "{what} {} {arrow} {}",
+                    percent(before),
+                    percent(after)
+                ));
+            }
+        }
+        if !self.gained.is_empty() {
+            parts.push(format!("now used: {}", self.gained.join(", ")));
+        }
+        if !self.lost.is_empty() {
+            parts.push(format!("no longer used: {}", self.lost.join(", ")));
         }
         parts.join("; ")
     }

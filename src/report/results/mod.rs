@@ -17,5 +17,5 @@ pub use result::{
     SchemaVersion, ServerFailureRecord, StepOutput, TaskResult, TokenEstimate, ToolTokens,
     TurnRecord, run_name,
 };
-pub use surface::{ServerTools, Surface, ToolSummary};
+pub use surface::{ServerTools, Surface, ToolSummary, tool_sets};
 pub use variant_details::{AppliedOverride, DecoyCall, VariantDetails};

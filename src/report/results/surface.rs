@@ -62,6 +62,10 @@ impl Surface {
 pub struct ServerTools {
     /// The server's name in the MCP config.
     pub name: String,
+    /// In a report's summary: the variant that saw this tool set, when it differs from the
+    /// one the other runs saw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// Its tools, in the order listed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<ToolSummary>,
@@ -91,6 +95,7 @@ impl ServerTools {
             .filter(|(_, advertised)| !advertised.tools.is_empty())
             .map(|(server, advertised)| ServerTools {
                 name: server.clone(),
+                variant: None,
                 tools: (advertised.tools.iter())
                     .filter_map(|tool| {
                         Some(ToolSummary {
@@ -104,4 +109,26 @@ impl ServerTools {
             })
             .collect()
     }
+}
+
+/// The tool sets `results` were judged against: each server's (the first run's that listed
+/// tools), then each variant's that differs from it, named by the variant.
+pub fn tool_sets(results: &[super::TaskResult]) -> Vec<ServerTools> {
+    let mut sets: Vec<ServerTools> = Vec::new();
+    for result in results {
+        for server in &result.mcp_servers {
+            let seen = sets
+                .iter()
+                .any(|set| set.name == server.name && set.tools == server.tools);
+            if seen {
+                continue;
+            }
+            let first = !sets.iter().any(|set| set.name == server.name);
+            sets.push(ServerTools {
+                variant: if first { None } else { result.variant.clone() },
+                ..server.clone()
+            });
+        }
+    }
+    sets
 }

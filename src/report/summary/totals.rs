@@ -14,6 +14,7 @@ use super::schema::SchemaSummary;
 use super::tool_tokens::{ToolTokenSummary, tool_tokens};
 use crate::report::cost::CostSummary;
 use crate::report::results::{FlakyTask, TaskResult, flaky_tasks, run_name};
+use crate::report::results::{ServerTools, tool_sets};
 use crate::report::variants::{Comparison, VariantReport, VariantSummary, render_variants};
 
 /// Figures over a set of results.
@@ -72,6 +73,11 @@ pub struct Summary {
     /// used).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<CostSummary>,
+    /// The tool sets the runs were judged against (name, description, input schema), as
+    /// mcpchecker's summary lists them: each server's once, and again for each variant whose
+    /// rewrites changed it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<ServerTools>,
     /// What the checks against the servers' own schemas found, per tool.
     #[serde(default, skip_serializing_if = "SchemaSummary::is_empty")]
     pub schema: SchemaSummary,
@@ -186,6 +192,7 @@ impl Summary {
         summary.coverage = coverage(results);
         summary.parameter_coverage = parameter_coverage(results);
         summary.cost = CostSummary::of(results);
+        summary.mcp_servers = tool_sets(results);
         summary.schema = SchemaSummary::of(results);
         summary.tool_tokens = tool_tokens(results);
         let variants = VariantReport::of(results);
