@@ -23,6 +23,7 @@ fn deploy_schema() -> Value {
 fn tools() -> Vec<ServerTools> {
     vec![ServerTools {
         name: "k8s".into(),
+        variant: None,
         tools: vec![
             ToolSummary {
                 name: "deploy".into(),
