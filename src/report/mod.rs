@@ -8,7 +8,6 @@
 //! file imports its siblings directly and another wing through that wing's face, never a
 //! wing above its own; this face re-exports what the rest of the crate uses.
 
-mod cost;
 mod diff;
 mod html;
 mod render;
@@ -16,7 +15,6 @@ mod results;
 mod summary;
 mod variants;
 
-pub use cost::CostSummary;
 pub use diff::budgets;
 pub use diff::{
     ALPHA, BudgetCheck, Budgets, Change, DiffFormat, Direction, FigureChange, ReportDiff, Runs,
@@ -37,10 +35,10 @@ pub use results::{
     FailedAt, FaultNote, FlakyTask, LlmCalls, LlmTurnTime, PassCount, PhaseOutput,
     RESULTS_SCHEMA_VERSION, SchemaVersion, ServerFailureRecord, ServerTools, StepOutput, Surface,
     TaskResult, TokenEstimate, ToolSummary, ToolTokens, TurnRecord, VariantDetails, flaky_tasks,
-    pass_counts, run_name, wilson_interval,
+    pass_counts, run_name, tool_sets, wilson_interval,
 };
 pub use summary::{
-    BiggestResult, FaultSummary, LlmRunCounts, PropertyCoverage, Report, ReportError,
+    BiggestResult, CostSummary, FaultSummary, LlmRunCounts, PropertyCoverage, Report, ReportError,
     SchemaSummary, ServerCoverage, ServerParameters, ServerTokenSummary, Summary, Tally,
     ToolParameters, ToolSchemaCounts, ToolTokenSummary, coverage, load_results, merge,
     parameter_coverage, template_matches, tool_tokens,

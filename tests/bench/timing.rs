@@ -14,3 +14,12 @@ pub fn median(repeats: usize, mut work: impl FnMut()) -> Duration {
     times.sort();
     times[times.len() / 2]
 }
+
+/// How often to repeat each timing: `MCPEVAL_BENCH_RUNS`, else `default`.
+#[allow(dead_code)]
+pub fn repeats(default: usize) -> usize {
+    std::env::var("MCPEVAL_BENCH_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}

@@ -27,10 +27,7 @@ const VARIANTS: [(&str, f64); 4] = [
 
 fn main() {
     let results = results();
-    let repeats: usize = std::env::var("MCPEVAL_BENCH_RUNS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(5);
+    let repeats = timing::repeats(5);
     let comparison = median(repeats, || {
         let _ = VariantReport::of(&results);
     });

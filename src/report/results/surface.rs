@@ -112,20 +112,24 @@ impl ServerTools {
 }
 
 /// The tool sets `results` were judged against: each server's (the first run's that listed
-/// tools), then each variant's that differs from it, named by the variant.
+/// tools), then the first of each variant's that differs from it, named by the variant.
 pub fn tool_sets(results: &[super::TaskResult]) -> Vec<ServerTools> {
     let mut sets: Vec<ServerTools> = Vec::new();
+    // The (server, variant) pairs already looked at: one comparison each.
+    let mut seen: Vec<(&str, Option<&str>)> = Vec::new();
     for result in results {
         for server in &result.mcp_servers {
-            let seen = sets
-                .iter()
-                .any(|set| set.name == server.name && set.tools == server.tools);
-            if seen {
+            let key = (server.name.as_str(), result.variant.as_deref());
+            if seen.contains(&key) {
                 continue;
             }
-            let first = !sets.iter().any(|set| set.name == server.name);
+            seen.push(key);
+            let first = sets.iter().find(|set| set.name == server.name);
+            if first.is_some_and(|set| set.tools == server.tools) {
+                continue;
+            }
             sets.push(ServerTools {
-                variant: if first { None } else { result.variant.clone() },
+                variant: first.and(result.variant.clone()),
                 ..server.clone()
             });
         }

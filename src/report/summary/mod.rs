@@ -4,6 +4,7 @@
 //! schema findings per tool (`schema.rs`) and the faults injected (`faults.rs`); results
 //! read from disk and merged into a `Report` with its summary (`report_file.rs`).
 
+mod cost;
 mod coverage;
 mod faults;
 mod parameters;
@@ -12,6 +13,7 @@ mod schema;
 mod tool_tokens;
 mod totals;
 
+pub use cost::CostSummary;
 pub use coverage::{ServerCoverage, coverage, template_matches};
 pub use faults::FaultSummary;
 pub use parameters::{PropertyCoverage, ServerParameters, ToolParameters, parameter_coverage};

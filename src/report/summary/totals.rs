@@ -7,12 +7,12 @@ use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
 
+use super::cost::CostSummary;
 use super::coverage::{ServerCoverage, coverage};
 use super::faults::FaultSummary;
 use super::parameters::{ServerParameters, parameter_coverage};
 use super::schema::SchemaSummary;
 use super::tool_tokens::{ToolTokenSummary, tool_tokens};
-use crate::report::cost::CostSummary;
 use crate::report::results::{FlakyTask, TaskResult, flaky_tasks, run_name};
 use crate::report::results::{ServerTools, tool_sets};
 use crate::report::variants::{Comparison, VariantReport, VariantSummary, render_variants};
