@@ -159,13 +159,27 @@ async fn each_run_is_priced_recorded_or_replayed_and_gated() {
     ]);
     assert_eq!(code, Some(0), "{all}");
     assert!(
-        all.contains("cost: $0.0001 over 1 run ($0.0001 a run)")
-            && all.contains("recording the suite live: $0.0001"),
+        all.contains("cost: $0.000120 over 1 run ($0.000120 a run)")
+            && all.contains("recording the suite live: $0.000120"),
+        "{all}"
+    );
+    let (code, all) = mcpeval(&[
+        "report",
+        recorded.path().to_str().unwrap(),
+        "--format",
+        "markdown",
+        "--max-cost",
+        "0.0001",
+    ]);
+    assert_eq!(code, Some(1), "{all}");
+    assert!(
+        all.contains("tokens (estimated) 8 prompt, 0 output · cost $0.000120\n")
+            && all.contains("--max-cost"),
         "{all}"
     );
     let page = std::fs::read_to_string(recorded.path().join("report.html")).unwrap();
     assert!(
-        page.contains("<li>cost: $0.0001 over 1 run ($0.0001 a run)</li>"),
+        page.contains("<li>cost: $0.000120 over 1 run ($0.000120 a run)</li>"),
         "the HTML report shows the cost"
     );
     let (code, all) = mcpeval(&[
@@ -176,7 +190,7 @@ async fn each_run_is_priced_recorded_or_replayed_and_gated() {
     ]);
     assert_eq!(code, Some(1), "{all}");
     assert!(
-        all.contains("mcpeval: the runs cost $0.0001, above the limit $0.0001"),
+        all.contains("mcpeval: the runs cost $0.000120, above the limit $0.000100"),
         "{all}"
     );
     let (base, current) = (
@@ -186,7 +200,7 @@ async fn each_run_is_priced_recorded_or_replayed_and_gated() {
     let (code, all) = mcpeval(&["diff", base, current, "--max-cost-growth", "50"]);
     assert_eq!(code, Some(1), "{all}");
     assert!(
-        all.contains("budget --max-cost-growth 50%: exceeded: cost $0.0001 -> $0.0002 (+100.0%)"),
+        all.contains("budget --max-cost-growth 50%: exceeded: cost $0.000120 -> $0.000240 (+100.0%)"),
         "{all}"
     );
     let (code, all) = mcpeval(&["diff", base, current, "--max-cost-growth", "150"]);

@@ -209,12 +209,16 @@ impl RunCost {
     }
 }
 
-/// `$0.0123` (four decimals below a dollar, two above).
+/// `$2.41`, `$0.0123`, `$0.000120` (more decimals the smaller the amount), `$0`.
 pub fn dollars(usd: f64) -> String {
-    if usd >= 1.0 {
+    if usd == 0.0 {
+        "$0".to_owned()
+    } else if usd >= 1.0 {
         format!("${usd:.2}")
-    } else {
+    } else if usd >= 0.01 {
         format!("${usd:.4}")
+    } else {
+        format!("${usd:.6}")
     }
 }
 

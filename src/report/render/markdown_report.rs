@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use super::markdown::{MARKER, Part, cell, code, fitted};
 use super::outcome::{TestOutcome, test_outcomes};
+use crate::llm::pricing::dollars;
 use crate::plumbing::text::shorten;
 use crate::report::diff::BudgetCheck;
 use crate::report::summary::{Report, Summary, ToolTokenSummary};
@@ -29,8 +30,8 @@ pub fn report_markdown(report: &Report, checks: &[BudgetCheck], limit: usize) ->
     fitted(parts, limit)
 }
 
-/// The heading with the task runs passed, then the line of tests failed, flaky, tool errors
-/// and tokens.
+/// The heading with the task runs passed, then the line of tests failed, flaky, tool errors,
+/// tokens and what the model calls cost.
 fn tally(summary: &Summary, tests: usize, failed: usize, flaky: usize) -> String {
     let mut head = format!(
         "{MARKER}\n### mcpeval: {} of {} task runs passed ({:.1}%)\n\n",
@@ -38,9 +39,17 @@ fn tally(summary: &Summary, tests: usize, failed: usize, flaky: usize) -> String
         summary.runs,
         summary.pass_rate * 100.0
     );
+    let cost = summary.cost.as_ref().map_or(String::new(), |cost| {
+        let unpriced = if cost.unpriced.is_empty() {
+            String::new()
+        } else {
+            format!(" (unpriced: {})", cost.unpriced.join(", "))
+        };
+        format!(" · cost {}{unpriced}", dollars(cost.total_usd))
+    });
     let _ = writeln!(
         head,
-        "{failed} of {tests} tests failed · {flaky} flaky · tool errors {} · tokens (estimated) {} prompt, {} output\n",
+        "{failed} of {tests} tests failed · {flaky} flaky · tool errors {} · tokens (estimated) {} prompt, {} output{cost}\n",
         summary.tool_errors, summary.prompt_tokens, summary.output_tokens
     );
     head

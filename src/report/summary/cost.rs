@@ -158,7 +158,7 @@ mod tests {
             summary.render(),
             [
                 "cost: $0.1400 over 4 runs ($0.0350 a run); $0.1000 of it replayed (what those calls cost when recorded)",
-                "  cost by variant: x $0.1400, y $0.0000",
+                "  cost by variant: x $0.1400, y $0",
                 "  recording the suite live: $0.1600",
                 "  unpriced (no price names them, not in these figures): local-model",
             ]
