@@ -200,7 +200,9 @@ async fn each_run_is_priced_recorded_or_replayed_and_gated() {
     let (code, all) = mcpeval(&["diff", base, current, "--max-cost-growth", "50"]);
     assert_eq!(code, Some(1), "{all}");
     assert!(
-        all.contains("budget --max-cost-growth 50%: exceeded: cost $0.000120 -> $0.000240 (+100.0%)"),
+        all.contains(
+            "budget --max-cost-growth 50%: exceeded: cost $0.000120 -> $0.000240 (+100.0%)"
+        ),
         "{all}"
     );
     let (code, all) = mcpeval(&["diff", base, current, "--max-cost-growth", "150"]);

@@ -1,4 +1,4 @@
-//! Parameter coverage as a team reads it in CI: tests/fixtures/coverage runs through the
+//! Parameter coverage as a team reads it in CI: tests/fixtures/parameter-coverage runs through the
 //! script agent under two variants (a server with an enum, a boolean and a nested object; a
 //! call that errs; a faulted call), and `mcpeval report` of the output, of two shards merged,
 //! and `mcpeval diff` give the figures computed by hand below and gate on them.
@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::Value;
 use support::cli::{mcpeval, text};
 
-const EVAL: &str = "tests/fixtures/coverage/eval.yaml";
+const EVAL: &str = "tests/fixtures/parameter-coverage/eval.yaml";
 
 /// `mcpeval check` of the eval's tests `filter` selects into `output`.
 fn check(output: &Path, filter: &[&str]) {
@@ -42,7 +42,7 @@ fn report(dirs: &[&Path], flags: &[&str]) -> (Option<i32>, String, Value) {
 fn properties_exercised_asserted_and_never_with_a_gate_on_the_share() {
     let output = tempfile::tempdir().unwrap();
     check(output.path(), &[]);
-    let result = support::cli::result_file(output.path(), "coverage__rolling@reworded");
+    let result = support::cli::result_file(output.path(), "params__rolling@reworded");
     // The tools the run was judged against: the variant's rewritten description.
     let tools = &result["mcpServers"][0]["tools"];
     assert_eq!(tools[0]["name"], "deploy");
