@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use crate::assert::AssertionFailure;
-use crate::config::{Difficulty, Eval, Task};
+use crate::config::{Difficulty, Eval, SchemaViolations, Task};
 use crate::plan::TaskCase;
 use crate::proxy::ServerFailure;
 use crate::run::report::RunReport;
@@ -108,6 +108,7 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
             .collect(),
         mcp_servers: ServerTools::of_each(&report.trace.advertised),
         asserted_arguments: asserted_arguments(case, task),
+        schema_checks_fail: case.schema_violations == SchemaViolations::Fail,
         tool_errors: report.trace.tool_errors(),
         schema_violations: report.schema.clone(),
         tool_tokens: tool_tokens(report),

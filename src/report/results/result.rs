@@ -103,6 +103,11 @@ pub struct TaskResult {
     /// them): server → tool → property paths (`name`, `spec.replicas`, `items[].id`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub asserted_arguments: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+    /// The run's task set checks calls' arguments against the tools' input schemas and
+    /// fails on a break (`schemaViolations: fail`): every argument a call passed was
+    /// asserted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub schema_checks_fail: bool,
     /// Tool calls that ended in an `isError` result or a JSON-RPC error (what
     /// `maxToolErrors` counts).
     #[serde(default)]

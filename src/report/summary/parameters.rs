@@ -1,8 +1,9 @@
 //! Parameter coverage: per server and tool, each property of the tool's input schema (top
 //! level and one level of nesting: `spec.replicas`, `items[].id`), how many tests
 //! *exercised* it (a call that succeeded passed it) and how many *asserted* it (an
-//! `arguments` pattern of their assertions names it), and for an enum (or a boolean) which
-//! of its values the succeeded calls passed.
+//! `arguments` pattern of their assertions names it, or a succeeded call passed it in a
+//! run whose schema checks fail the task: `schemaViolations: fail`), and for an enum (or a
+//! boolean) which of its values the succeeded calls passed.
 //!
 //! A call answered with `isError` or a JSON-RPC error, or whose answer a task's `faults`
 //! injected, exercises nothing: the tool's `calls` and `errors` say how many calls erred
@@ -159,6 +160,10 @@ pub fn parameter_coverage(results: &[TaskResult]) -> BTreeMap<String, ServerPara
             for (path, values) in passed(call, declared) {
                 let used = paths.entry(path).or_default();
                 used.0.insert(test);
+                // Checked against the schema, and a break fails the run.
+                if result.schema_checks_fail {
+                    used.1.insert(test);
+                }
                 used.2.extend(values);
             }
         }

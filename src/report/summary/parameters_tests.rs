@@ -197,3 +197,23 @@ fn a_server_without_properties_has_no_parameter_coverage() {
     }];
     assert!(parameter_coverage(&[result]).is_empty());
 }
+
+#[test]
+fn a_run_whose_schema_checks_fail_the_task_asserts_what_its_calls_passed() {
+    let mut checked = run(
+        "e::a",
+        vec![call("status", json!({"name": "web"}), "ok")],
+        &[],
+    );
+    checked.schema_checks_fail = true;
+    let unchecked = run(
+        "e::b",
+        vec![call("status", json!({"name": "db"}), "ok")],
+        &[],
+    );
+    let coverage = parameter_coverage(&[checked, unchecked]);
+    let name = &coverage["k8s"].tools["status"].properties["name"];
+    // Both exercised it; only the run whose schema checks fail asserted it.
+    assert_eq!((name.exercised, name.asserted), (2, 1));
+    assert_eq!(coverage["k8s"].asserted, 1);
+}
