@@ -247,4 +247,50 @@ mod tests {
         let runs = render_runs(&environment().unwrap(), &page).unwrap();
         assert!(!runs.contains("Conversation"), "{runs}");
     }
+
+    #[test]
+    fn a_run_shows_each_models_tokens_and_cost_and_its_own() {
+        use crate::llm::ModelUsage;
+        use crate::llm::pricing::{PricedUsage, RunCost};
+        use crate::report::results::LlmCalls;
+        let usage = |model: &str, cost_usd: Option<f64>| PricedUsage {
+            usage: ModelUsage {
+                model: model.into(),
+                calls: 2,
+                input_tokens: 20,
+                output_tokens: 10,
+                cache_read_tokens: 5,
+                cache_write_tokens: 0,
+            },
+            cost_usd,
+            price_date: None,
+        };
+        let result = TaskResult {
+            test_name: "demo::add".into(),
+            llm_calls: vec![LlmCalls {
+                who: "agent".into(),
+                api: "openai-chat".into(),
+                used: "replayed".into(),
+                replayed: 2,
+                usage: vec![usage("gpt-test", Some(0.00012)), usage("local", None)],
+                ..LlmCalls::default()
+            }],
+            cost: Some(RunCost {
+                usd: 0.00012,
+                unpriced: vec!["local".into()],
+                replayed: true,
+            }),
+            ..TaskResult::default()
+        };
+        let report = merge(vec![result]);
+        let page = Value::from_serialize(view::page(&report, "t", Path::new("."), Path::new(".")));
+        let runs = render_runs(&environment().unwrap(), &page).unwrap();
+        for shown in [
+            "<li>  gpt-test: 2 calls, 20 input, 10 output, 5 cache read, 0 cache write tokens: $0.000120</li>",
+            "<li>  local: 2 calls, 20 input, 10 output, 5 cache read, 0 cache write tokens: unpriced</li>",
+            "<li>cost of the run: $0.000120 (what the replayed calls cost when recorded)</li>",
+        ] {
+            assert!(runs.contains(shown), "lacks {shown}:\n{runs}");
+        }
+    }
 }

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::link::{FileLink, anchor, file_link};
 use super::shown::{Shown, millis};
 use super::timeline::{Event, timeline};
+use crate::llm::pricing::dollars;
 use crate::report::results::{FaultNote, TaskResult, run_name, wilson_interval};
 use crate::report::summary::{Report, ServerCoverage, Summary};
 
@@ -193,7 +194,7 @@ fn summary_figures(report: &Report, flaky: usize) -> SummaryFigures {
         live: summary.llm_runs.live,
         tool_errors: summary.tool_errors,
         cost: (summary.cost.iter())
-            .flat_map(crate::report::CostSummary::render)
+            .flat_map(crate::report::summary::CostSummary::render)
             .map(|line| line.trim().to_owned())
             .collect(),
         slowest: (summary.slowest.iter())
@@ -316,14 +317,7 @@ fn task(result: &TaskResult, flaky: bool, base: &Path, page_dir: &Path) -> TaskV
             .map(|f| format!("{}: {}", f.server, f.message))
             .collect(),
         faults: fault_lines(result),
-        llm: (result.llm_calls.iter())
-            .map(|c| {
-                format!(
-                    "{} ({}): {} from {}; {} replayed, {} recorded, {} live",
-                    c.who, c.api, c.used, c.cassette, c.replayed, c.recorded, c.passed_through
-                )
-            })
-            .collect(),
+        llm: llm_lines(result),
         timeline: timeline(result, base),
         turns: (result.turns.iter())
             .map(|turn| TurnShown {
@@ -342,6 +336,40 @@ fn task(result: &TaskResult, flaky: bool, base: &Path, page_dir: &Path) -> TaskV
         answer: (!result.task_output.is_empty()).then(|| Shown::new(&result.task_output)),
         failure_message: result.failure_message.as_deref().map(Shown::new),
     }
+}
+
+/// Each LLM proxy of a run (what it did with its cassette, and each model's tokens and
+/// cost), then the run's cost.
+fn llm_lines(result: &TaskResult) -> Vec<String> {
+    let mut lines = Vec::new();
+    for c in &result.llm_calls {
+        lines.push(format!(
+            "{} ({}): {} from {}; {} replayed, {} recorded, {} live",
+            c.who, c.api, c.used, c.cassette, c.replayed, c.recorded, c.passed_through
+        ));
+        for priced in &c.usage {
+            let u = &priced.usage;
+            let cost = priced.cost_usd.map_or("unpriced".to_owned(), dollars);
+            lines.push(format!(
+                "  {}: {} calls, {} input, {} output, {} cache read, {} cache write tokens: {cost}",
+                u.model,
+                u.calls,
+                u.input_tokens,
+                u.output_tokens,
+                u.cache_read_tokens,
+                u.cache_write_tokens
+            ));
+        }
+    }
+    if let Some(cost) = &result.cost {
+        let replayed = if cost.replayed {
+            " (what the replayed calls cost when recorded)"
+        } else {
+            ""
+        };
+        lines.push(format!("cost of the run: {}{replayed}", dollars(cost.usd)));
+    }
+    lines
 }
 
 fn agent_of(result: &TaskResult) -> String {

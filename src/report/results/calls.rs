@@ -67,7 +67,7 @@ pub struct CallRecord {
 }
 
 /// What one LLM proxy of a run did with its cassette.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LlmCalls {
     /// `agent` or `judge`.
