@@ -10,7 +10,7 @@
 //! | `OS Version:` line, `cc_version=…` suffix (Claude) | outside tool content, Anthropic |
 //! | `Platform:` (Claude), `My operating system is:` (Gemini CLI) → `<PLATFORM>` | outside tool content, Anthropic and Gemini |
 //! | `id`, `tool_use_id`, `call_id`, `tool_call_id` → `<ID1>`… | outside tool content   |
-//! | `metadata` dropped; Claude Code's "The date has changed" note dropped | Anthropic  |
+//! | `metadata` dropped; Claude Code's "The date has changed" and "Continue from where you left off." notes dropped | Anthropic |
 //! | `client_metadata`, `prompt_cache_key`, `input[].id` dropped | Responses API       |
 //! | a `functionResponse` part repeating an earlier one of the same content dropped | Gemini |
 //!
@@ -258,6 +258,9 @@ impl RequestNormalizer {
 /// while its recording did not (or the reverse) asks the same thing, so the note is dropped:
 /// from the text that holds it, the text block when nothing else is left, the message when
 /// it had nothing else.
+/// The text Claude Code adds when it resumes a session whose last turn it did not see end.
+const RESUMED_NOTE: &str = "Continue from where you left off.";
+
 fn drop_date_changes(messages: &mut Vec<Value>) {
     messages.retain_mut(|message| match message.get_mut("content") {
         Some(Value::String(text)) => keeps_more_than_a_date_change(text),
@@ -273,8 +276,6 @@ fn drop_date_changes(messages: &mut Vec<Value>) {
     });
 }
 
-/// Drops Claude Code's date-change note from `text`; false when nothing else is left of a
-/// text that held it.
 /// Drops each `functionResponse` part that repeats an earlier one of the same content, id
 /// and all: Gemini CLI 0.61's resumed session (`--resume`) holds a tool's answer once per
 /// time its session file was saved while the call ran, a number that varies from run to run.
@@ -297,7 +298,14 @@ fn drop_repeated_responses(contents: &mut [Value]) {
     }
 }
 
+/// Drops Claude Code's date-change note from `text`; false when nothing else is left of a
+/// text that held it, or when the text is the note Claude Code adds to a resumed session
+/// whose last turn it did not see end (`Continue from where you left off.`: whether it does
+/// depends on when the turn before's process saved its session).
 fn keeps_more_than_a_date_change(text: &mut String) -> bool {
+    if text.trim() == RESUMED_NOTE {
+        return false;
+    }
     if !DATE_CHANGE.is_match(text) {
         return true;
     }

@@ -370,3 +370,23 @@ fn a_repeated_gemini_function_response_leaves_the_key_alone() {
         key_of(LlmApi::OpenAiChat, &turn(vec![response("created")]))
     );
 }
+
+#[test]
+fn claude_codes_resumed_session_note_leaves_the_key_alone() {
+    let plain = claude_turn("/tmp/run-1/.tmpAbC123", "2026-11-23", "5");
+    let note = "Continue from where you left off.";
+    let mut beside = plain.clone();
+    beside["messages"][2]["content"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "text", "text": note}));
+    let key = key_of(LlmApi::Anthropic, &plain);
+    assert_eq!(key_of(LlmApi::Anthropic, &beside), key);
+    // A user's prompt that says more, and the words as a server's answer, stay.
+    let mut prompt = plain.clone();
+    prompt["messages"][0]["content"] = json!(format!("{note} Then add 2 and 3."));
+    assert_ne!(key_of(LlmApi::Anthropic, &prompt), key);
+    let mut answer = plain.clone();
+    answer["messages"][2]["content"][0]["content"] = json!(note);
+    assert_ne!(key_of(LlmApi::Anthropic, &answer), key);
+}

@@ -32,6 +32,7 @@ fn fixture_target() -> std::path::PathBuf {
 /// script that watches a variable (ring watches `CARGO_MANIFEST_DIR`) would otherwise see it
 /// change and rebuild ring, rustls, reqwest, rmcp and mcpeval.
 fn fixture_env(command: &mut std::process::Command) -> &mut std::process::Command {
+    fetch_fixture_dependencies();
     support::cargo::clean(command);
     for (name, _) in std::env::vars_os() {
         let name = name.to_string_lossy().into_owned();
@@ -53,6 +54,33 @@ fn fixture_env(command: &mut std::process::Command) -> &mut std::process::Comman
         .env("CARGO_NET_OFFLINE", "true")
         .env("CARGO_INCREMENTAL", "0")
         .env("RUST_BACKTRACE", "0")
+}
+
+/// The rust-workspace fixture's locked dependencies (rmcp 3.11 and what it needs, which
+/// mcpeval's own lockfile does not hold) in Cargo's registry cache, fetched once before the
+/// first fixture build: every fixture build is offline, and a fresh machine's cache has none
+/// of them. The crates `mcpeval init` writes resolve against the same cache. A fetch that
+/// fails (no network) is noted; the builds then use what the cache has.
+fn fetch_fixture_dependencies() {
+    static FETCHED: std::sync::Once = std::sync::Once::new();
+    FETCHED.call_once(|| {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust-workspace");
+        let mut command = support::cargo::command();
+        command
+            .args(["fetch", "--locked"])
+            .current_dir(&dir)
+            .env("CARGO_NET_RETRY", "3")
+            .env("CARGO_HTTP_TIMEOUT", "60");
+        match command.output() {
+            Ok(out) if out.status.success() => {}
+            Ok(out) => eprintln!(
+                "note: cargo fetch of the fixture workspace failed; its builds use the cache:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            ),
+            Err(e) => eprintln!("note: cannot run cargo fetch for the fixture workspace: {e}"),
+        }
+    });
 }
 
 /// `cargo` (the one running the tests) in `dir` with [`fixture_env`].
