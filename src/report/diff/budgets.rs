@@ -229,49 +229,51 @@ fn new_schema_findings(base: &Report, current: &Report) -> BudgetCheck {
 /// As `mcpeval report --min-coverage`: every server that advertised something covers at
 /// least `minimum`, and some server did.
 pub fn min_coverage(current: &Report, minimum: f64) -> BudgetCheck {
-    let summary = &current.summary;
-    let mut over: Vec<String> = (summary.coverage_below(minimum).into_iter())
-        .map(|(server, coverage)| {
-            format!(
-                "coverage of {server} is {:.1}%, below the minimum {:.1}%",
-                coverage * 100.0,
-                minimum * 100.0
-            )
-        })
-        .collect();
-    if summary.coverage.is_empty() {
-        over.push("no server advertised anything in these results".to_owned());
-    }
-    BudgetCheck::new(
-        "--min-coverage",
-        Some(minimum),
-        over,
-        summary.coverage.len(),
-    )
+    let shares = (current.summary.coverage.iter()).map(|(server, c)| (server, c.coverage));
+    let none = "no server advertised anything in these results";
+    coverage_floor("--min-coverage", "coverage", shares, minimum, none)
 }
 
 /// As `mcpeval report --min-parameter-coverage`: every server whose tools have input-schema
 /// properties has at least `minimum` of them exercised, and some server has properties.
 pub fn min_parameter_coverage(current: &Report, minimum: f64) -> BudgetCheck {
-    let summary = &current.summary;
-    let mut over: Vec<String> = (summary.parameter_coverage_below(minimum).into_iter())
-        .map(|(server, coverage)| {
-            format!(
-                "parameter coverage of {server} is {:.1}%, below the minimum {:.1}%",
-                coverage * 100.0,
-                minimum * 100.0
-            )
-        })
-        .collect();
-    if summary.parameter_coverage.is_empty() {
-        over.push("no server's tools have input-schema properties in these results".to_owned());
-    }
-    BudgetCheck::new(
+    let shares =
+        (current.summary.parameter_coverage.iter()).map(|(server, c)| (server, c.coverage));
+    let none = "no server's tools have input-schema properties in these results";
+    coverage_floor(
         "--min-parameter-coverage",
-        Some(minimum),
-        over,
-        summary.parameter_coverage.len(),
+        "parameter coverage",
+        shares,
+        minimum,
+        none,
     )
+}
+
+/// The `budget` that each server's share (of `what`) is at least `minimum`: a line per
+/// server below it, and `none` when there is no server.
+fn coverage_floor<'a>(
+    budget: &str,
+    what: &str,
+    shares: impl Iterator<Item = (&'a String, f64)>,
+    minimum: f64,
+    none: &str,
+) -> BudgetCheck {
+    let mut checked = 0;
+    let mut over = Vec::new();
+    for (server, share) in shares {
+        checked += 1;
+        if share < minimum {
+            over.push(format!(
+                "{what} of {server} is {:.1}%, below the minimum {:.1}%",
+                share * 100.0,
+                minimum * 100.0
+            ));
+        }
+    }
+    if checked == 0 {
+        over.push(none.to_owned());
+    }
+    BudgetCheck::new(budget, Some(minimum), over, checked)
 }
 
 /// As `mcpeval report --max-cost`: the priced model calls of the current runs cost at most
@@ -297,10 +299,9 @@ pub fn max_cost(current: &Report, limit: f64) -> BudgetCheck {
 /// base's (not checked when the base cost nothing or said nothing).
 fn cost_growth(base: &Report, current: &Report, limit: f64) -> BudgetCheck {
     let total = |report: &Report| report.summary.cost.as_ref().map(|cost| cost.total_usd);
-    let (Some(before), Some(after)) = (total(base), total(current)) else {
-        return BudgetCheck::new("--max-cost-growth", Some(limit), Vec::new(), 0);
-    };
-    let Some(grew) = growth(before, after) else {
+    let compared = (total(base).zip(total(current)))
+        .and_then(|(before, after)| Some((before, after, growth(before, after)?)));
+    let Some((before, after, grew)) = compared else {
         return BudgetCheck::new("--max-cost-growth", Some(limit), Vec::new(), 0);
     };
     let mut over = Vec::new();

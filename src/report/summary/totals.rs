@@ -210,15 +210,6 @@ impl Summary {
             .collect()
     }
 
-    /// The servers whose parameter coverage (the share of their tools' properties some
-    /// test exercised) is below `minimum`, with that share, by name.
-    pub fn parameter_coverage_below(&self, minimum: f64) -> Vec<(&str, f64)> {
-        (self.parameter_coverage.iter())
-            .filter(|(_, server)| server.coverage < minimum)
-            .map(|(name, server)| (name.as_str(), server.coverage))
-            .collect()
-    }
-
     /// The summary as text for a terminal.
     pub fn render(&self) -> String {
         let mut out = String::new();
