@@ -37,14 +37,14 @@ pub(crate) struct Capture {
 }
 
 impl Capture {
-    fn store(self, status: u16, content_type: Option<String>, body: &[u8]) {
+    fn store(self, response: RecordedResponse) {
         let interaction = Interaction {
             seq: self.index + 1,
             method: self.method,
             path: self.path,
             key: self.key,
             normalized: self.normalized,
-            response: RecordedResponse::capture(status, content_type, body),
+            response,
         };
         let answered = std::time::Instant::now();
         let mut state = lock(&self.shared.state);
@@ -105,19 +105,8 @@ pub(crate) async fn forward(
     } else {
         match upstream.bytes().await {
             Ok(bytes) => {
-                let mut state = lock(&shared.state);
-                state.note_answer(status.as_u16(), Some(&bytes));
-                asked.note_usage(
-                    shared,
-                    &mut state,
-                    status.as_u16(),
-                    content_type.clone(),
-                    &bytes,
-                );
-                drop(state);
-                if let Some(capture) = capture {
-                    capture.store(status.as_u16(), content_type, &bytes);
-                }
+                lock(&shared.state).note_answer(status.as_u16(), Some(&bytes));
+                asked.answered(shared, capture, (status.as_u16(), content_type), &bytes);
                 Body::from(bytes)
             }
             Err(error) => return unreachable_upstream(shared, &asked.path, error),
@@ -149,17 +138,21 @@ struct LiveCall {
 }
 
 impl LiveCall {
-    /// Notes what the answer `body` says the call used.
-    fn note_usage(
-        &self,
+    /// The whole answer `body` (of `status` and `content_type`), read once: what the call
+    /// used noted, and the answer recorded when the run records (`capture`).
+    fn answered(
+        self,
         shared: &LlmProxyState,
-        state: &mut super::state::RunState,
-        status: u16,
-        content_type: Option<String>,
+        capture: Option<Capture>,
+        (status, content_type): (u16, Option<String>),
         body: &[u8],
     ) {
         let response = RecordedResponse::capture(status, content_type, body);
-        state.note_usage(shared.config.api, &self.path, &self.request, &response);
+        let api = shared.config.api;
+        lock(&shared.state).note_usage(api, &self.path, &self.request, &response);
+        if let Some(capture) = capture {
+            capture.store(response);
+        }
     }
 }
 
@@ -194,18 +187,7 @@ fn stream_through(
                 }
             }
         }
-        let mut state = lock(&task_shared.state);
-        asked.note_usage(
-            &task_shared,
-            &mut state,
-            status,
-            content_type.clone(),
-            &captured,
-        );
-        drop(state);
-        if let Some(capture) = capture {
-            capture.store(status, content_type, &captured);
-        }
+        asked.answered(&task_shared, capture, (status, content_type), &captured);
     });
     lock(&shared.captures).push(task);
     Body::from_stream(futures::stream::unfold(

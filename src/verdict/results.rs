@@ -71,6 +71,10 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
     let llm_calls: Vec<LlmCalls> = (report.llm.iter())
         .filter_map(|record| llm_calls(record, offsets, &prices))
         .collect();
+    let cost = RunCost::of((llm_calls.iter()).flat_map(|calls| {
+        let replayed = calls.replayed > 0;
+        calls.usage.iter().map(move |usage| (usage, replayed))
+    }));
     TaskResult {
         schema_version: SchemaVersion::default(),
         test_name: case.name.clone(),
@@ -116,11 +120,8 @@ pub fn task_result(input: ResultInput<'_>) -> TaskResult {
         agent_output: agent_output(report, offsets),
         verify_output: phase(&report.verify, offsets),
         cleanup_output: phase(&report.cleanup, offsets),
-        llm_calls: llm_calls.clone(),
-        cost: RunCost::of((llm_calls.iter()).flat_map(|calls| {
-            let replayed = calls.replayed > 0;
-            calls.usage.iter().map(move |usage| (usage, replayed))
-        })),
+        llm_calls,
+        cost,
         duration_ms: duration.as_secs_f64() * 1000.0,
         run_index: run.map(|(index, _, _)| index),
         nextest_run_id: crate::plumbing::ci::nextest_run_id(),

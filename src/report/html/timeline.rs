@@ -224,7 +224,7 @@ fn call_event(call: &CallRecord, (span, limit): (TimelineSpan, usize)) -> Event 
     if let Some(arguments) = &call.arguments {
         blocks.push(("arguments", Shown::json(arguments, limit)));
     }
-    let replaced = (call.injected.as_ref()).is_some_and(Injected::replaces_answer);
+    let replaced = call.answer_injected();
     let label = match (replaced, call.outcome == "error") {
         (false, false) => "result",
         (false, true) => "error",

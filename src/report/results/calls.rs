@@ -66,6 +66,37 @@ pub struct CallRecord {
     pub turn: Option<u32>,
 }
 
+#[cfg(test)]
+impl CallRecord {
+    /// For tests: call #1 of `name` on `server`, which succeeded, with no arguments,
+    /// result, times or tokens.
+    pub(crate) fn succeeded(server: &str, name: &str) -> Self {
+        CallRecord {
+            server_name: server.into(),
+            name: name.into(),
+            position: 1,
+            arguments: None,
+            outcome: "ok".into(),
+            result: Value::Null,
+            start_offset_ms: 0.0,
+            duration_ms: 0.0,
+            result_tokens: None,
+            injected: None,
+            rounds: Vec::new(),
+            task: Vec::new(),
+            turn: None,
+        }
+    }
+}
+
+impl CallRecord {
+    /// Whether the answer was made by the proxy (a task's `faults`) rather than the server,
+    /// as [`RecordedCall::answer_injected`](crate::trace::RecordedCall::answer_injected).
+    pub fn answer_injected(&self) -> bool {
+        (self.injected.as_ref()).is_some_and(crate::trace::Injected::replaces_answer)
+    }
+}
+
 /// What one LLM proxy of a run did with its cassette.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::report::results::{CallRecord, Surface, TaskResult};
-use crate::trace::{Injected, ListKind};
+use crate::trace::ListKind;
 
 /// The lists in the order reports show them.
 const LISTS: [ListKind; 4] = [
@@ -147,10 +147,9 @@ pub fn coverage(results: &[TaskResult]) -> BTreeMap<String, ServerCoverage> {
             // A call whose answer the proxy injected (a task's `faults`) did not use the
             // server's item, nor did one it answered with `isError` or an error: an item is
             // covered by a call that succeeded.
-            let served = records.iter().filter(|record| {
-                record.outcome == "ok"
-                    && !(record.injected.as_ref()).is_some_and(Injected::replaces_answer)
-            });
+            let served = records
+                .iter()
+                .filter(|record| record.outcome == "ok" && !record.answer_injected());
             for CallRecord {
                 server_name, name, ..
             } in served

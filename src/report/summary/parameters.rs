@@ -17,7 +17,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::report::results::{CallRecord, TaskResult};
-use crate::trace::Injected;
 
 /// One server's parameter coverage.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -143,8 +142,7 @@ pub fn parameter_coverage(results: &[TaskResult]) -> BTreeMap<String, ServerPara
     let mut calls: BTreeMap<(&str, &str), (usize, usize)> = BTreeMap::new();
     for result in results {
         let test = result.test_name.as_str();
-        let served = (result.call_history.tool_calls.iter())
-            .filter(|call| !(call.injected.as_ref()).is_some_and(Injected::replaces_answer));
+        let served = (result.call_history.tool_calls.iter()).filter(|call| !call.answer_injected());
         for call in served {
             let key = (call.server_name.as_str(), call.name.as_str());
             let Some(declared) = schemas.get(key.0).and_then(|tools| tools.get(key.1)) else {
