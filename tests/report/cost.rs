@@ -17,21 +17,33 @@ const RESULT: &str = "cost__add";
 
 /// `mcpeval check` of the eval in `dir` into `output`, against `base_url`, with `env`.
 fn check(dir: &Path, output: &Path, base_url: &str, env: &[(&str, &str)]) -> Value {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcpeval"));
-    command
-        .arg("check")
-        .arg(dir.join("eval.yaml"))
-        .env("MCPEVAL_OUTPUT_DIR", output)
-        .env("RUST_BACKTRACE", "0")
-        .env("OPENAI_BASE_URL", base_url)
-        .env_remove("CI")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("MODEL_KEY")
-        .env_remove("MCPEVAL_PRICING")
-        .envs(env.iter().copied());
-    let out = command.output().unwrap();
+    let out = support::cli::check_with_openai(&dir.join("eval.yaml"), output, base_url, env);
     assert!(out.status.success(), "{}", text(&out.stdout));
     result_file(output, RESULT)
+}
+
+/// A copy of tests/fixtures/cost in a fresh directory (its cassette is written there).
+fn fixture_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cost");
+    support::files::copy_tree(&fixture, dir.path());
+    dir
+}
+
+/// [`check`] with no API (a closed port) into a fresh output directory: a replay.
+fn replay(dir: &Path, env: &[(&str, &str)]) -> (tempfile::TempDir, Value) {
+    let output = tempfile::tempdir().unwrap();
+    let mut env = env.to_vec();
+    env.push(("MCPEVAL_RECORD_MODE", "none"));
+    let result = check(dir, output.path(), "http://127.0.0.1:9/v1", &env);
+    (output, result)
+}
+
+/// `mcpeval report` of the output directory `dir` with `flags`.
+fn report(dir: &Path, flags: &[&str]) -> (Option<i32>, String) {
+    let mut args = vec!["report", dir.to_str().unwrap()];
+    args.extend(flags);
+    mcpeval(&args)
 }
 
 fn mcpeval(args: &[&str]) -> (Option<i32>, String) {
@@ -54,11 +66,7 @@ async fn each_run_is_priced_recorded_or_replayed_and_gated() {
         Reply::Text("42".into()),
     ])
     .await;
-    let dir = tempfile::tempdir().unwrap();
-    support::files::copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cost"),
-        dir.path(),
-    );
+    let dir = fixture_copy();
     let root = dir.path().to_owned();
     let url = format!("{}/v1", fake.url);
 
@@ -91,35 +99,14 @@ async fn each_run_is_priced_recorded_or_replayed_and_gated() {
     drop(fake);
 
     // Replayed: no API; the same cost, what the calls cost when recorded, marked so.
-    let replayed = tempfile::tempdir().unwrap();
-    let (out, root2) = (replayed.path().to_owned(), root.clone());
-    let replay = tokio::task::spawn_blocking(move || {
-        check(
-            &root2,
-            &out,
-            "http://127.0.0.1:9/v1",
-            &[("MCPEVAL_RECORD_MODE", "none")],
-        )
-    })
-    .await
-    .unwrap();
-    assert!((usd(&replay) - 0.00012).abs() < 1e-12);
-    assert_eq!(replay["cost"]["replayed"], true);
+    let (replayed, replay_result) = replay(&root, &[]);
+    assert!((usd(&replay_result) - 0.00012).abs() < 1e-12);
+    assert_eq!(replay_result["cost"]["replayed"], true);
 
     // A pricing file wins over the eval's entry: twice the prices, twice the cost.
     let file = root.join("contract.yaml");
     std::fs::write(&file, "- {model: gpt-test, input: 4, output: 16}\n").unwrap();
-    let dearer = tempfile::tempdir().unwrap();
-    let (out, root2, file2) = (dearer.path().to_owned(), root.clone(), file.clone());
-    let repriced = tokio::task::spawn_blocking(move || {
-        let env = [
-            ("MCPEVAL_RECORD_MODE", "none"),
-            ("MCPEVAL_PRICING", file2.to_str().unwrap()),
-        ];
-        check(&root2, &out, "http://127.0.0.1:9/v1", &env)
-    })
-    .await
-    .unwrap();
+    let (dearer, repriced) = replay(&root, &[("MCPEVAL_PRICING", file.to_str().unwrap())]);
     assert!((usd(&repriced) - 0.00024).abs() < 1e-12);
 
     // No price names the model: unpriced, never $0 in disguise.
@@ -129,21 +116,10 @@ async fn each_run_is_priced_recorded_or_replayed_and_gated() {
         eval.replace("model: gpt-test, input", "model: other-model, input"),
     )
     .unwrap();
-    let unpriced = tempfile::tempdir().unwrap();
-    let (out, root2) = (unpriced.path().to_owned(), root.clone());
-    let bare = tokio::task::spawn_blocking(move || {
-        check(
-            &root2,
-            &out,
-            "http://127.0.0.1:9/v1",
-            &[("MCPEVAL_RECORD_MODE", "none")],
-        )
-    })
-    .await
-    .unwrap();
+    let (unpriced, bare) = replay(&root, &[]);
     assert_eq!(bare["cost"]["unpriced"], json!(["gpt-test"]));
     assert_eq!(bare["llmCalls"][0]["usage"][0].get("costUsd"), None);
-    let (code, all) = mcpeval(&["report", unpriced.path().to_str().unwrap()]);
+    let (code, all) = report(unpriced.path(), &[]);
     assert_eq!(code, Some(0), "{all}");
     assert!(
         all.contains("unpriced (no price names them, not in these figures): gpt-test"),
@@ -151,26 +127,17 @@ async fn each_run_is_priced_recorded_or_replayed_and_gated() {
     );
 
     // The text summary and the gates: --max-cost on report, --max-cost-growth on diff.
-    let (code, all) = mcpeval(&[
-        "report",
-        recorded.path().to_str().unwrap(),
-        "--max-cost",
-        "0.001",
-    ]);
+    let (code, all) = report(recorded.path(), &["--max-cost", "0.001"]);
     assert_eq!(code, Some(0), "{all}");
     assert!(
         all.contains("cost: $0.000120 over 1 run ($0.000120 a run)")
             && all.contains("recording the suite live: $0.000120"),
         "{all}"
     );
-    let (code, all) = mcpeval(&[
-        "report",
-        recorded.path().to_str().unwrap(),
-        "--format",
-        "markdown",
-        "--max-cost",
-        "0.0001",
-    ]);
+    let (code, all) = report(
+        recorded.path(),
+        &["--format", "markdown", "--max-cost", "0.0001"],
+    );
     assert_eq!(code, Some(1), "{all}");
     assert!(
         all.contains("tokens (estimated) 8 prompt, 0 output · cost $0.000120\n")
@@ -182,12 +149,7 @@ async fn each_run_is_priced_recorded_or_replayed_and_gated() {
         page.contains("<li>cost: $0.000120 over 1 run ($0.000120 a run)</li>"),
         "the HTML report shows the cost"
     );
-    let (code, all) = mcpeval(&[
-        "report",
-        recorded.path().to_str().unwrap(),
-        "--max-cost",
-        "0.0001",
-    ]);
+    let (code, all) = report(recorded.path(), &["--max-cost", "0.0001"]);
     assert_eq!(code, Some(1), "{all}");
     assert!(
         all.contains("mcpeval: the runs cost $0.000120, above the limit $0.000100"),
@@ -213,11 +175,7 @@ async fn each_run_is_priced_recorded_or_replayed_and_gated() {
 /// key path and the file.
 #[test]
 fn bad_prices_are_load_errors_naming_the_key_and_the_file() {
-    let dir = tempfile::tempdir().unwrap();
-    support::files::copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cost"),
-        dir.path(),
-    );
+    let dir = fixture_copy();
     let eval = dir.path().join("eval.yaml");
     let written = std::fs::read_to_string(&eval).unwrap();
     std::fs::write(

@@ -234,19 +234,7 @@ fn check_llm(
     base_url: &str,
     env: &[(&str, &str)],
 ) -> std::process::Output {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcpeval"));
-    command
-        .arg("check")
-        .arg(dir.join("eval.yaml"))
-        .env("MCPEVAL_OUTPUT_DIR", output)
-        .env("RUST_BACKTRACE", "0")
-        .env("OPENAI_BASE_URL", base_url)
-        .env_remove("CI")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("MODEL_KEY")
-        .env_remove("MCPEVAL_RECORD_MODE");
-    command.envs(env.iter().copied());
-    command.output().unwrap()
+    support::cli::check_with_openai(&dir.join("eval.yaml"), output, base_url, env)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

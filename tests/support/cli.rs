@@ -20,6 +20,34 @@ pub fn mcpeval(args: &[&str], output: Option<&Path>) -> Output {
     command.output().expect("run mcpeval")
 }
 
+/// `mcpeval check EVAL` writing under `output`, its llm-agent's OpenAI API at `base_url`,
+/// with none of the caller's key, record mode, pricing file or `CI`, then `env` on top.
+pub fn check_with_openai(
+    eval: &Path,
+    output: &Path,
+    base_url: &str,
+    env: &[(&str, &str)],
+) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpeval"));
+    command
+        .arg("check")
+        .arg(eval)
+        .env("MCPEVAL_OUTPUT_DIR", output)
+        .env("RUST_BACKTRACE", "0")
+        .env("OPENAI_BASE_URL", base_url);
+    for var in [
+        "CI",
+        "OPENAI_API_KEY",
+        "MODEL_KEY",
+        "MCPEVAL_RECORD_MODE",
+        "MCPEVAL_PRICING",
+    ] {
+        command.env_remove(var);
+    }
+    command.envs(env.iter().copied());
+    command.output().expect("run mcpeval check")
+}
+
 /// Output bytes as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -26,19 +26,8 @@ fn with_definitions(tokens: usize) -> Report {
 
 fn with_results(tokens: &[usize]) -> Report {
     let call = |t: usize| CallRecord {
-        server_name: "demo".into(),
-        name: "echo".into(),
-        position: 1,
-        arguments: None,
-        outcome: "ok".into(),
-        result: serde_json::Value::Null,
-        start_offset_ms: 0.0,
-        duration_ms: 0.0,
         result_tokens: Some(t),
-        injected: None,
-        rounds: Vec::new(),
-        task: Vec::new(),
-        turn: None,
+        ..CallRecord::succeeded("demo", "echo")
     };
     let result = TaskResult {
         call_history: CallHistory {

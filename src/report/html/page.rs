@@ -123,19 +123,13 @@ mod tests {
     #[test]
     fn the_timeline_labels_an_injected_answer_as_the_proxys() {
         let call = |position: usize, injected: Option<Injected>| CallRecord {
-            server_name: "demo".into(),
-            name: "add".into(),
             position,
-            arguments: None,
             outcome: "is_error".into(),
             result: serde_json::json!({"content": [{"type": "text", "text": "try again"}]}),
             start_offset_ms: 1.0,
             duration_ms: 1.0,
-            result_tokens: None,
             injected,
-            rounds: Vec::new(),
-            task: Vec::new(),
-            turn: None,
+            ..CallRecord::succeeded("demo", "add")
         };
         let fault = Injected {
             fault: FaultKind::ToolError,

@@ -10,19 +10,11 @@ use crate::trace::{CallKind, During, ElicitationAction, ElicitationMode};
 #[test]
 fn a_servers_elicitation_follows_the_call_it_came_during() {
     let call = CallRecord {
-        server_name: "files".into(),
-        name: "delete_file".into(),
-        position: 1,
         arguments: Some(json!({"path": "notes.txt"})),
-        outcome: "ok".into(),
         result: json!({"content": [{"type": "text", "text": "kept notes.txt"}]}),
         start_offset_ms: 10.0,
         duration_ms: 5.0,
-        result_tokens: None,
-        injected: None,
-        rounds: Vec::new(),
-        task: Vec::new(),
-        turn: None,
+        ..CallRecord::succeeded("files", "delete_file")
     };
     let asked = |position: Option<usize>, failure: Option<&str>| RecordedElicitation {
         server: "files".into(),

@@ -4,21 +4,7 @@ use super::*;
 use crate::report::results::CallHistory;
 
 fn result(test: &str, surface: Surface, tools: &[&str], reads: &[&str]) -> TaskResult {
-    let record = |name: &&str| CallRecord {
-        server_name: "demo".into(),
-        name: (*name).into(),
-        position: 1,
-        arguments: None,
-        outcome: "ok".into(),
-        result: serde_json::Value::Null,
-        start_offset_ms: 0.0,
-        duration_ms: 0.0,
-        result_tokens: None,
-        injected: None,
-        rounds: Vec::new(),
-        task: Vec::new(),
-        turn: None,
-    };
+    let record = |name: &&str| CallRecord::succeeded("demo", name);
     TaskResult {
         test_name: test.into(),
         surface: BTreeMap::from([("demo".to_owned(), surface)]),

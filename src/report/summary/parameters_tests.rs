@@ -2,7 +2,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::report::results::{CallHistory, ServerTools, ToolSummary};
-use crate::trace::FaultKind;
+use crate::trace::{FaultKind, Injected};
 
 /// `deploy` with an enum, a boolean, a nested object and an array of objects: 8 properties
 /// (strategy, dryRun, spec, spec.replicas, spec.zone, ports, ports[].number,
@@ -43,19 +43,9 @@ fn tools() -> Vec<ServerTools> {
 
 fn call(tool: &str, arguments: Value, outcome: &str) -> CallRecord {
     CallRecord {
-        server_name: "k8s".into(),
-        name: tool.into(),
-        position: 1,
         arguments: Some(arguments),
         outcome: outcome.into(),
-        result: Value::Null,
-        start_offset_ms: 0.0,
-        duration_ms: 0.0,
-        result_tokens: None,
-        injected: None,
-        rounds: Vec::new(),
-        task: Vec::new(),
-        turn: None,
+        ..CallRecord::succeeded("k8s", tool)
     }
 }
 

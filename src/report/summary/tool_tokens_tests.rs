@@ -7,19 +7,9 @@ use crate::tokens::ServerTokens;
 
 fn tool_call(position: usize, name: &str, tokens: Option<usize>) -> CallRecord {
     CallRecord {
-        server_name: "demo".into(),
-        name: name.into(),
         position,
-        arguments: None,
-        outcome: "ok".into(),
-        result: serde_json::Value::Null,
-        start_offset_ms: 0.0,
-        duration_ms: 0.0,
         result_tokens: tokens,
-        injected: None,
-        rounds: Vec::new(),
-        task: Vec::new(),
-        turn: None,
+        ..CallRecord::succeeded("demo", name)
     }
 }
 
