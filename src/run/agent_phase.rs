@@ -279,7 +279,7 @@ pub(crate) async fn agent_turn(
 ) -> String {
     let agent_start = std::time::Instant::now();
     let mut listing_failures = Vec::new();
-    let (agent, llm) = match llm {
+    let (mut agent, llm) = match llm {
         None => {
             let failures = &mut listing_failures;
             run_agent(
@@ -314,7 +314,6 @@ pub(crate) async fn agent_turn(
     );
     shared.report().agent_span = Some(span);
     let version = version_of(eval, agent.version.clone(), target.run_dir, options).await;
-    let mut agent = agent;
     if agent.could_not_continue() {
         // Which agent, at which version, could not: a later one may.
         let at = version.as_deref().unwrap_or("an unknown version");

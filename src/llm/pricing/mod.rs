@@ -5,6 +5,7 @@
 //! A model no entry prices is *unpriced*: its cost is unknown, never 0, and reports name it.
 
 use std::path::Path;
+use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -101,11 +102,14 @@ impl Default for PriceTable {
 }
 
 impl PriceTable {
-    /// The prices mcpeval ships.
+    /// The prices mcpeval ships (read once per process).
     pub fn builtin() -> Self {
         // A test reads the file: it parses.
-        let entries = serde_saphyr::from_str(BUILTIN).unwrap_or_default();
-        PriceTable { entries }
+        static SHIPPED: LazyLock<Vec<ModelPrice>> =
+            LazyLock::new(|| serde_saphyr::from_str(BUILTIN).unwrap_or_default());
+        PriceTable {
+            entries: SHIPPED.clone(),
+        }
     }
 
     /// This table with `user`'s entries in front (they win over the shipped ones).
