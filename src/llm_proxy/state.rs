@@ -118,5 +118,7 @@ pub(crate) struct ApiRequest {
 
 /// An answer of the proxy itself, as an error body of the API.
 pub(crate) fn api_error(api: LlmApi, status: StatusCode, message: &str) -> Response {
-    (status, axum::Json(api.error_body(status.as_u16(), message))).into_response()
+    let body = api.error_body(status.as_u16(), message).to_string();
+    let json = [(axum::http::header::CONTENT_TYPE, "application/json")];
+    (status, json, body).into_response()
 }

@@ -73,4 +73,4 @@ pub use inputs::{
 };
 pub use record::{CANCELLED_CODE, CallRecorder, ProxyError, ServerFailure};
 pub use transport::MAX_MESSAGE_SIZE;
-pub(crate) use transport::{Line, LineReader};
+pub(crate) use transport::{Line, LineReader, client_transport};

@@ -7,7 +7,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use rmcp::ServiceExt;
-use rmcp::transport::StreamableHttpClientTransport;
 
 use crate::config::{McpServer, Transport};
 use crate::proxy::{CallRecorder, Proxy, ServerFailure, Upstream};
@@ -75,10 +74,9 @@ pub(crate) async fn list_allowed_tools(
     .await
     .map_err(|e| failed(e.to_string()))?;
     let url = proxy.url().to_owned();
-    crate::plumbing::tls::install_provider();
     let listing = tokio::time::timeout(LIST_TIMEOUT, async move {
         let client =
-            ().serve(StreamableHttpClientTransport::from_uri(url))
+            ().serve(crate::proxy::client_transport(&server.name, &url))
                 .await
                 .map_err(|e| e.to_string())?;
         let tools = client.list_all_tools().await.map_err(|e| e.to_string());

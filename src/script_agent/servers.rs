@@ -6,7 +6,6 @@ use std::path::Path;
 
 use rmcp::ServiceExt;
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::Value;
 
 use super::error::ScriptAgentError;
@@ -55,9 +54,8 @@ impl ScriptServers {
             return Ok(None);
         };
         if !self.clients.contains_key(server) {
-            crate::plumbing::tls::install_provider();
             let client =
-                ().serve(StreamableHttpClientTransport::from_uri(url.as_str()))
+                ().serve(crate::proxy::client_transport(server, url))
                     .await
                     .map_err(|source| ScriptAgentError::Connect {
                         server: server.to_owned(),

@@ -2,7 +2,6 @@
 //! offered, and each tool call made through the proxy (so that it is recorded).
 
 use rmcp::service::{RoleClient, RunningService, ServiceError};
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ServiceExt, model};
 use serde_json::{Map, Value, json};
 
@@ -19,10 +18,9 @@ pub(super) async fn connect(
     clients: &mut Vec<McpClient>,
 ) -> Result<Vec<OfferedTool>, String> {
     let mut found = Vec::new();
-    crate::plumbing::tls::install_provider();
     for (index, server) in servers.iter().enumerate() {
         let client = ()
-            .serve(StreamableHttpClientTransport::from_uri(server.url.as_str()))
+            .serve(crate::proxy::client_transport(&server.name, &server.url))
             .await
             .map_err(|e| format!("cannot connect to `{}` at {}: {e}", server.name, server.url))?;
         let listed = client.list_all_tools().await;

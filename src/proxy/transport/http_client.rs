@@ -4,7 +4,9 @@
 //! with a body that is not a JSON-RPC message, fails: the failure is noted with the status
 //! and the first bytes of the body, and the request ends at once with a JSON-RPC error
 //! saying so. A JSON-RPC error in the answer is the server working, and passes through.
-//! The standalone GET stream and the session's DELETE are rmcp's reqwest client's.
+//! The standalone GET stream and the session's DELETE are plain requests, as rmcp's own
+//! reqwest client makes them. The script agent and the llm-agent reach the proxy with the
+//! same client ([`client_transport`]): rmcp's reqwest client is not built into the library.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,7 +16,7 @@ use http::{HeaderName, HeaderValue, StatusCode};
 use rmcp::model::{ClientJsonRpcMessage, RequestId, ServerJsonRpcMessage};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::http_header::{
-    EVENT_STREAM_MIME_TYPE, HEADER_SESSION_ID, JSON_MIME_TYPE,
+    EVENT_STREAM_MIME_TYPE, HEADER_LAST_EVENT_ID, HEADER_SESSION_ID, JSON_MIME_TYPE,
 };
 use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
@@ -22,7 +24,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::Sse;
 
-use super::http_sse::{SseCheck, checked_sse};
+use super::http_sse::{SseCheck, bounded_sse, checked_sse};
 use super::pending::{describe_request, failed_answer};
 use super::server_line::{Decoded, decode};
 use super::stdio::MAX_MESSAGE_SIZE;
@@ -52,6 +54,23 @@ pub(crate) fn http_transport(
     let client = HttpUpstream {
         client: reqwest::Client::new(),
         failures,
+    };
+    StreamableHttpClientTransport::with_client(client, config)
+}
+
+/// The transport of an MCP client of our own (the script agent's, the llm-agent's) to the
+/// server `name` at `url` (a proxy's endpoint): what goes wrong ends the call with a
+/// JSON-RPC error naming the server, as it does for the proxy.
+pub(crate) fn client_transport(
+    name: &str,
+    url: &str,
+) -> StreamableHttpClientTransport<HttpUpstream> {
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(url).max_sse_event_size(MAX_MESSAGE_SIZE);
+    crate::plumbing::tls::install_provider();
+    let client = HttpUpstream {
+        client: reqwest::Client::new(),
+        failures: Arc::new(ServerFailures::new(name, url.to_owned(), None)),
     };
     StreamableHttpClientTransport::with_client(client, config)
 }
@@ -129,9 +148,23 @@ impl StreamableHttpClient for HttpUpstream {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<reqwest::Error>> {
-        self.client
-            .delete_session(uri, session_id, auth_header, custom_headers)
-            .await
+        let mut request = self
+            .client
+            .delete(uri.as_ref())
+            .header(HEADER_SESSION_ID, session_id.as_ref())
+            .headers(custom_headers.into_iter().collect());
+        if let Some(token) = auth_header {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.map_err(StreamableHttpError::Client)?;
+        if response.status() == StatusCode::METHOD_NOT_ALLOWED {
+            // The server keeps no sessions to end.
+            return Ok(());
+        }
+        response
+            .error_for_status()
+            .map(drop)
+            .map_err(StreamableHttpError::Client)
     }
 
     async fn get_stream(
@@ -143,16 +176,42 @@ impl StreamableHttpClient for HttpUpstream {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<reqwest::Error>>
     {
-        self.client
-            .get_stream_with_max_sse_event_size(
-                uri,
-                session_id,
-                last_event_id,
-                auth_header,
-                custom_headers,
-                MAX_MESSAGE_SIZE,
+        let mut request = self
+            .client
+            .get(uri.as_ref())
+            .header(
+                http::header::ACCEPT,
+                format!("{EVENT_STREAM_MIME_TYPE}, {JSON_MIME_TYPE}"),
             )
-            .await
+            .headers(custom_headers.into_iter().collect());
+        if let Some(session) = session_id {
+            request = request.header(HEADER_SESSION_ID, session.as_ref());
+        }
+        if let Some(event) = last_event_id {
+            request = request.header(HEADER_LAST_EVENT_ID, event);
+        }
+        if let Some(token) = auth_header {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.map_err(StreamableHttpError::Client)?;
+        if response.status() == StatusCode::METHOD_NOT_ALLOWED {
+            return Err(StreamableHttpError::ServerDoesNotSupportSse);
+        }
+        let response = response
+            .error_for_status()
+            .map_err(StreamableHttpError::Client)?;
+        let content_type = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+        match content_type {
+            Some(kind)
+                if kind.starts_with(EVENT_STREAM_MIME_TYPE) || kind.starts_with(JSON_MIME_TYPE) =>
+            {
+                Ok(bounded_sse(response.bytes_stream(), MAX_MESSAGE_SIZE))
+            }
+            other => Err(StreamableHttpError::UnexpectedContentType(other)),
+        }
     }
 }
 

@@ -58,6 +58,15 @@ where
         .boxed()
 }
 
+/// The events of `bytes` unchecked but for their size: the standalone GET stream's (an event
+/// over `limit` ends the stream with an error, as rmcp's own client does).
+pub(crate) fn bounded_sse<S>(bytes: S, limit: usize) -> BoxStream<'static, Result<Sse, SseError>>
+where
+    S: Stream<Item = reqwest::Result<Bytes>> + Send + 'static,
+{
+    SseStream::from_bytes_stream(bounded(bytes, limit)).boxed()
+}
+
 enum Checked {
     Pass(Result<Sse, SseError>),
     Last(Result<Sse, SseError>),

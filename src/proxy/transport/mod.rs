@@ -14,7 +14,7 @@ mod process;
 mod server_line;
 mod stdio;
 
-pub(crate) use http_client::http_transport;
+pub(crate) use http_client::{client_transport, http_transport};
 pub(crate) use lines::{Line, LineReader};
 pub(crate) use pending::describe_request;
 pub(crate) use process::{ServerProcess, spawn_stdio};
