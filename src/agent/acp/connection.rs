@@ -18,6 +18,9 @@ use crate::proxy::{Line, LineReader};
 /// The longest line read whole from the agent; a longer one is reported, not parsed.
 const MAX_LINE: usize = 64 * 1024 * 1024;
 
+/// How long the processes an agent started get to end after the agent itself exited.
+const GROUP_GRACE: Duration = Duration::from_secs(5);
+
 /// What to start.
 pub(super) struct AcpLaunch {
     pub program: PathBuf,
@@ -121,13 +124,19 @@ impl AgentProcess {
     }
 
     /// Closes its stdin, waits up to `grace` for it to exit, then kills its group. Its
-    /// exit status, unless it had to be killed.
+    /// exit status, unless it had to be killed. An agent that exited by itself leaves the
+    /// processes it started up to [`GROUP_GRACE`] to end too: Claude Code's ACP adapter
+    /// exits at once, and the Claude Code it started saves the session's last turn in the
+    /// second after (killed sooner, the next turn resumes a session missing its end).
     pub(super) async fn finish(&mut self, grace: Duration) -> Option<ExitStatus> {
         self.stdin = None;
         let status = tokio::time::timeout(grace, self.child.wait())
             .await
             .ok()
             .and_then(Result::ok);
+        if status.is_some() {
+            self.group.wait_empty(GROUP_GRACE).await;
+        }
         self.group.kill();
         let _ = self.child.wait().await;
         status
