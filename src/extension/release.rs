@@ -60,6 +60,15 @@ impl Urls {
     }
 }
 
+/// Refuses a release package unless this build reads release archives (the cargo feature
+/// `extension-releases`, which `built_in` says), before anything is downloaded.
+fn releases_built_in(built_in: bool) -> Result<(), String> {
+    match built_in {
+        true => Ok(()),
+        false => Err(WITHOUT_RELEASES.to_owned()),
+    }
+}
+
 /// The extension's binary: from the cache, else downloaded; extracted under `extract_root`.
 /// `base` is the download base URL when [`DOWNLOAD_URL_VAR`] sets one.
 pub async fn release_binary(
@@ -67,9 +76,7 @@ pub async fn release_binary(
     base: Option<&str>,
     extract_root: &Path,
 ) -> Result<PathBuf, String> {
-    if !cfg!(feature = "extension-releases") {
-        return Err(WITHOUT_RELEASES.to_owned());
-    }
+    releases_built_in(cfg!(feature = "extension-releases"))?;
     let urls = Urls::of(package, base);
     let cache = ReleaseCache::of(&package.owner, &package.repo)?;
     let (os, arch) = go_platform();
@@ -289,11 +296,13 @@ mod tests {
         );
     }
 
-    /// Without the feature (`cargo test --no-default-features --lib extension::release`,
-    /// in .ci/run), a release package is refused before any download; with it, this one
-    /// is fetched from a port where nothing listens and the error says so instead.
+    /// Without the feature a release package is refused, with a message naming it; with
+    /// it, this one is fetched from a port where nothing listens and the error says so.
     #[tokio::test]
     async fn a_release_needs_the_extension_releases_feature() {
+        assert_eq!(releases_built_in(false), Err(WITHOUT_RELEASES.to_owned()));
+        assert!(WITHOUT_RELEASES.contains("`extension-releases`"));
+        assert_eq!(releases_built_in(true), Ok(()));
         let package = GitHubPackage {
             owner: "mcpeval-test".into(),
             repo: "never-released".into(),
