@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::cli::CliProgram;
-use super::contract::{AgentOutcome, AgentRun, ProxiedServer, cannot_continue};
+use super::contract::{AgentOutcome, AgentRun, CannotContinue, ProxiedServer};
 use crate::config::KindId;
 use crate::llm::TokenUsage;
 use crate::plumbing::process::{self, Finished, ProcessSpec};
@@ -134,7 +134,7 @@ pub async fn run_claude_code(model: Option<&str>, run: &AgentRun<'_>) -> AgentOu
                     "Claude Code's output of turn {} named no session to resume",
                     turn - 1
                 );
-                return failed(cannot_continue(turn, &why));
+                return AgentOutcome::unable_to_continue(CannotContinue { turn, why });
             }
         },
         _ => None,
@@ -229,6 +229,7 @@ fn outcome_of(finished: Finished, timeout: Duration) -> AgentOutcome {
             .then(|| u32::try_from(parsed.tool_uses.len()).unwrap_or(u32::MAX)),
         tool_calls: parsed.tool_uses,
         version: None,
+        cannot_continue: None,
     }
 }
 

@@ -132,6 +132,7 @@ impl CliProgram {
                 .then(|| u32::try_from(events.tool_uses.len()).unwrap_or(u32::MAX)),
             tool_calls: events.tool_uses,
             version: None,
+            cannot_continue: None,
         }
     }
 

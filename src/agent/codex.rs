@@ -12,7 +12,7 @@ use std::ffi::OsString;
 use serde_json::Value;
 
 use super::cli::{CliEvents, CliProgram, env_with, private_dir, toml_string, write_file};
-use super::contract::{AgentOutcome, AgentRun, ProxiedServer, cannot_continue};
+use super::contract::{AgentOutcome, AgentRun, CannotContinue, ProxiedServer};
 use crate::config::KindId;
 use crate::llm::TokenUsage;
 use crate::trace::AgentToolCall;
@@ -173,14 +173,20 @@ async fn try_run_codex(model: Option<&str>, run: &AgentRun<'_>) -> Result<AgentO
     let config = codex_config(model, base_url.trim(), run.servers);
     write_file(&codex_home.join("config.toml"), &config)?;
     let thread_file = run.private_dir.join(THREAD_FILE);
-    let args = codex_args(run, &thread_file)?;
+    let args = match codex_args(run, &thread_file) {
+        Ok(args) => args,
+        Err(reason) => return Ok(AgentOutcome::unable_to_continue(reason)),
+    };
     run_codex_args(program, args, (codex_home, home), run, &thread_file).await
 }
 
 /// `codex exec --json … -- PROMPT`: ephemeral for a task of one turn; in a conversation the
 /// session is kept (in the private `CODEX_HOME`) and a later turn is `codex exec resume`
 /// of the thread the turn before started.
-fn codex_args(run: &AgentRun<'_>, thread_file: &std::path::Path) -> Result<Vec<OsString>, String> {
+fn codex_args(
+    run: &AgentRun<'_>,
+    thread_file: &std::path::Path,
+) -> Result<Vec<OsString>, CannotContinue> {
     let turn = run.turn();
     let mut args: Vec<&str> = match turn {
         Some(turn) if turn > 1 => vec!["exec", "resume", "--json", "--skip-git-repo-check"],
@@ -204,7 +210,7 @@ fn codex_args(run: &AgentRun<'_>, thread_file: &std::path::Path) -> Result<Vec<O
                 "Codex's output of turn {} named no thread to resume",
                 turn - 1
             );
-            return Err(cannot_continue(turn, &why));
+            return Err(CannotContinue { turn, why });
         }
         args.push(thread.trim().into());
     }

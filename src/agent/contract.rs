@@ -83,6 +83,8 @@ pub struct AgentOutcome {
     pub tool_call_count: Option<u32>,
     /// The agent's version, where the agent itself says it (an ACP agent's `agentInfo`).
     pub version: Option<String>,
+    /// Set when it failed because it cannot continue the conversation (`ended` says so).
+    pub cannot_continue: Option<CannotContinue>,
 }
 
 impl AgentOutcome {
@@ -98,6 +100,15 @@ impl AgentOutcome {
             turns: None,
             tool_call_count: None,
             version: None,
+            cannot_continue: None,
+        }
+    }
+
+    /// An agent that cannot continue the conversation, for `reason`.
+    pub(crate) fn unable_to_continue(reason: CannotContinue) -> Self {
+        AgentOutcome {
+            cannot_continue: Some(reason.clone()),
+            ..AgentOutcome::failed(reason.to_string())
         }
     }
 
@@ -110,21 +121,27 @@ impl AgentOutcome {
     pub fn reason(&self) -> &str {
         self.ended.reason()
     }
-
-    /// Whether it failed because it could not continue the conversation (see
-    /// [`cannot_continue`]).
-    pub(crate) fn could_not_continue(&self) -> bool {
-        self.reason().starts_with(CANNOT_CONTINUE)
-    }
 }
 
-/// How the reason an agent cannot continue a conversation begins.
-const CANNOT_CONTINUE: &str = "cannot continue the conversation";
+/// Why an agent cannot continue a conversation: the turn it could not take, and why (the
+/// session of the turn before is unknown, say). The run names the agent and its version
+/// after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CannotContinue {
+    /// The turn it could not take.
+    pub turn: u32,
+    /// Why.
+    pub why: String,
+}
 
-/// Why an agent cannot continue the conversation in `turn` (`why`: the session of the turn
-/// before is unknown, say); the run names the agent and its version after it.
-pub(crate) fn cannot_continue(turn: u32, why: &str) -> String {
-    format!("{CANNOT_CONTINUE} (turn {turn}): {why}")
+impl std::fmt::Display for CannotContinue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot continue the conversation (turn {}): {}",
+            self.turn, self.why
+        )
+    }
 }
 
 /// Writes the MCP config the agent gets: every proxied server as `type: http`.

@@ -161,6 +161,7 @@ pub async fn run_file_agent(command: &AgentCommand, run: &AgentRun<'_>) -> Agent
             turns: None,
             tool_call_count: None,
             version: None,
+            cannot_continue: None,
         },
         Err(e) => failed(format!(
             "cannot start the agent `{}`: {e}",

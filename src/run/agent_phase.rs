@@ -314,10 +314,10 @@ pub(crate) async fn agent_turn(
     );
     shared.report().agent_span = Some(span);
     let version = version_of(eval, agent.version.clone(), target.run_dir, options).await;
-    if agent.could_not_continue() {
+    if let Some(reason) = &agent.cannot_continue {
         // Which agent, at which version, could not: a later one may.
         let at = version.as_deref().unwrap_or("an unknown version");
-        let named = format!("{} (agent {}, {at})", agent.reason(), eval.agent.name());
+        let named = format!("{reason} (agent {}, {at})", eval.agent.name());
         agent.ended = crate::agent::Ended::Failed(named);
     }
     shared.report().agent_version = version;

@@ -28,7 +28,7 @@ use self::outcome::outcome_of;
 #[cfg(test)]
 use self::outcome::{prompt_usage, version_of};
 use self::session::AcpSession;
-use super::contract::{AgentOutcome, AgentRun, cannot_continue};
+use super::contract::{AgentOutcome, AgentRun, CannotContinue};
 use crate::config::AcpAgent;
 
 /// The ACP protocol version the client speaks.
@@ -101,6 +101,8 @@ fn whole(d: Duration) -> Duration {
 enum Stop {
     /// The agent's output ended before it answered `method`.
     Gone(&'static str),
+    /// A later turn of a conversation that the agent cannot take.
+    CannotContinue(CannotContinue),
     /// Anything else, said in full.
     Reason(String),
 }
@@ -182,18 +184,19 @@ impl Conversation {
         turn: u32,
     ) -> Result<String, Stop> {
         if init["agentCapabilities"]["loadSession"] != true {
-            return Err(Stop::Reason(cannot_continue(
+            return Err(Stop::CannotContinue(CannotContinue {
                 turn,
-                "the ACP agent does not load sessions (its `initialize` answer lacks \
-                 agentCapabilities.loadSession)",
-            )));
+                why: "the ACP agent does not load sessions (its `initialize` answer lacks \
+                      agentCapabilities.loadSession)"
+                    .into(),
+            }));
         }
         let session_id = std::fs::read_to_string(run.private_dir.join(SESSION_FILE))
             .ok()
             .filter(|id| !id.trim().is_empty())
             .ok_or_else(|| {
                 let why = format!("the session of turn {} is unknown", turn - 1);
-                Stop::Reason(cannot_continue(turn, &why))
+                Stop::CannotContinue(CannotContinue { turn, why })
             })?;
         let session_id = session_id.trim().to_owned();
         let load = json!({"sessionId": session_id, "cwd": run.work_dir, "mcpServers": servers});

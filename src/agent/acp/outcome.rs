@@ -41,6 +41,7 @@ pub(super) fn outcome_of(
     }
     let outcome = match (&ended, stop_reason.as_deref()) {
         (Err(Stop::Reason(reason)), _) => Ended::Failed(reason.clone()),
+        (Err(Stop::CannotContinue(reason)), _) => Ended::Failed(reason.to_string()),
         (Err(Stop::Gone(method)), _) => Ended::Failed(format!(
             "the ACP agent ended before answering `{method}` ({})",
             match status {
@@ -74,6 +75,10 @@ pub(super) fn outcome_of(
         tool_calls,
         turns: None,
         version: agent_info.as_ref().and_then(version_of),
+        cannot_continue: match ended {
+            Err(Stop::CannotContinue(reason)) => Some(reason),
+            _ => None,
+        },
     }
 }
 

@@ -118,6 +118,7 @@ impl LlmAgentRun {
             turns: Some(self.turns),
             tool_call_count: Some(self.tool_calls),
             version: None,
+            cannot_continue: None,
         }
     }
 
