@@ -254,6 +254,43 @@ mod tests {
     use super::*;
     use crate::agent::test_runs::with_empty_path;
 
+    #[test]
+    fn a_later_turn_resumes_the_thread_or_says_it_cannot_continue() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = [("MCPEVAL_TURN".to_owned(), "2".to_owned())];
+        let run = AgentRun {
+            prompt: "and now?",
+            servers: &[],
+            mcp_config_file: &dir.path().join("m.json"),
+            work_dir: dir.path(),
+            private_dir: dir.path(),
+            env: &env,
+            live: false,
+            timeout: std::time::Duration::from_secs(5),
+        };
+        let thread_file = dir.path().join(THREAD_FILE);
+        let missing = codex_args(&run, &thread_file).unwrap_err();
+        assert_eq!(
+            missing,
+            CannotContinue {
+                turn: 2,
+                why: "Codex's output of turn 1 named no thread to resume".into()
+            }
+        );
+        let outcome = AgentOutcome::unable_to_continue(missing);
+        assert_eq!(
+            outcome.reason(),
+            "cannot continue the conversation (turn 2): Codex's output of turn 1 named no \
+             thread to resume"
+        );
+        assert!(outcome.cannot_continue.is_some());
+        std::fs::write(&thread_file, "01a2\n").unwrap();
+        let args = codex_args(&run, &thread_file).unwrap();
+        let tail: Vec<_> = args.iter().rev().take(3).rev().collect();
+        assert_eq!(tail, ["--", "01a2", "and now?"]);
+        assert_eq!(args[..2], ["exec", "resume"]);
+    }
+
     const EVENTS: &str = r#"{"type":"thread.started","thread_id":"01a2"}
 {"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `m` not found."}}
 {"type":"turn.started"}
