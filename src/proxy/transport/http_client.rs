@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures::stream::BoxStream;
-use http::{HeaderName, HeaderValue, StatusCode};
+use http::{HeaderName, HeaderValue, Method, StatusCode};
 use rmcp::model::{ClientJsonRpcMessage, RequestId, ServerJsonRpcMessage};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::http_header::{
@@ -115,20 +115,9 @@ impl StreamableHttpClient for HttpUpstream {
     ) -> PostAnswer {
         let post = Post::of(&message, self.failures.clone(), max_sse_event_size);
         let attached = session_id.is_some();
-        let mut request = self
-            .client
-            .post(uri.as_ref())
-            .header(
-                http::header::ACCEPT,
-                format!("{EVENT_STREAM_MIME_TYPE}, {JSON_MIME_TYPE}"),
-            )
-            .headers(custom_headers.into_iter().collect());
-        if let Some(token) = auth_header {
-            request = request.bearer_auth(token);
-        }
-        if let Some(session) = session_id {
-            request = request.header(HEADER_SESSION_ID, session.as_ref());
-        }
+        let request = self
+            .request(Method::POST, &uri, session_id, auth_header, custom_headers)
+            .header(http::header::ACCEPT, accept_both());
         match request.json(&message).send().await {
             Ok(response) => post.answer(response, attached).await,
             Err(error) => {
@@ -148,14 +137,13 @@ impl StreamableHttpClient for HttpUpstream {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<reqwest::Error>> {
-        let mut request = self
-            .client
-            .delete(uri.as_ref())
-            .header(HEADER_SESSION_ID, session_id.as_ref())
-            .headers(custom_headers.into_iter().collect());
-        if let Some(token) = auth_header {
-            request = request.bearer_auth(token);
-        }
+        let request = self.request(
+            Method::DELETE,
+            &uri,
+            Some(session_id),
+            auth_header,
+            custom_headers,
+        );
         let response = request.send().await.map_err(StreamableHttpError::Client)?;
         if response.status() == StatusCode::METHOD_NOT_ALLOWED {
             // The server keeps no sessions to end.
@@ -177,21 +165,10 @@ impl StreamableHttpClient for HttpUpstream {
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<reqwest::Error>>
     {
         let mut request = self
-            .client
-            .get(uri.as_ref())
-            .header(
-                http::header::ACCEPT,
-                format!("{EVENT_STREAM_MIME_TYPE}, {JSON_MIME_TYPE}"),
-            )
-            .headers(custom_headers.into_iter().collect());
-        if let Some(session) = session_id {
-            request = request.header(HEADER_SESSION_ID, session.as_ref());
-        }
+            .request(Method::GET, &uri, session_id, auth_header, custom_headers)
+            .header(http::header::ACCEPT, accept_both());
         if let Some(event) = last_event_id {
             request = request.header(HEADER_LAST_EVENT_ID, event);
-        }
-        if let Some(token) = auth_header {
-            request = request.bearer_auth(token);
         }
         let response = request.send().await.map_err(StreamableHttpError::Client)?;
         if response.status() == StatusCode::METHOD_NOT_ALLOWED {
@@ -213,6 +190,36 @@ impl StreamableHttpClient for HttpUpstream {
             other => Err(StreamableHttpError::UnexpectedContentType(other)),
         }
     }
+}
+
+impl HttpUpstream {
+    /// `method` on `uri` with what every request of the session carries: the caller's
+    /// headers, the session id once there is one, the bearer token when given.
+    fn request(
+        &self,
+        method: Method,
+        uri: &str,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> reqwest::RequestBuilder {
+        let mut request = self
+            .client
+            .request(method, uri)
+            .headers(custom_headers.into_iter().collect());
+        if let Some(session) = session_id {
+            request = request.header(HEADER_SESSION_ID, session.as_ref());
+        }
+        if let Some(token) = auth_header {
+            request = request.bearer_auth(token);
+        }
+        request
+    }
+}
+
+/// The `Accept` of a POST and of the GET stream: an SSE stream or one JSON body.
+fn accept_both() -> String {
+    format!("{EVENT_STREAM_MIME_TYPE}, {JSON_MIME_TYPE}")
 }
 
 /// One POST: the message's request id and description, for its failures.
