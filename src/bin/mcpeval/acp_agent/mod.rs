@@ -171,22 +171,10 @@ impl DeterministicAcpAgent {
                     } else {
                         "new session"
                     };
-                    said_words += 2;
-                    self.update(
-                        &session,
-                        json!({"sessionUpdate": "agent_message_chunk",
-                        "content": {"type": "text", "text": text}}),
-                    )
-                    .await?;
+                    said_words += self.say(&session, text).await?;
                 }
                 PromptDirective::Say(text) => {
-                    said_words += text.split_whitespace().count();
-                    self.update(
-                        &session,
-                        json!({"sessionUpdate": "agent_message_chunk",
-                        "content": {"type": "text", "text": text}}),
-                    )
-                    .await?;
+                    said_words += self.say(&session, &text).await?;
                 }
                 PromptDirective::Skill(name) => {
                     self.update(
@@ -335,6 +323,14 @@ impl DeterministicAcpAgent {
                 },
             }
         }
+    }
+
+    /// Says `text` to the client (an `agent_message_chunk`); its words.
+    async fn say(&mut self, session: &Value, text: &str) -> anyhow::Result<usize> {
+        let chunk = json!({"sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": text}});
+        self.update(session, chunk).await?;
+        Ok(text.split_whitespace().count())
     }
 
     async fn update(&mut self, session: &Value, update: Value) -> anyhow::Result<()> {
