@@ -283,18 +283,10 @@ mod tests {
             stdout: String::new(),
             stderr: String::new(),
         };
+        let config = dir.path().join("m.json");
         let reason = |key: &str| {
             let env = [("OPENAI_API_KEY".to_owned(), key.to_owned())];
-            let run = AgentRun {
-                prompt: "hi",
-                servers: &[],
-                mcp_config_file: &dir.path().join("m.json"),
-                work_dir: dir.path(),
-                private_dir: dir.path(),
-                env: &env,
-                live: false,
-                timeout: Duration::from_secs(5),
-            };
+            let run = crate::agent::test_runs::in_dir(dir.path(), &config, &env);
             let error = Some("401 Unauthorized");
             let ended =
                 CliProgram::of(KindId::Codex).ended(&finished, run.timeout, error, None, &run);

@@ -252,21 +252,16 @@ async fn run_codex_args(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::test_runs::with_empty_path;
+    use crate::agent::test_runs::{in_dir, with_empty_path};
 
     #[test]
     fn a_later_turn_resumes_the_thread_or_says_it_cannot_continue() {
         let dir = tempfile::tempdir().unwrap();
         let env = [("MCPEVAL_TURN".to_owned(), "2".to_owned())];
+        let config = dir.path().join("m.json");
         let run = AgentRun {
             prompt: "and now?",
-            servers: &[],
-            mcp_config_file: &dir.path().join("m.json"),
-            work_dir: dir.path(),
-            private_dir: dir.path(),
-            env: &env,
-            live: false,
-            timeout: std::time::Duration::from_secs(5),
+            ..in_dir(dir.path(), &config, &env)
         };
         let thread_file = dir.path().join(THREAD_FILE);
         let missing = codex_args(&run, &thread_file).unwrap_err();

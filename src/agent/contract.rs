@@ -106,9 +106,10 @@ impl AgentOutcome {
 
     /// An agent that cannot continue the conversation, for `reason`.
     pub(crate) fn unable_to_continue(reason: CannotContinue) -> Self {
+        let text = reason.to_string();
         AgentOutcome {
-            cannot_continue: Some(reason.clone()),
-            ..AgentOutcome::failed(reason.to_string())
+            cannot_continue: Some(reason),
+            ..AgentOutcome::failed(text)
         }
     }
 
@@ -161,7 +162,28 @@ pub fn write_agent_mcp_config(path: &Path, servers: &[ProxiedServer]) -> std::io
 /// Agent runs for unit tests.
 #[cfg(test)]
 pub(crate) mod test_runs {
+    use std::path::Path;
+
     use super::{AgentOutcome, AgentRun};
+
+    /// The prompt `hi` in `dir` (its working and private directory), with `mcp_config` and
+    /// `env`, no server, 5 s.
+    pub(crate) fn in_dir<'a>(
+        dir: &'a Path,
+        mcp_config: &'a Path,
+        env: &'a [(String, String)],
+    ) -> AgentRun<'a> {
+        AgentRun {
+            prompt: "hi",
+            servers: &[],
+            mcp_config_file: mcp_config,
+            work_dir: dir,
+            private_dir: dir,
+            env,
+            live: false,
+            timeout: std::time::Duration::from_secs(5),
+        }
+    }
 
     /// `agent`'s outcome when nothing is on PATH (an empty directory), no server, 5 s.
     pub(crate) async fn with_empty_path(
@@ -169,15 +191,10 @@ pub(crate) mod test_runs {
     ) -> AgentOutcome {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let env = [("PATH".to_owned(), dir.path().display().to_string())];
+        let (config, private) = (dir.path().join("m.json"), dir.path().join("c"));
         let run = AgentRun {
-            prompt: "hi",
-            servers: &[],
-            mcp_config_file: &dir.path().join("m.json"),
-            work_dir: dir.path(),
-            private_dir: &dir.path().join("c"),
-            env: &env,
-            live: false,
-            timeout: std::time::Duration::from_secs(5),
+            private_dir: &private,
+            ..in_dir(dir.path(), &config, &env)
         };
         agent(&run).await
     }
