@@ -451,6 +451,8 @@ async fn a_hanging_program_is_stopped_by_the_task_timeout(program: Program) {
         run.message()
     );
     assert!(run.took < Duration::from_secs(60), "took {:?}", run.took);
+    // It hung where the answer stopped (its timeout, 12 s, leaves it time to get there).
+    assert!(!api.seen().is_empty(), "the program never asked the API");
     // Its process group went with it: no process of the run is left.
     let left = processes_mentioning(&output.path().display().to_string());
     assert!(left.is_empty(), "left running: {left:#?}");
