@@ -4,7 +4,7 @@
 //! timeouts; with `--crash` it writes to stderr and exits at once. Given
 //! `TEST_SERVER_SECRET`, it logs it on stderr, as careless servers print their keys.
 
-#[path = "server.rs"]
+#[path = "server/mod.rs"]
 mod server;
 
 use rmcp::ServiceExt;
