@@ -1,6 +1,6 @@
 //! A fixture eval directory as a test binary of its own, the way a user's `tests/evals.rs`
 //! is one. It runs nothing during a plain `cargo test` (fixture tasks are meant to fail, or
-//! to be timed); `tests/run/harness.rs` runs it with `MCPEVAL_FIXTURE=<dir>`, directly and under
+//! to be timed); `tests/run/harness/` runs it with `MCPEVAL_FIXTURE=<dir>`, directly and under
 //! `cargo nextest`.
 
 fn main() -> std::process::ExitCode {

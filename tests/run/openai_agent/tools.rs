@@ -1,95 +1,15 @@
-//! The builtin llm-agent with an `openai:` model end to end: our test MCP server behind real recording proxies,
-//! and a fake OpenAI Chat Completions API scripted per test.
+//! Tool calls through the recording proxies: results, errors and bad arguments fed back,
+//! several calls, turns and servers, `maxSteps`, and an MCP server that cannot be reached.
 
 use crate::support;
 
-use std::time::Duration;
-
 use mcpeval::agent::ProxiedServer;
-use mcpeval::agent::llm_agent::{
-    LlmAgentOptions, LlmAgentRun, run_llm_agent, run_llm_agent_from_env,
-};
-use mcpeval::llm::{ApiClient, ApiKey, OpenAiConfig, Provider, RetryPolicy, TokenUsage};
-use mcpeval::proxy::CallRecorder;
-use serde_json::{Value, json};
+use mcpeval::llm::TokenUsage;
+use serde_json::json;
 use support::fake_openai::{FakeOpenAi, Reply, args, text, tool_calls};
 use support::setup::Proxied;
 
-const KEY: &str = "sk-test-secret-key";
-
-fn client(base_url: &str, timeout: Duration) -> ApiClient {
-    let mut config = OpenAiConfig::new(base_url, ApiKey::new(KEY));
-    config.timeout = timeout;
-    config.retry = RetryPolicy {
-        max_retries: 4,
-        base_delay: Duration::from_millis(10),
-        max_delay: Duration::from_millis(50),
-    };
-    ApiClient::new(Provider::OpenAi, config, "").unwrap()
-}
-
-fn options() -> LlmAgentOptions {
-    LlmAgentOptions::new(Provider::OpenAi, "m")
-}
-
-fn server(name: &str, setup: &Proxied, allowed: &[&str]) -> ProxiedServer {
-    ProxiedServer {
-        name: name.into(),
-        url: setup.proxy.url().to_owned(),
-        allowed_tools: allowed.iter().map(|t| t.to_string()).collect(),
-    }
-}
-
-async fn run_with(fake: &FakeOpenAi, servers: &[ProxiedServer], max_steps: u32) -> LlmAgentRun {
-    let options = LlmAgentOptions {
-        max_steps,
-        ..LlmAgentOptions::new(Provider::OpenAi, "gpt-test")
-    };
-    let llm = client(&fake.base_url, Duration::from_secs(10));
-    run_llm_agent(&options, "Do the task.", servers, &llm).await
-}
-
-/// The recorded tool calls: (name, arguments, outcome).
-fn calls(recorder: &CallRecorder) -> Vec<(String, Value, &'static str)> {
-    recorder
-        .trace()
-        .calls
-        .into_iter()
-        .map(|c| {
-            let label = c.outcome.label();
-            (c.name, c.arguments.unwrap_or(Value::Null), label)
-        })
-        .collect()
-}
-
-fn call(name: &str, arguments: Value, outcome: &'static str) -> (String, Value, &'static str) {
-    (name.to_owned(), arguments, outcome)
-}
-
-fn offered(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|t| t["function"]["name"].as_str().unwrap_or("?").to_owned())
-        .collect()
-}
-
-/// The `role: tool` messages of a request: (tool_call_id, content).
-fn tool_messages(body: &Value) -> Vec<(String, String)> {
-    body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap_or("").to_owned(),
-                m["content"].as_str().unwrap_or("").to_owned(),
-            )
-        })
-        .collect()
-}
+use super::{KEY, call, calls, offered, run_with, server, tool_messages};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_tool_call_goes_through_the_proxy_and_its_result_is_fed_back() {
@@ -344,126 +264,6 @@ async fn the_run_fails_when_max_steps_are_reached() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn rate_limits_and_server_errors_are_retried() {
-    let fake = FakeOpenAi::start(vec![
-        Reply::RetryAfter(429, 0),
-        Reply::Status(503, "overloaded".into()),
-        text("finally"),
-    ])
-    .await;
-    let run = run_with(&fake, &[], 20).await;
-
-    assert!(run.passed(), "{}", run.reason());
-    assert_eq!(run.answer, "finally");
-    assert_eq!(fake.requests().len(), 3);
-    assert!(fake.bodies()[0].get("tools").is_none());
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn retries_are_bounded() {
-    let fake = FakeOpenAi::start(vec![Reply::Status(500, "down".into()); 6]).await;
-    let run = run_with(&fake, &[], 20).await;
-
-    assert!(!run.passed());
-    assert!(
-        run.reason().contains("answered 500 Internal Server Error"),
-        "{}",
-        run.reason()
-    );
-    assert!(
-        run.reason().contains("after 5 attempts"),
-        "{}",
-        run.reason()
-    );
-    assert!(run.reason().contains("down"), "{}", run.reason());
-    assert_eq!(fake.replies_left(), 1);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unauthorized_reply_shows_the_api_message_and_is_not_retried() {
-    let body = json!({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}});
-    let fake = FakeOpenAi::start(vec![Reply::Status(401, body.to_string()), text("never")]).await;
-    let run = run_with(&fake, &[], 20).await;
-
-    assert!(!run.passed());
-    assert!(
-        run.reason().contains("answered 401 Unauthorized"),
-        "{}",
-        run.reason()
-    );
-    assert!(
-        run.reason().contains("Incorrect API key provided"),
-        "{}",
-        run.reason()
-    );
-    assert!(!run.reason().contains(KEY), "{}", run.reason());
-    assert!(!run.log.contains(KEY), "{}", run.log);
-    assert_eq!(fake.requests().len(), 1);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reply_that_is_not_json_is_a_clear_error() {
-    let fake = FakeOpenAi::start(vec![Reply::Raw("<html>gateway</html>".into())]).await;
-    let run = run_with(&fake, &[], 20).await;
-
-    assert!(!run.passed());
-    assert!(run.reason().contains("malformed reply"), "{}", run.reason());
-    assert!(run.reason().contains("not JSON"), "{}", run.reason());
-    assert!(
-        run.reason().contains("<html>gateway</html>"),
-        "{}",
-        run.reason()
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reply_without_choices_is_a_clear_error() {
-    let fake = FakeOpenAi::start(vec![Reply::Json(json!({"id": "x", "object": "oops"}))]).await;
-    let run = run_with(&fake, &[], 20).await;
-
-    assert!(!run.passed());
-    assert!(run.reason().contains("malformed reply"), "{}", run.reason());
-    assert!(run.reason().contains("no `choices`"), "{}", run.reason());
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_slow_reply_times_out_and_is_retried() {
-    let fake = FakeOpenAi::start(vec![
-        Reply::Slow(Duration::from_secs(3), json!({})),
-        text("quick"),
-    ])
-    .await;
-    let llm = client(&fake.base_url, Duration::from_millis(300));
-    let run = run_llm_agent(&options(), "p", &[], &llm).await;
-
-    assert!(run.passed(), "{}", run.reason());
-    assert_eq!(run.answer, "quick");
-    assert_eq!(fake.requests().len(), 2);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unreachable_api_is_retried_then_named() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
-    drop(listener);
-    let llm = client(&base_url, Duration::from_secs(2));
-    let run = run_llm_agent(&options(), "p", &[], &llm).await;
-
-    assert!(!run.passed());
-    assert!(
-        run.reason().contains("cannot reach the LLM API"),
-        "{}",
-        run.reason()
-    );
-    assert!(run.reason().contains(&base_url), "{}", run.reason());
-    assert!(
-        run.reason().contains("after 5 attempts"),
-        "{}",
-        run.reason()
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_mcp_server_fails_the_run_with_its_name() {
     let fake = FakeOpenAi::start(vec![text("never")]).await;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -483,50 +283,4 @@ async fn an_unreachable_mcp_server_fails_the_run_with_its_name() {
         run.reason()
     );
     assert!(fake.requests().is_empty());
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn retry_after_seconds_are_honoured() {
-    let fake = FakeOpenAi::start(vec![Reply::RetryAfter(429, 1), text("after waiting")]).await;
-    let mut config = OpenAiConfig::new(&fake.base_url, ApiKey::new(KEY));
-    config.retry = RetryPolicy {
-        max_retries: 1,
-        base_delay: Duration::from_millis(1),
-        max_delay: Duration::from_secs(5),
-    };
-    let llm = ApiClient::new(Provider::OpenAi, config, "").unwrap();
-    let started = std::time::Instant::now();
-    let run = run_llm_agent(&options(), "p", &[], &llm).await;
-
-    assert!(run.passed(), "{}", run.reason());
-    assert!(
-        started.elapsed() >= Duration::from_secs(1),
-        "{:?}",
-        started.elapsed()
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_environment_gives_the_base_url_and_key() {
-    let fake = FakeOpenAi::start(vec![text("from env")]).await;
-    let base_url = fake.base_url.clone();
-    let env = move |name: &str| match name {
-        "MODEL_BASE_URL" => Some(base_url.clone()),
-        "MODEL_KEY" => Some("sk-from-env".to_owned()),
-        _ => None,
-    };
-    let run = run_llm_agent_from_env(&options(), "p", &[], env).await;
-
-    assert!(run.passed(), "{}", run.reason());
-    assert_eq!(
-        fake.requests()[0].authorization.as_deref(),
-        Some("Bearer sk-from-env")
-    );
-    let missing = run_llm_agent_from_env(&options(), "p", &[], |_| None).await;
-    assert!(!missing.passed());
-    assert!(
-        missing.reason().contains("OPENAI_API_KEY") && missing.reason().contains("MODEL_KEY"),
-        "{}",
-        missing.reason()
-    );
 }
