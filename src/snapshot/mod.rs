@@ -186,5 +186,4 @@ pub fn snapshot_dir(eval_file: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
-#[path = "tests.rs"]
 mod tests;
