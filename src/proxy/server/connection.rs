@@ -111,7 +111,7 @@ pub(crate) async fn connect(
     server: &str,
     upstream: &Upstream,
     log: &Path,
-    mut agent_info: ClientInfo,
+    agent_info: ClientInfo,
     agent: Peer<RoleServer>,
     asking: Asking,
     startup: Startup,
@@ -119,23 +119,7 @@ pub(crate) async fn connect(
     let Startup { timeout, version } = startup;
     let routes = Arc::new(Routes::default());
     let requested = agent_info.protocol_version.clone();
-    if let Some(version) = version.as_ref().filter(|v| v.has_initialize()) {
-        agent_info.protocol_version = version.clone();
-    }
-    let faulted = (asking.faults.as_ref()).is_some_and(|plan| plan.answers_user(server));
-    if asking.user.is_some() || faulted {
-        // The scripted user answers both kinds, whatever the agent declares.
-        let both = ElicitationCapability::new()
-            .with_form(FormElicitationCapability::new())
-            .with_url(UrlElicitationCapability::new());
-        agent_info.capabilities.elicitation = Some(both);
-    }
-    if asking.model.is_some() {
-        agent_info.capabilities.sampling = Some(SamplingCapability::default());
-    }
-    if asking.answers_roots() {
-        agent_info.capabilities.roots = Some(RootsCapabilities::default());
-    }
+    let agent_info = to_the_server(server, agent_info, version.as_ref(), &asking);
     let agent = AgentPeer(Arc::new(std::sync::Mutex::new(agent)));
     let relay = Relay {
         agent_info,
@@ -150,13 +134,7 @@ pub(crate) async fn connect(
         upstream.describe(),
         stderr_log.clone(),
     ));
-    let lifecycle = match &version {
-        Some(version) if !version.has_initialize() => ClientLifecycleMode::Discover {
-            preferred_versions: vec![version.clone()],
-        },
-        _ => ClientLifecycleMode::Initialize,
-    };
-    let start = (relay, lifecycle, timeout);
+    let start = (relay, lifecycle(version.as_ref()), timeout);
     let (handshake, process) = handshake(server, upstream, log, &failures, start).await?;
     let failed = |message: String| match failures.take().into_iter().next() {
         Some(failure) => ProxyError::Failed(failure),
@@ -170,20 +148,7 @@ pub(crate) async fn connect(
     };
     let running = match handshake {
         Ok(Ok(running)) => running,
-        Ok(Err(error)) => {
-            let why = match &version {
-                Some(version) => format!(
-                    "{error} (the variant speaks protocol version {version} to the server{})",
-                    if version.has_initialize() {
-                        ""
-                    } else {
-                        ", through server/discover"
-                    }
-                ),
-                None => error.to_string(),
-            };
-            return Err(failed(why));
-        }
+        Ok(Err(error)) => return Err(failed(handshake_failed(&error, version.as_ref()))),
         Err(_elapsed) => {
             return Err(ProxyError::InitializeTimeout {
                 server: server.to_owned(),
@@ -200,24 +165,13 @@ pub(crate) async fn connect(
     else {
         return Err(failed("the handshake left no server info".into()));
     };
-    let spoken = agent_version(&requested, &init.protocol_version)
-        .map_err(|unknown| unknown.to_string())
-        .and_then(|spoken| match &version {
-            Some(version) if *version != init.protocol_version => Err(format!(
-                "answered protocol version `{}`; the variant asks for `{version}`",
-                init.protocol_version
-            )),
-            _ => Ok(spoken),
-        });
-    let agent_version = match spoken {
-        Ok(version) => version,
-        Err(message) => {
+    let agent_version = version_for_agent(&requested, &init.protocol_version, version.as_ref())
+        .map_err(|message| {
             if let Some(process) = &process {
                 process.kill();
             }
-            return Err(ProxyError::Failed(failures.note(&message, String::new())));
-        }
-    };
+            ProxyError::Failed(failures.note(&message, String::new()))
+        })?;
     Ok(Connection {
         peer: running.peer().clone(),
         init,
@@ -230,6 +184,76 @@ pub(crate) async fn connect(
         running: tokio::sync::Mutex::new(Some(running)),
         process,
     })
+}
+
+/// The client info the server meets: the agent's, speaking the variant's protocol version
+/// (one with `initialize`), and declaring what the run answers itself (elicitation for the
+/// scripted user or a fault, sampling for the scripted model, roots when either is scripted).
+fn to_the_server(
+    server: &str,
+    mut agent_info: ClientInfo,
+    version: Option<&ProtocolVersion>,
+    asking: &Asking,
+) -> ClientInfo {
+    if let Some(version) = version.filter(|v| v.has_initialize()) {
+        agent_info.protocol_version = version.clone();
+    }
+    let faulted = (asking.faults.as_ref()).is_some_and(|plan| plan.answers_user(server));
+    if asking.user.is_some() || faulted {
+        // The scripted user answers both kinds, whatever the agent declares.
+        let both = ElicitationCapability::new()
+            .with_form(FormElicitationCapability::new())
+            .with_url(UrlElicitationCapability::new());
+        agent_info.capabilities.elicitation = Some(both);
+    }
+    if asking.model.is_some() {
+        agent_info.capabilities.sampling = Some(SamplingCapability::default());
+    }
+    if asking.answers_roots() {
+        agent_info.capabilities.roots = Some(RootsCapabilities::default());
+    }
+    agent_info
+}
+
+/// The protocol version the agent is told: the server's answer as the agent asked for it,
+/// or why the answer does not do (a version mcpeval does not speak, or not the variant's).
+fn version_for_agent(
+    requested: &ProtocolVersion,
+    answered: &ProtocolVersion,
+    variant: Option<&ProtocolVersion>,
+) -> Result<ProtocolVersion, String> {
+    agent_version(requested, answered)
+        .map_err(|unknown| unknown.to_string())
+        .and_then(|spoken| match variant {
+            Some(version) if version != answered => Err(format!(
+                "answered protocol version `{answered}`; the variant asks for `{version}`"
+            )),
+            _ => Ok(spoken),
+        })
+}
+
+/// Why the handshake failed: its error, and the protocol version when a variant chose it.
+fn handshake_failed(error: &impl std::fmt::Display, variant: Option<&ProtocolVersion>) -> String {
+    let Some(version) = variant else {
+        return error.to_string();
+    };
+    let how = if version.has_initialize() {
+        ""
+    } else {
+        ", through server/discover"
+    };
+    format!("{error} (the variant speaks protocol version {version} to the server{how})")
+}
+
+/// The handshake a variant's protocol version asks for: `initialize`, or `server/discover`
+/// for a version without it.
+fn lifecycle(variant: Option<&ProtocolVersion>) -> ClientLifecycleMode {
+    match variant {
+        Some(version) if !version.has_initialize() => ClientLifecycleMode::Discover {
+            preferred_versions: vec![version.clone()],
+        },
+        _ => ClientLifecycleMode::Initialize,
+    }
 }
 
 type Handshake = Result<
