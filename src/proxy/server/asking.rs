@@ -6,12 +6,13 @@
 #![allow(deprecated)]
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{ClientResult, ElicitRequestParams, ElicitResult, ListRootsResult, Root};
 
 use super::routes::CallOrigin;
-use crate::fault::{ELICITATION, FaultAction};
+use crate::fault::{ELICITATION, FaultAction, FaultRule};
 use crate::llm::Sampler;
 use crate::proxy::inputs::FaultPlan;
 use crate::proxy::record::CallRecorder;
@@ -108,53 +109,12 @@ impl Asking {
     ) -> Answer {
         let (seq, start_offset) = self.recorder.stamp();
         let call_seq = call.as_ref().map(|call| call.seq);
-        // Read as the wire has it: rmcp's enum of the modes may grow.
-        let wire = serde_json::to_value(params).unwrap_or_default();
-        let text = |key: &str| wire[key].as_str().map(str::to_owned);
-        let mode = match wire["mode"].as_str() {
-            Some("url") => ElicitationMode::Url,
-            _ => ElicitationMode::Form,
-        };
-        let message = text("message").unwrap_or_default();
-        let requested_schema = Some(wire["requestedSchema"].clone()).filter(|s| !s.is_null());
-        let url = text("url");
-        let mut record = RecordedElicitation {
-            server: self.server.clone(),
-            mode,
-            message,
-            requested_schema,
-            url,
-            during: call.map(CallOrigin::during),
-            turn: None,
-            answered_by: AnsweredBy::Script,
-            rule: None,
-            action: None,
-            content: None,
-            injected: None,
-            failure: None,
-            start_offset,
-        };
+        let mut record = self.record_of(params, call, start_offset);
+        let mode = record.mode;
         let fault = (self.faults.as_ref())
             .and_then(|plan| plan.hit(&self.server, ELICITATION, None).cloned());
         if let Some(rule) = fault {
-            record.injected = Some(Injected {
-                fault: rule.action.kind(),
-                rule: rule.key_path.clone(),
-            });
-            let action = match rule.action {
-                FaultAction::Decline => ElicitationAction::Decline,
-                FaultAction::Cancel => ElicitationAction::Cancel,
-                // `timeout`: the only other action a rule on `elicitation/create` may have.
-                _ => {
-                    self.recorder.record_elicitation(seq, call_seq, record);
-                    return Answer::Never;
-                }
-            };
-            record.action = Some(action);
-            self.recorder.record_elicitation(seq, call_seq, record);
-            return Answer::Now(ClientResult::ElicitResult(ElicitResult::new(rmcp_action(
-                action,
-            ))));
+            return self.answer_by_fault(&rule, record, (seq, call_seq));
         }
         let relayed = |mut record: RecordedElicitation| {
             record.answered_by = AnsweredBy::Agent;
@@ -204,6 +164,68 @@ impl Asking {
         let mut result = ElicitResult::new(rmcp_action(action));
         result.content = content;
         Answer::Now(ClientResult::ElicitResult(result))
+    }
+}
+
+impl Asking {
+    /// The record of an elicitation, read as the wire has it (rmcp's enum of the modes may
+    /// grow), not answered yet.
+    fn record_of(
+        &self,
+        params: &ElicitRequestParams,
+        call: Option<CallOrigin>,
+        start_offset: Duration,
+    ) -> RecordedElicitation {
+        let wire = serde_json::to_value(params).unwrap_or_default();
+        let text = |key: &str| wire[key].as_str().map(str::to_owned);
+        let mode = match wire["mode"].as_str() {
+            Some("url") => ElicitationMode::Url,
+            _ => ElicitationMode::Form,
+        };
+        RecordedElicitation {
+            server: self.server.clone(),
+            mode,
+            message: text("message").unwrap_or_default(),
+            requested_schema: Some(wire["requestedSchema"].clone()).filter(|s| !s.is_null()),
+            url: text("url"),
+            during: call.map(CallOrigin::during),
+            turn: None,
+            answered_by: AnsweredBy::Script,
+            rule: None,
+            action: None,
+            content: None,
+            injected: None,
+            failure: None,
+            start_offset,
+        }
+    }
+
+    /// The answer of a `faults` rule on `elicitation/create` (decline, cancel, or none at
+    /// all for `timeout`), recorded as injected.
+    fn answer_by_fault(
+        &self,
+        rule: &FaultRule,
+        mut record: RecordedElicitation,
+        (seq, call_seq): (u64, Option<u64>),
+    ) -> Answer {
+        record.injected = Some(Injected {
+            fault: rule.action.kind(),
+            rule: rule.key_path.clone(),
+        });
+        let action = match rule.action {
+            FaultAction::Decline => ElicitationAction::Decline,
+            FaultAction::Cancel => ElicitationAction::Cancel,
+            // `timeout`: the only other action a rule on `elicitation/create` may have.
+            _ => {
+                self.recorder.record_elicitation(seq, call_seq, record);
+                return Answer::Never;
+            }
+        };
+        record.action = Some(action);
+        self.recorder.record_elicitation(seq, call_seq, record);
+        Answer::Now(ClientResult::ElicitResult(ElicitResult::new(rmcp_action(
+            action,
+        ))))
     }
 }
 
