@@ -17,7 +17,7 @@ use crate::report::FaultNote;
 use crate::run::llm_phase::{LlmTarget, StartedProxy, finish_llm_proxy};
 use crate::run::phases::run_main;
 use crate::run::report::{LlmClient, RunOptions, RunPhase, RunReport};
-use crate::run::sampling_llm::start_sampling_llm;
+use crate::run::sampling_llm::{SamplingLlm, start_sampling_llm};
 use crate::run::secrets::{redact_files, run_secrets};
 use crate::run::servers::upstream_of;
 use crate::run::step_context::step_context;
@@ -60,14 +60,6 @@ pub async fn run_task(
     }
     let recorder = CallRecorder::new();
     report.run_start = Some(recorder.run_start());
-    let faults = match fault_plan(case, &task, &options) {
-        Ok(faults) => faults,
-        Err(error) => {
-            report.errors.push(error);
-            return report;
-        }
-    };
-    let model = scripted_model(case, &task).map(Arc::new);
     let target = LlmTarget {
         cassette: cassette.clone(),
         test_name: &case.name,
@@ -75,19 +67,12 @@ pub async fn run_task(
         work_dir: &work_dir,
         install_dir: None,
     };
-    let sampling = match start_sampling_llm(&eval, model.as_deref(), &target, &options) {
-        Ok(sampling) => sampling,
+    let (answering, sampling) = match answering(&eval, case, &task, &options, &target) {
+        Ok(answering) => answering,
         Err(error) => {
             report.errors.push(error);
             return report;
         }
-    };
-    let answering = Answering {
-        faults: faults.clone(),
-        user: scripted_user(case, &task).map(Arc::new),
-        model,
-        sampler: sampling.as_ref().map(|llm| llm.sampler.clone()),
-        one_server: !task.follow_ups.is_empty(),
     };
     let started = start_proxies(&eval, &options, &recorder, &run_dir, &answering).await;
     let proxies = match started {
@@ -110,26 +95,7 @@ pub async fn run_task(
         test_name: case.name.clone(),
         deadline: Instant::now() + timeout,
     });
-    let servers: Vec<(McpServer, String)> = eval
-        .mcp
-        .enabled()
-        .cloned()
-        .zip(proxies.iter().map(|p| p.url().to_owned()))
-        .collect();
-    let main = tokio::spawn({
-        let (shared, eval, task, recorder, options) = (
-            shared.clone(),
-            eval.clone(),
-            task.clone(),
-            recorder.clone(),
-            options.clone(),
-        );
-        let assertion_sets = case.assertion_sets.clone();
-        async move {
-            let sets = &assertion_sets;
-            run_main(&shared, &eval, &task, &servers, &recorder, sets, &options).await
-        }
-    });
+    let main = spawn_main(&shared, (&eval, &task, case), &proxies, &recorder, &options);
     wait_within(&shared, main, timeout).await;
     run_cleanup(&shared, &eval, &task, &options).await;
     lock(&shared.groups).clear();
@@ -139,7 +105,7 @@ pub async fn run_task(
         &options,
         (proxies, sampling.map(|llm| llm.proxy)),
         &recorder,
-        faults.as_deref(),
+        answering.faults.as_deref(),
     )
     .await
 }
@@ -188,6 +154,29 @@ async fn close_run(
         report.faults = fault_notes(plan);
     }
     report
+}
+
+/// What answers the servers' requests for the agent in this run: the faults on them, the
+/// scripted user and model, and the judge model of `llm: judge` rules (its LLM proxy
+/// started, returned to be shut down with the run).
+fn answering(
+    eval: &Eval,
+    case: &TaskCase,
+    task: &Task,
+    options: &RunOptions,
+    target: &LlmTarget<'_>,
+) -> Result<(Answering, Option<SamplingLlm>), String> {
+    let faults = fault_plan(case, task, options)?;
+    let model = scripted_model(case, task).map(Arc::new);
+    let sampling = start_sampling_llm(eval, model.as_deref(), target, options)?;
+    let answering = Answering {
+        faults,
+        user: scripted_user(case, task).map(Arc::new),
+        model,
+        sampler: sampling.as_ref().map(|llm| llm.sampler.clone()),
+        one_server: !task.follow_ups.is_empty(),
+    };
+    Ok((answering, sampling))
 }
 
 /// The run's faults: its task sets' rules, then the task's own, drawing with the seed of
@@ -300,6 +289,35 @@ async fn start_proxies(
         shutdown(proxies).await;
         Err(errors)
     }
+}
+
+/// The run's main phases (setup, the agent, verify) as a task of their own, reaching the
+/// servers through `proxies`: the deadline stops it where it is.
+fn spawn_main(
+    shared: &Arc<TimedRun>,
+    (eval, task, case): (&Arc<Eval>, &Arc<Task>, &TaskCase),
+    proxies: &[ProxyHandle],
+    recorder: &CallRecorder,
+    options: &Arc<RunOptions>,
+) -> tokio::task::JoinHandle<()> {
+    let servers: Vec<(McpServer, String)> = eval
+        .mcp
+        .enabled()
+        .cloned()
+        .zip(proxies.iter().map(|p| p.url().to_owned()))
+        .collect();
+    let (shared, eval, task, recorder, options) = (
+        shared.clone(),
+        eval.clone(),
+        task.clone(),
+        recorder.clone(),
+        options.clone(),
+    );
+    let assertion_sets = case.assertion_sets.clone();
+    tokio::spawn(async move {
+        let sets = &assertion_sets;
+        run_main(&shared, &eval, &task, &servers, &recorder, sets, &options).await
+    })
 }
 
 /// Waits for the timed part of the run; on the task timeout or a signal
