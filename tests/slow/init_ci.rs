@@ -80,15 +80,16 @@ const SCRIPTS: [(&str, &str); 5] = [
     ("lookup_user", r#"{"id": "u1"}"#),
 ];
 
-/// An rmcp server's own dependencies, as tests/fixtures/rust-workspace's acme-http has them
-/// (the crate's server is still `mcpeval demo-server` behind a launcher): with the same crates
-/// and features, mcpeval's build in the shared target dir is the one the rust_workspace tests
-/// use, compiled once for both (the crate with none of them compiled it again, 30 s).
-const SERVER_DEPENDENCIES: &str = "\n[dependencies]\n\
-    rmcp = { version = \"3.11\", features = [\"server\", \"macros\", \"transport-streamable-http-server\"] }\n\
-    tokio = { version = \"1\", features = [\"macros\", \"rt-multi-thread\", \"net\", \"io-std\", \"signal\"] }\n\
-    serde = { version = \"1\", features = [\"derive\"] }\n\
-    axum = \"0.8\"\n";
+/// The crate's dependencies: the rust-workspace fixture's acme-http, an rmcp server library
+/// (the crate's server is still `mcpeval demo-server` behind a launcher). Its crates come
+/// with the features they have there, so mcpeval's build in the shared target dir is the one
+/// the rust_workspace tests use, compiled once for both (the crate with no dependencies
+/// compiled it again, 30 s).
+const SERVER_DEPENDENCIES: &str = concat!(
+    "\n[dependencies]\nacme-http = { path = \"",
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/rust-workspace/acme-http\" }\n"
+);
 
 /// The user's crate in `work/acme`, initialised, run once and pushed to `work/remote.git`.
 fn pushed_crate(work: &Path) -> PathBuf {
