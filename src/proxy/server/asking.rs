@@ -178,13 +178,12 @@ impl Asking {
     ) -> RecordedElicitation {
         let wire = serde_json::to_value(params).unwrap_or_default();
         let text = |key: &str| wire[key].as_str().map(str::to_owned);
-        let mode = match wire["mode"].as_str() {
-            Some("url") => ElicitationMode::Url,
-            _ => ElicitationMode::Form,
-        };
         RecordedElicitation {
             server: self.server.clone(),
-            mode,
+            // No mode, or one this build does not know: a form, as the spec's default.
+            mode: (wire["mode"].as_str())
+                .and_then(ElicitationMode::from_name)
+                .unwrap_or(ElicitationMode::Form),
             message: text("message").unwrap_or_default(),
             requested_schema: Some(wire["requestedSchema"].clone()).filter(|s| !s.is_null()),
             url: text("url"),
